@@ -1,0 +1,90 @@
+package dev.jvmticli.payload;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentLibraryTest {
+    @TempDir
+    Path base;
+
+    private static byte[] bundled() throws IOException {
+        try (InputStream in = AgentLibrary.class.getResourceAsStream("/dev/jvmticli/native/" + AgentLibrary.platform() + "/libjvmticli.so")) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void extractsOnceByContentHashAsAReadOnlyFile() throws IOException {
+        Path first = new AgentLibrary(base).extract();
+        Path second = new AgentLibrary(base).extract();
+        assertEquals(first, second);
+        assertTrue(first.getFileName().toString().matches("libjvmticli-[0-9a-f]{32}\\.so"));
+        assertArrayEquals(bundled(), Files.readAllBytes(first));
+        Set<PosixFilePermission> mode = Files.getPosixFilePermissions(first);
+        assertEquals(PosixFilePermissions.fromString("r--r--r--"), mode);
+        assertEquals(PosixFilePermissions.fromString("rwxr-xr-x"), Files.getPosixFilePermissions(first.getParent()));
+        try (var listing = Files.list(first.getParent())) {
+            assertEquals(1, listing.count(), "no temporary files left behind");
+        }
+    }
+
+    @Test
+    void replacesATamperedCopy() throws IOException {
+        Path library = new AgentLibrary(base).extract();
+        Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rw-r--r--"));
+        Files.write(library, new byte[] {1, 2, 3});
+        Path again = new AgentLibrary(base).extract();
+        assertArrayEquals(bundled(), Files.readAllBytes(again));
+    }
+
+    @Test
+    void neverFollowsALinkPlantedInPlaceOfTheLibrary() throws IOException {
+        Path library = new AgentLibrary(base).extract();
+        Files.delete(library);
+        Path elsewhere = Files.writeString(base.resolve("victim"), "do not touch");
+        Files.createSymbolicLink(library, elsewhere);
+        Path again = new AgentLibrary(base).extract();
+        assertFalse(Files.isSymbolicLink(again));
+        assertArrayEquals(bundled(), Files.readAllBytes(again));
+        assertEquals("do not touch", Files.readString(elsewhere));
+    }
+
+    @Test
+    void refusesADirectoryThatIsALinkOrWritableByOthers() throws IOException {
+        Path real = Files.createDirectory(base.resolve("real"));
+        AgentLibrary probe = new AgentLibrary(base);
+        Path expected = probe.extract().getParent();
+        deleteTree(expected);
+        Files.createSymbolicLink(expected, real);
+        assertThrows(IOException.class, probe::extract);
+        Files.delete(expected);
+
+        Files.createDirectory(expected);
+        Files.setPosixFilePermissions(expected, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThrows(IOException.class, probe::extract);
+        assertTrue(Files.exists(expected, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    private static void deleteTree(Path directory) throws IOException {
+        try (var listing = Files.list(directory)) {
+            for (Path child : listing.toList()) {
+                Files.delete(child);
+            }
+        }
+        Files.delete(directory);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.jvmticli.attach;
+
+/** What the agent's Agent_OnAttach return codes mean (native/src/agent.h, enum agent_status). */
+final class AgentStatus {
+    private AgentStatus() {
+    }
+
+    static String describe(int status) {
+        return switch (status) {
+            case 101 -> "no JVMTI environment of version 11 (is the target older than JDK 11?)";
+            case 102 -> "the JVM granted none of the capabilities it listed as potential";
+            case 103 -> "its socket directory /tmp/.jvmti-cli-<uid> is not a private directory of the JVM's user";
+            case 104 -> "it could not create its socket";
+            case 105 -> "it could not start its thread";
+            case 106 -> "it does not speak this CLI's protocol version";
+            case 107 -> "it could not enable the VM start-up event";
+            default -> "return code " + status;
+        };
+    }
+}

@@ -1,0 +1,73 @@
+package dev.jvmticli.attach;
+
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A local process that may be a JVM, as {@code /proc} describes it.
+ *
+ * @param pid   the pid in this CLI's pid namespace
+ * @param nsPid the pid the process knows itself by (differs inside a container)
+ * @param uid   the effective uid the process runs as
+ * @param root  the process's root directory as seen from here ({@code /proc/<pid>/root})
+ */
+public record TargetProcess(long pid, long nsPid, int uid, Path root) {
+
+    /** Checks that pid names a live JVM this user may look at. */
+    public static TargetProcess of(long pid) {
+        Path proc = Path.of("/proc", Long.toString(pid));
+        List<String> status;
+        try {
+            status = Files.readAllLines(proc.resolve("status"));
+        } catch (NoSuchFileException e) {
+            throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "no process with pid " + pid);
+        } catch (IOException e) {
+            throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "cannot read /proc/" + pid + "/status: " + e.getMessage());
+        }
+        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
+        String[] nsPids = field(status, "NSpid:").split("\\s+");
+        long nsPid = nsPids.length == 0 || nsPids[0].isEmpty() ? pid : Long.parseLong(nsPids[nsPids.length - 1]);
+        if (field(status, "State:").startsWith("Z")) {
+            throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + pid + " has exited (zombie)");
+        }
+        if (!mapsJvm(proc, pid)) {
+            throw new CliFailure(ExitCode.NOT_A_JVM, "process " + pid + " is not a JVM (no libjvm.so mapped)");
+        }
+        return new TargetProcess(pid, nsPid, uid, proc.resolve("root"));
+    }
+
+    /** The agent's socket for this process, as the agent names it inside the target's /tmp. */
+    public Path socketPath() {
+        return root.resolve("tmp").resolve(".jvmti-cli-" + uid).resolve(nsPid + ".sock");
+    }
+
+    public boolean isAlive() {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private static boolean mapsJvm(Path proc, long pid) {
+        try (var lines = Files.lines(proc.resolve("maps"))) {
+            return lines.anyMatch(line -> line.endsWith("/libjvm.so"));
+        } catch (AccessDeniedException e) {
+            throw new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied reading /proc/" + pid + "/maps: attach as the JVM's user or root");
+        } catch (NoSuchFileException e) {
+            throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "no process with pid " + pid);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            throw new CliFailure(ExitCode.PERMISSION_DENIED, "cannot read /proc/" + pid + "/maps: " + e.getMessage());
+        }
+    }
+
+    private static String field(List<String> status, String name) {
+        return status.stream()
+                .filter(line -> line.startsWith(name))
+                .map(line -> line.substring(name.length()).trim())
+                .findFirst()
+                .orElse("");
+    }
+}

@@ -1,0 +1,49 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
+import java.io.PrintWriter;
+import java.time.Duration;
+
+/** What every command of one CLI run shares: where output goes and how to reach a target. */
+public class CliContext {
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private Duration timeout = Duration.ofSeconds(10);
+    private boolean verbose;
+
+    public CliContext(PrintWriter out, PrintWriter err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public PrintWriter out() {
+        return out;
+    }
+
+    public PrintWriter err() {
+        return err;
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    void timeout(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public boolean verbose() {
+        return verbose;
+    }
+
+    void verbose(boolean verbose) {
+        this.verbose = verbose;
+    }
+
+    /** A connection to the target's agent, loading the agent first if it is not resident. */
+    public AgentClient connect(TargetProcess target) {
+        return new AgentConnector(timeout).open(target);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import java.time.Duration;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/** The top command: global options, subcommands, and how failures become exit codes. */
+@Command(name = "jvmti-cli",
+        mixinStandardHelpOptions = true,
+        version = "jvmti-cli 0.1.0",
+        description = "Live-attach diagnostics for running JVMs through a resident JVMTI agent.",
+        subcommands = {
+            ThreadsCommand.class,
+            DetachCommand.class,
+            DemoCommand.class,
+            AgentPathCommand.class,
+            CommandLine.HelpCommand.class
+        },
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            "0:success",
+            "1:the command failed in the agent or the CLI",
+            "2:bad command line",
+            "3:no such process",
+            "4:the process is not a JVM",
+            "5:the JVM refuses dynamically loaded agents",
+            "6:the agent failed to start inside the target",
+            "7:permission denied",
+            "8:timed out",
+            "9:the target exited or dropped the connection",
+            "10:a deadlock was found (deadlocks)",
+            "11:the resident agent speaks another protocol version"
+        })
+public final class JvmtiCli implements Runnable {
+    private final CliContext context;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public JvmtiCli(CliContext context) {
+        this.context = context;
+    }
+
+    @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "10s",
+            converter = DurationConverter.class,
+            description = "How long to wait for the attach and for each answer (default: ${DEFAULT-VALUE}).")
+    void timeout(Duration timeout) {
+        context.timeout(timeout);
+    }
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces of failures.")
+    void verbose(boolean verbose) {
+        context.verbose(verbose);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    /** A command line for one run, with its failures mapped to exit codes and one-line messages. */
+    public static CommandLine commandLine(CliContext context) {
+        CommandLine commandLine = new CommandLine(new JvmtiCli(context), new ContextFactory(context));
+        commandLine.setOut(context.out());
+        commandLine.setErr(context.err());
+        commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
+            if (exception instanceof CliFailure failure) {
+                context.err().println("jvmti-cli: " + failure.getMessage());
+                if (context.verbose()) {
+                    exception.printStackTrace(context.err());
+                }
+                return failure.exitCode().code();
+            }
+            context.err().println("jvmti-cli: internal error: " + exception);
+            if (context.verbose()) {
+                exception.printStackTrace(context.err());
+            }
+            return ExitCode.FAILURE.code();
+        });
+        commandLine.setParameterExceptionHandler((exception, args) -> {
+            CommandLine failed = exception.getCommandLine();
+            context.err().println("jvmti-cli: " + exception.getMessage());
+            context.err().println("Try '" + failed.getCommandSpec().qualifiedName() + " --help'.");
+            return ExitCode.USAGE.code();
+        });
+        return commandLine;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.jvmticli.client;
+
+import dev.jvmticli.attach.AgentAttacher;
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.payload.AgentLibrary;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Opens a connection to a target's agent: the resident one if its socket answers, otherwise
+ * after loading the agent through the Attach API. A second CLI run therefore never loads the
+ * library again nor starts a second server.
+ */
+public final class AgentConnector {
+    private static final long SOCKET_POLL_MILLIS = 20;
+
+    private final Duration timeout;
+
+    public AgentConnector(Duration timeout) {
+        this.timeout = timeout;
+    }
+
+    public AgentClient open(TargetProcess target) {
+        String name = "JVM " + target.pid();
+        Path socket = target.socketPath();
+        AgentClient resident = tryConnect(socket, name);
+        if (resident != null) {
+            return checked(resident, name);
+        }
+        Path library;
+        try {
+            library = new AgentLibrary().extract();
+        } catch (IOException e) {
+            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the agent library: " + e.getMessage(), e);
+        }
+        new AgentAttacher(timeout).load(target, library);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            AgentClient client = tryConnect(socket, name);
+            if (client != null) {
+                return checked(client, name);
+            }
+            if (!target.isAlive()) {
+                throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + target.pid() + " exited");
+            }
+            sleep();
+        }
+        throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "the agent loaded into " + target.pid() + " but its socket " + socket + " never appeared");
+    }
+
+    private AgentClient tryConnect(Path socket, String name) {
+        if (!Files.exists(socket)) {
+            return null;
+        }
+        try {
+            return AgentClient.connect(socket, timeout, name);
+        } catch (IOException e) {
+            return null; // a stale socket of a JVM that died; the new agent replaces it
+        }
+    }
+
+    private static AgentClient checked(AgentClient client, String name) {
+        try {
+            Hello hello = client.hello();
+            if (hello.protocol() != AgentClient.PROTOCOL_VERSION) {
+                throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + name + " speaks protocol " + hello.protocol());
+            }
+            return client;
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(SOCKET_POLL_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(ExitCode.TIMEOUT, "interrupted");
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.jvmticli.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+
+/**
+ * Blocking streams over a non-blocking channel, so that every read and write gives up after a
+ * timeout instead of hanging on a target that stopped answering.
+ */
+final class ChannelStreams implements AutoCloseable {
+    private final SocketChannel channel;
+    private final Selector selector;
+    private final long timeoutMillis;
+
+    ChannelStreams(SocketChannel channel, Duration timeout) throws IOException {
+        this.channel = channel;
+        this.timeoutMillis = Math.max(1, timeout.toMillis());
+        channel.configureBlocking(false);
+        this.selector = Selector.open();
+    }
+
+    private void await(int operation) throws IOException {
+        SelectionKey key = channel.register(selector, operation);
+        try {
+            if (selector.select(timeoutMillis) == 0) {
+                throw new SocketTimeoutException("no answer within " + timeoutMillis + " ms");
+            }
+            selector.selectedKeys().clear();
+        } finally {
+            key.interestOps(0);
+        }
+    }
+
+    final InputStream input = new InputStream() {
+        private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] bytes, int offset, int length) throws IOException {
+            if (length == 0) {
+                return 0;
+            }
+            while (!buffer.hasRemaining()) {
+                buffer.clear();
+                int n = channel.read(buffer);
+                buffer.flip();
+                if (n < 0) {
+                    return -1;
+                }
+                if (n == 0) {
+                    await(SelectionKey.OP_READ);
+                }
+            }
+            int n = Math.min(length, buffer.remaining());
+            buffer.get(bytes, offset, n);
+            return n;
+        }
+    };
+
+    final OutputStream output = new OutputStream() {
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            ByteBuffer data = ByteBuffer.wrap(bytes, offset, length);
+            while (data.hasRemaining()) {
+                if (channel.write(data) == 0) {
+                    await(SelectionKey.OP_WRITE);
+                }
+            }
+        }
+    };
+
+    @Override
+    public void close() throws IOException {
+        try {
+            selector.close();
+        } finally {
+            channel.close();
+        }
+    }
+}

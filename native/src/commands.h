@@ -1,0 +1,14 @@
+/* Every command the agent answers; one file per family implements them. */
+#ifndef JVMTICLI_COMMANDS_H
+#define JVMTICLI_COMMANDS_H
+
+#include "dispatch.h"
+
+/* agent.c */
+void cmd_hello(command_ctx *ctx);
+void cmd_detach(command_ctx *ctx);
+
+/* threads.c */
+void cmd_threads(command_ctx *ctx);
+
+#endif

@@ -1,0 +1,105 @@
+#include "dispatch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "agent.h"
+#include "commands.h"
+
+typedef struct {
+    const char *name;
+    void (*run)(command_ctx *ctx);
+} command;
+
+static const command commands[] = {
+    { "hello", cmd_hello },
+    { "threads", cmd_threads },
+    { "detach", cmd_detach },
+};
+
+static request parsed; /* one request at a time, on the agent thread */
+
+static void begin_answer(json_writer *out, int64_t id) {
+    json_begin_object(out);
+    json_key(out, "v");
+    json_int(out, PROTOCOL_VERSION);
+    json_key(out, "id");
+    json_int(out, id);
+}
+
+static void write_error(json_writer *out, const char *code, const char *message) {
+    json_key(out, "ok");
+    json_bool(out, 0);
+    json_key(out, "error");
+    json_begin_object(out);
+    json_key(out, "code");
+    json_cstring(out, code);
+    json_key(out, "message");
+    json_cstring(out, message);
+    json_end_object(out);
+}
+
+void dispatch_error(json_writer *out, int64_t id, const char *code, const char *message) {
+    begin_answer(out, id);
+    write_error(out, code, message);
+    json_end_object(out);
+    json_raw(out, "\n");
+}
+
+void command_result(command_ctx *ctx) {
+    ctx->started = 1;
+    json_key(ctx->out, "ok");
+    json_bool(ctx->out, 1);
+    json_key(ctx->out, "result");
+}
+
+void command_fail(command_ctx *ctx, const char *code, const char *message) {
+    if (ctx->started || ctx->failed) {
+        return;
+    }
+    ctx->failed = 1;
+    write_error(ctx->out, code, message);
+}
+
+void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error) {
+    char message[160];
+    snprintf(message, sizeof message, "%s failed: JVMTI error %d", what, jvmti_error);
+    command_fail(ctx, "jvmti_error", message);
+}
+
+void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, json_writer *out) {
+    const char *error = NULL;
+    if (request_parse(line, len, &parsed, &error) != 0) {
+        dispatch_error(out, 0, "bad_request", error);
+        return;
+    }
+    int64_t id = request_int(&parsed, "id", 0);
+    int64_t version = request_int(&parsed, "v", -1);
+    const char *name = request_string(&parsed, "cmd");
+    if (version != PROTOCOL_VERSION) {
+        dispatch_error(out, id, "unsupported_version", "this agent speaks protocol version 1");
+        return;
+    }
+    if (name == NULL) {
+        dispatch_error(out, id, "bad_request", "missing \"cmd\"");
+        return;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(commands[i].name, name) == 0) {
+            command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
+            begin_answer(out, id);
+            commands[i].run(&ctx);
+            if (!ctx.started && !ctx.failed) {
+                command_fail(&ctx, "internal", "command produced no answer");
+            }
+            json_end_object(out);
+            json_raw(out, "\n");
+            return;
+        }
+    }
+    dispatch_error(out, id, "unknown_command", "unknown command");
+}
+
+void dispatch_client_gone(int client_id) {
+    (void)client_id;
+}

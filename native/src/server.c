@@ -1,0 +1,324 @@
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "dispatch.h"
+
+#define MAX_CLIENTS 64
+#define BACKLOG 128
+#define POLL_MILLIS 1000
+#define IDLE_LIMIT_SECONDS 10
+#define SEND_TIMEOUT_SECONDS 5
+#define SOCKET_CHECK_SECONDS 2
+
+typedef struct {
+    int fd;
+    int id;
+    char *buf;        /* REQUEST_MAX_LINE + 1 bytes while connected */
+    size_t len;
+    time_t last_activity;
+    int answered;     /* has sent at least one whole request */
+} client;
+
+static struct {
+    int listen_fd;
+    char dir[96];
+    char path[108];
+    ino_t inode;
+    volatile int stop;
+    client clients[MAX_CLIENTS];
+    int next_client_id;
+} server = { .listen_fd = -1 };
+
+static time_t now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+/* The directory must be ours, a real directory, and closed to everyone else. */
+static int ensure_private_dir(const char *dir) {
+    struct stat st;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        return -1;
+    }
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+        return -1;
+    }
+    if ((st.st_mode & 077) != 0 && chmod(dir, 0700) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Binds under a temporary name, restricts it to 0600, then renames it into place, so the
+ * final name never points at a socket with wider permissions. */
+static int create_socket(void) {
+    struct sockaddr_un addr;
+    struct stat st;
+    char tmp[sizeof addr.sun_path];
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        return -1;
+    }
+    if (snprintf(tmp, sizeof tmp, "%s/%d.tmp", server.dir, (int)getpid()) >= (int)sizeof tmp) {
+        close(fd);
+        return -1;
+    }
+    unlink(tmp);
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    memcpy(addr.sun_path, tmp, strlen(tmp) + 1);
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0
+            || chmod(tmp, 0600) != 0
+            || listen(fd, BACKLOG) != 0
+            || rename(tmp, server.path) != 0
+            || lstat(server.path, &st) != 0) {
+        unlink(tmp);
+        close(fd);
+        return -1;
+    }
+    server.inode = st.st_ino;
+    return fd;
+}
+
+int server_open(void) {
+    uid_t euid = geteuid();
+    if (snprintf(server.dir, sizeof server.dir, "/tmp/.jvmti-cli-%u", (unsigned)euid) >= (int)sizeof server.dir
+            || snprintf(server.path, sizeof server.path, "%s/%d.sock", server.dir, (int)getpid()) >= (int)sizeof server.path) {
+        return AGENT_ERR_SOCKET_DIR;
+    }
+    if (ensure_private_dir(server.dir) != 0) {
+        return AGENT_ERR_SOCKET_DIR;
+    }
+    server.listen_fd = create_socket();
+    if (server.listen_fd < 0) {
+        return AGENT_ERR_SOCKET;
+    }
+    server.stop = 0;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        server.clients[i].fd = -1;
+    }
+    return AGENT_OK;
+}
+
+/* A temp cleaner may delete the socket file: put a fresh one in its place. */
+static void check_socket_file(void) {
+    struct stat st;
+    if (lstat(server.path, &st) == 0 && st.st_ino == server.inode) {
+        return;
+    }
+    if (ensure_private_dir(server.dir) != 0) {
+        return;
+    }
+    int fd = create_socket();
+    if (fd >= 0) {
+        close(server.listen_fd);
+        server.listen_fd = fd;
+    }
+}
+
+static int peer_allowed(int fd) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof cred) {
+        return 0;
+    }
+    return cred.uid == 0 || cred.uid == geteuid();
+}
+
+static void drop_client(client *c) {
+    dispatch_client_gone(c->id);
+    close(c->fd);
+    free(c->buf);
+    c->fd = -1;
+    c->buf = NULL;
+    c->len = 0;
+}
+
+static void accept_client(void) {
+    int fd = accept4(server.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+        return;
+    }
+    if (!peer_allowed(fd)) {
+        close(fd);
+        return;
+    }
+    struct timeval timeout = { SEND_TIMEOUT_SECONDS, 0 };
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) != 0) {
+        close(fd);
+        return;
+    }
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &server.clients[i];
+        if (c->fd < 0) {
+            c->buf = malloc(REQUEST_MAX_LINE + 1);
+            if (c->buf == NULL) {
+                break;
+            }
+            c->fd = fd;
+            c->id = ++server.next_client_id;
+            c->len = 0;
+            c->answered = 0;
+            c->last_activity = now_seconds();
+            return;
+        }
+    }
+    close(fd);
+}
+
+static int send_all(void *ctx, const char *data, size_t len) {
+    int fd = *(int *)ctx;
+    while (len > 0) {
+        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Answers every whole line in the client's buffer; returns -1 when the client must go. */
+static int serve_lines(JNIEnv *jni, client *c) {
+    static json_writer writer;
+    size_t start = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        if (c->buf[i] != '\n') {
+            continue;
+        }
+        json_init(&writer, send_all, &c->fd);
+        dispatch_line(jni, c->id, c->buf + start, i - start, &writer);
+        if (json_flush(&writer) != 0) {
+            return -1;
+        }
+        c->answered = 1;
+        start = i + 1;
+        if (server.stop) {
+            break;
+        }
+    }
+    memmove(c->buf, c->buf + start, c->len - start);
+    c->len -= start;
+    return 0;
+}
+
+static void read_client(JNIEnv *jni, client *c) {
+    ssize_t n = recv(c->fd, c->buf + c->len, REQUEST_MAX_LINE + 1 - c->len, MSG_DONTWAIT);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) {
+        return;
+    }
+    if (n <= 0) {
+        drop_client(c);
+        return;
+    }
+    c->len += (size_t)n;
+    c->last_activity = now_seconds();
+    if (serve_lines(jni, c) != 0) {
+        drop_client(c);
+        return;
+    }
+    if (c->len > REQUEST_MAX_LINE) {
+        json_writer *w = malloc(sizeof *w);
+        if (w != NULL) {
+            json_init(w, send_all, &c->fd);
+            dispatch_error(w, 0, "bad_request", "request longer than 65536 bytes");
+            json_flush(w);
+            free(w);
+        }
+        drop_client(c);
+    }
+}
+
+/* A client that has sent half a request, or nothing at all, may not hold a slot forever;
+ * one that has been answered may sit idle (an interactive shell does). */
+static void drop_stalled_clients(void) {
+    time_t now = now_seconds();
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &server.clients[i];
+        if (c->fd >= 0 && (c->len > 0 || !c->answered) && now - c->last_activity > IDLE_LIMIT_SECONDS) {
+            drop_client(c);
+        }
+    }
+}
+
+void server_run(JNIEnv *jni) {
+    struct pollfd fds[MAX_CLIENTS + 1];
+    client *owners[MAX_CLIENTS + 1];
+    time_t last_check = now_seconds();
+    while (!server.stop) {
+        nfds_t count = 0;
+        int slots_free = 0;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            slots_free |= server.clients[i].fd < 0;
+        }
+        /* With every slot taken, new clients wait in the listen backlog. */
+        fds[count].fd = slots_free ? server.listen_fd : -1;
+        fds[count].events = POLLIN;
+        owners[count++] = NULL;
+        for (int i = 0; i < MAX_CLIENTS; i++) {
+            if (server.clients[i].fd >= 0) {
+                fds[count].fd = server.clients[i].fd;
+                fds[count].events = POLLIN;
+                owners[count++] = &server.clients[i];
+            }
+        }
+        int ready = poll(fds, count, POLL_MILLIS);
+        if (ready < 0 && errno != EINTR) {
+            break;
+        }
+        for (nfds_t i = 1; ready > 0 && i < count && !server.stop; i++) {
+            if (fds[i].revents != 0 && owners[i]->fd >= 0) {
+                read_client(jni, owners[i]);
+            }
+        }
+        if (ready > 0 && (fds[0].revents & POLLIN) && !server.stop) {
+            accept_client();
+        }
+        drop_stalled_clients();
+        if (now_seconds() - last_check >= SOCKET_CHECK_SECONDS) {
+            check_socket_file();
+            last_check = now_seconds();
+        }
+    }
+}
+
+void server_request_stop(void) {
+    server.stop = 1;
+}
+
+void server_unlink(void) {
+    struct stat st;
+    if (server.listen_fd >= 0 && lstat(server.path, &st) == 0 && st.st_ino == server.inode) {
+        unlink(server.path);
+    }
+}
+
+void server_close(void) {
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        if (server.clients[i].fd >= 0) {
+            drop_client(&server.clients[i]);
+        }
+    }
+    server_unlink();
+    if (server.listen_fd >= 0) {
+        close(server.listen_fd);
+        server.listen_fd = -1;
+    }
+}

@@ -1,0 +1,24 @@
+/* The socket server: a UNIX domain socket in a private directory, polled by the agent's one
+ * thread, which reads newline-framed requests from many clients and answers them in turn. */
+#ifndef JVMTICLI_SERVER_H
+#define JVMTICLI_SERVER_H
+
+#include <jni.h>
+#include <stddef.h>
+
+/* Creates the socket directory and the listening socket. Returns an agent_status. */
+int server_open(void);
+
+/* Serves until a request asks to stop. Runs on the agent thread. */
+void server_run(JNIEnv *jni);
+
+/* Asks server_run to return after the current request. */
+void server_request_stop(void);
+
+/* Closes every connection and removes the socket file. */
+void server_close(void);
+
+/* Removes the socket file only (VM shutdown). */
+void server_unlink(void);
+
+#endif

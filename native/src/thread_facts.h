@@ -1,0 +1,34 @@
+/* What every command says about a thread: id, name, state, daemon, priority, group, CPU. */
+#ifndef JVMTICLI_THREAD_FACTS_H
+#define JVMTICLI_THREAD_FACTS_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <sys/types.h>
+
+#include "json.h"
+
+typedef struct {
+    jlong id;          /* java.lang.Thread.getId() */
+    char *name;        /* modified UTF-8, JVMTI-allocated */
+    char *group;       /* modified UTF-8, JVMTI-allocated, NULL once terminated */
+    jint priority;
+    jboolean daemon;
+    jint state;        /* GetThreadState bits */
+    jlong cpu_nanos;   /* -1 when unknown */
+    int is_agent;      /* the agent's own thread */
+} thread_facts;
+
+/* Fills facts for a live thread; returns JVMTI_ERROR_NONE or the first error (then nothing
+ * needs freeing). */
+jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts);
+
+void thread_facts_free(thread_facts *facts);
+
+/* Writes the facts as fields of the JSON object being written. nid 0 means unknown. */
+void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid);
+
+/* Java thread id of a thread (-1 when the call fails). */
+jlong thread_java_id(JNIEnv *jni, jthread thread);
+
+#endif

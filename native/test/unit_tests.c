@@ -1,0 +1,225 @@
+/* Unit tests of the agent's pure parts, run under AddressSanitizer and UBSan by the build. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "mutf8.h"
+#include "request.h"
+#include "thread_state.h"
+
+static int passed;
+static int failed;
+
+#define CHECK(cond) check((cond), #cond, __FILE__, __LINE__)
+
+static void check(int ok, const char *what, const char *file, int line) {
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        fprintf(stderr, "FAILED %s:%d: %s\n", file, line, what);
+    }
+}
+
+typedef struct {
+    char *data;
+    size_t len;
+    size_t cap;
+    int flushes;
+} sink_buffer;
+
+static int to_buffer(void *ctx, const char *data, size_t len) {
+    sink_buffer *b = ctx;
+    if (b->len + len + 1 > b->cap) {
+        b->cap = (b->len + len + 1) * 2;
+        b->data = realloc(b->data, b->cap);
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    b->flushes++;
+    return 0;
+}
+
+static json_writer writer;
+
+static void start(sink_buffer *b) {
+    memset(b, 0, sizeof *b);
+    json_init(&writer, to_buffer, b);
+}
+
+static void test_mutf8(void) {
+    char out[64];
+    /* U+1F680 as a surrogate pair in modified UTF-8, then é, then an encoded NUL */
+    const char rocket[] = "\xED\xA0\xBD\xED\xBA\x80 \xC3\xA9 \xC0\x80!";
+    size_t need = mutf8_to_utf8(rocket, out, sizeof out);
+    CHECK(need == 4 + 1 + 2 + 1 + 1 + 1);
+    CHECK(memcmp(out, "\xF0\x9F\x9A\x80 \xC3\xA9 \0!", need) == 0);
+
+    CHECK(mutf8_to_utf8("plain", out, sizeof out) == 5 && strcmp(out, "plain") == 0);
+
+    mutf8_to_utf8("\xED\xA0\xBD", out, sizeof out); /* lone high surrogate */
+    CHECK(strcmp(out, "\xEF\xBF\xBD") == 0);
+    mutf8_to_utf8("\xED\xBA\x80x", out, sizeof out); /* lone low surrogate */
+    CHECK(strcmp(out, "\xEF\xBF\xBDx") == 0);
+    mutf8_to_utf8("\xC3", out, sizeof out); /* truncated sequence */
+    CHECK(strcmp(out, "\xEF\xBF\xBD") == 0);
+
+    char small[4];
+    CHECK(mutf8_to_utf8("abcdef", small, sizeof small) == 6);
+    CHECK(strcmp(small, "abc") == 0);
+    CHECK(mutf8_to_utf8("\xC3\xA9\xC3\xA9", small, sizeof small) == 4);
+    CHECK(strcmp(small, "\xC3\xA9") == 0); /* never half a code point */
+}
+
+static void test_json_structure(void) {
+    sink_buffer b;
+    start(&b);
+    json_begin_object(&writer);
+    json_key(&writer, "a");
+    json_int(&writer, -42);
+    json_key(&writer, "list");
+    json_begin_array(&writer);
+    json_bool(&writer, 1);
+    json_null(&writer);
+    json_begin_object(&writer);
+    json_end_object(&writer);
+    json_begin_array(&writer);
+    json_end_array(&writer);
+    json_end_array(&writer);
+    json_key(&writer, "s");
+    json_cstring(&writer, "x");
+    json_end_object(&writer);
+    CHECK(json_flush(&writer) == 0);
+    CHECK(strcmp(b.data, "{\"a\":-42,\"list\":[true,null,{},[]],\"s\":\"x\"}") == 0);
+    free(b.data);
+}
+
+static void test_json_escaping(void) {
+    sink_buffer b;
+    start(&b);
+    json_begin_array(&writer);
+    json_cstring(&writer, "q\"b\\t\tn\nc\x01\x7f");
+    json_mutf8(&writer, "weird \"name\"\\ \xED\xA0\xBD\xED\xBA\x80 \xC3\xA9\t\n\xC0\x80");
+    json_string(&writer, "\xFF\xC3", 2); /* malformed UTF-8 */
+    json_mutf8(&writer, NULL);
+    json_end_array(&writer);
+    json_flush(&writer);
+    CHECK(strcmp(b.data, "[\"q\\\"b\\\\t\\tn\\nc\\u0001\\u007f\","
+                         "\"weird \\\"name\\\"\\\\ \xF0\x9F\x9A\x80 \xC3\xA9\\t\\n\\u0000\","
+                         "\"\xEF\xBF\xBD\xEF\xBF\xBD\",null]") == 0);
+    free(b.data);
+}
+
+static void test_json_streams_large_output(void) {
+    sink_buffer b;
+    start(&b);
+    json_begin_array(&writer);
+    for (int i = 0; i < 50000; i++) {
+        json_int(&writer, 1234567);
+    }
+    json_end_array(&writer);
+    json_flush(&writer);
+    CHECK(b.len == 2 + 50000 * 7 + 49999);
+    CHECK(b.flushes > 1);
+    free(b.data);
+}
+
+static int fails_with(const char *text, const char *expected) {
+    static request req;
+    const char *error = NULL;
+    int rc = request_parse(text, strlen(text), &req, &error);
+    if (rc == 0 || error == NULL) {
+        return 0;
+    }
+    return expected == NULL || strcmp(error, expected) == 0;
+}
+
+static void test_request_valid(void) {
+    static request req;
+    const char *error = NULL;
+    const char *text = " {\"v\":1, \"id\":-7,\"cmd\":\"stacks\",\"deep\":true,\"none\":null,"
+                       "\"ids\":[1, 2,3],\"names\":[\"a\\tb\",\"\\ud83d\\ude80\\u00e9\"],\"empty\":[]} ";
+    CHECK(request_parse(text, strlen(text), &req, &error) == 0);
+    CHECK(request_int(&req, "v", 0) == 1);
+    CHECK(request_int(&req, "id", 0) == -7);
+    CHECK(request_int(&req, "missing", 99) == 99);
+    CHECK(request_int(&req, "cmd", 99) == 99); /* wrong type: the fallback */
+    CHECK(strcmp(request_string(&req, "cmd"), "stacks") == 0);
+    CHECK(request_bool(&req, "deep", 0) == 1);
+    CHECK(request_string(&req, "none") == NULL);
+    size_t n = 0;
+    const int64_t *ids = request_ints(&req, "ids", &n);
+    CHECK(n == 3 && ids[0] == 1 && ids[2] == 3);
+    CHECK(request_ints(&req, "empty", &n) == NULL && n == 0);
+    CHECK(request_string_count(&req, "names") == 2);
+    CHECK(strcmp(request_string_at(&req, "names", 0), "a\tb") == 0);
+    CHECK(strcmp(request_string_at(&req, "names", 1), "\xF0\x9F\x9A\x80\xC3\xA9") == 0);
+    CHECK(request_string_at(&req, "names", 2) == NULL);
+}
+
+static void test_request_invalid(void) {
+    CHECK(fails_with("", "malformed JSON"));
+    CHECK(fails_with("garbage", "malformed JSON"));
+    CHECK(fails_with("{\"v\":1", "malformed object"));
+    CHECK(fails_with("{\"v\":1}}", "trailing data after object"));
+    CHECK(fails_with("{\"v\":\"abc", "unterminated string"));
+    CHECK(fails_with("{\"v\":99999999999999999999}", "number out of range"));
+    CHECK(fails_with("{\"v\":1.5}", "only integers are accepted"));
+    CHECK(fails_with("{\"v\":1,\"v\":2}", "duplicate key"));
+    CHECK(fails_with("{\"v\":{\"nested\":1}}", "malformed number"));
+    CHECK(fails_with("{\"a\":\"\\ud83d\"}", "lone surrogate in string"));
+    CHECK(fails_with("{\"a\":\"\\u0000\"}", "NUL in string"));
+    CHECK(fails_with("{\"a\":\"\\x\"}", "bad escape in string"));
+    CHECK(fails_with("{\"a\":[1,\"b\"]}", "mixed array"));
+    CHECK(fails_with("{\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\":1}", "key too long"));
+    CHECK(fails_with("{\"a\":\"tab\there\"}", "control character in string"));
+
+    char many[1024] = "{";
+    for (int i = 0; i < REQUEST_MAX_FIELDS + 1; i++) {
+        char field[16];
+        snprintf(field, sizeof field, "%s\"k%d\":1", i == 0 ? "" : ",", i);
+        strcat(many, field);
+    }
+    strcat(many, "}");
+    CHECK(fails_with(many, "too many fields"));
+
+    size_t big = REQUEST_MAX_ITEMS * 2 + 16;
+    char *items = malloc(big * 2 + 32);
+    strcpy(items, "{\"a\":[");
+    for (size_t i = 0; i <= REQUEST_MAX_ITEMS; i++) {
+        strcat(items, i == 0 ? "1" : ",1");
+    }
+    strcat(items, "]}");
+    CHECK(fails_with(items, "too many array items"));
+    free(items);
+}
+
+static void test_thread_state(void) {
+    CHECK(strcmp(thread_state_name(0), "NEW") == 0);
+    CHECK(strcmp(thread_state_name(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE | JVMTI_THREAD_STATE_IN_NATIVE), "RUNNABLE") == 0);
+    CHECK(strcmp(thread_state_name(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER), "BLOCKED") == 0);
+    CHECK(strcmp(thread_state_name(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_INDEFINITELY | JVMTI_THREAD_STATE_PARKED), "WAITING") == 0);
+    CHECK(strcmp(thread_state_name(JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT | JVMTI_THREAD_STATE_SLEEPING), "TIMED_WAITING") == 0);
+    CHECK(strcmp(thread_state_name(JVMTI_THREAD_STATE_TERMINATED), "TERMINATED") == 0);
+
+    sink_buffer b;
+    start(&b);
+    thread_state_write_flags(&writer, JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_INTERRUPTED);
+    json_flush(&writer);
+    CHECK(strcmp(b.data, "[\"in_object_wait\",\"interrupted\"]") == 0);
+    free(b.data);
+}
+
+int main(void) {
+    test_mutf8();
+    test_json_structure();
+    test_json_escaping();
+    test_json_streams_large_output();
+    test_request_valid();
+    test_request_invalid();
+    test_thread_state();
+    printf("native: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
