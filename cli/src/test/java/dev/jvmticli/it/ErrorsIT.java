@@ -1,0 +1,128 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.ThreadsTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.RawAgentSocket;
+import dev.jvmticli.testing.TargetJvm;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Bad pids, non-JVMs, bad command lines, and clients that misbehave on the socket. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ErrorsIT {
+    private TargetJvm target;
+
+    @BeforeAll
+    void startTarget() {
+        target = TargetJvm.start(Jdks.current(), ThreadsTarget.class);
+        assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit());
+    }
+
+    @AfterAll
+    void stopTarget() {
+        target.close();
+    }
+
+    private static void assertOneLineError(Result result, int exit, String fragment) {
+        assertEquals(exit, result.exit(), result.toString());
+        assertEquals("", result.out(), result.toString());
+        assertTrue(result.err().contains(fragment), result.toString());
+        assertTrue(result.err().startsWith("jvmti-cli: "), result.toString());
+        assertTrue(!result.err().contains("\tat "), "no stack trace without --verbose: " + result);
+    }
+
+    @Test
+    void aDeadPidIsNoSuchProcess() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor(10, TimeUnit.SECONDS);
+        Result result = CliRun.run("threads", Long.toString(gone.pid()));
+        assertOneLineError(result, 3, "no process with pid " + gone.pid());
+        assertEquals(1, result.err().lines().count());
+    }
+
+    @Test
+    void aProcessThatIsNotAJvmIsLeftAlone() throws Exception {
+        Process sleep = new ProcessBuilder("sleep", "60").start();
+        try {
+            Result result = CliRun.run("threads", Long.toString(sleep.pid()));
+            assertOneLineError(result, 4, "is not a JVM");
+            Thread.sleep(200);
+            assertTrue(sleep.isAlive(), "no SIGQUIT or anything else was sent to the non-JVM");
+        } finally {
+            sleep.destroyForcibly();
+        }
+    }
+
+    @Test
+    void badCommandLinesAreUsageErrors() {
+        Result notANumber = CliRun.run("threads", "twelve");
+        assertOneLineError(notANumber, 2, "'twelve' is not a process id");
+
+        Result unknownOption = CliRun.run("threads", "1", "--frobnicate");
+        assertEquals(2, unknownOption.exit());
+        assertTrue(unknownOption.err().startsWith("jvmti-cli: Unknown option: '--frobnicate'"), unknownOption.err());
+        assertTrue(unknownOption.err().contains("Try 'jvmti-cli threads --help'."), unknownOption.err());
+
+        Result badDuration = CliRun.run("threads", "1", "--top", "3", "--interval", "soon");
+        assertEquals(2, badDuration.exit());
+        assertTrue(badDuration.err().contains("'soon' is not a duration"), badDuration.err());
+
+        Result noCommand = CliRun.run();
+        assertEquals(2, noCommand.exit());
+    }
+
+    @Test
+    void verboseShowsTheStackTrace() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor(10, TimeUnit.SECONDS);
+        Result result = CliRun.run("threads", Long.toString(gone.pid()), "--verbose");
+        assertEquals(3, result.exit());
+        assertTrue(result.err().contains("\tat dev.jvmticli."), result.err());
+    }
+
+    @Test
+    void garbageGetsAnErrorAnswerAndTheAgentKeepsAnsweringOthers() throws Exception {
+        try (RawAgentSocket raw = new RawAgentSocket(target.pid())) {
+            raw.send("garbage\n");
+            JsonNode answer = Json.parse(raw.readLine());
+            assertEquals(false, answer.path("ok").asBoolean());
+            assertEquals("bad_request", answer.path("error").path("code").asText());
+
+            raw.send("{\"v\":1,\"id\":7,\"cmd\":\"no-such-command\"}\n");
+            JsonNode unknown = Json.parse(raw.readLine());
+            assertEquals(7, unknown.path("id").asInt());
+            assertEquals("unknown_command", unknown.path("error").path("code").asText());
+
+            raw.send("{\"v\":99,\"id\":8,\"cmd\":\"hello\"}\n");
+            assertEquals("unsupported_version", Json.parse(raw.readLine()).path("error").path("code").asText());
+
+            raw.send("{\"v\":1,\"id\":9,\"cmd\":\"hello\"}\n");
+            JsonNode hello = Json.parse(raw.readLine());
+            assertEquals(true, hello.path("ok").asBoolean());
+            assertEquals(target.pid(), hello.path("result").path("pid").asLong());
+        }
+        try (RawAgentSocket halfRequest = new RawAgentSocket(target.pid())) {
+            halfRequest.send("{\"v\":1,\"id\":1,\"cmd\":\"thr");
+        }
+        try (RawAgentSocket tooLong = new RawAgentSocket(target.pid())) {
+            tooLong.send("x".repeat(65_537)); // one byte over the agent's limit, no newline
+            JsonNode answer = Json.parse(tooLong.readLine());
+            assertEquals("bad_request", answer.path("error").path("code").asText());
+            assertNull(tooLong.readLine(), "the agent hangs up on an oversized request");
+        }
+        Result after = CliRun.run("threads", Long.toString(target.pid()), "--json");
+        assertEquals(0, after.exit(), after.toString());
+        assertTrue(target.process().isAlive());
+    }
+}

@@ -1,0 +1,194 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.ThreadsTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** `threads`, `detach` and reuse of the resident agent against real targets on every installed JDK. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ThreadsIT {
+    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+
+    @BeforeAll
+    void startTargets() {
+        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, ThreadsTarget.class)));
+    }
+
+    @AfterAll
+    void stopTargets() {
+        targets.values().forEach(TargetJvm::close);
+    }
+
+    Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    private static JsonNode threadsJson(TargetJvm target) {
+        Result result = CliRun.run("threads", Long.toString(target.pid()), "--json");
+        assertEquals(0, result.exit(), result.toString());
+        return Json.parse(result.out()).path("threads");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void threadSetEqualsTheTargetsOwnView(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        Map<Long, String> ours = null;
+        Map<Long, String> theirs = null;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            ours = new TreeMap<>();
+            for (JsonNode t : threadsJson(target)) {
+                if (!t.path("agent").asBoolean()) {
+                    ours.put(t.path("id").asLong(), t.path("name").asText());
+                }
+            }
+            theirs = new TreeMap<>();
+            for (String entry : target.ask("threads").split(" ")) {
+                String[] parts = entry.split(":");
+                theirs.put(Long.parseLong(parts[0]), new String(Base64.getDecoder().decode(parts[2]), StandardCharsets.UTF_8));
+            }
+            if (ours.equals(theirs)) {
+                break;
+            }
+        }
+        assertEquals(theirs, ours);
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void statesAndFlagsMatchWhatTheTargetBuilt(Jdks.Jdk jdk) {
+        JsonNode threads = threadsJson(targets.get(jdk));
+        assertState(threads, "spinner", "RUNNABLE", List.of());
+        assertState(threads, "sleeper", "TIMED_WAITING", List.of("sleeping"));
+        assertState(threads, "waiter", "WAITING", List.of("in_object_wait"));
+        assertState(threads, "parker", "WAITING", List.of("parked"));
+        assertState(threads, "blocked", "BLOCKED", List.of());
+        assertState(threads, "holder", "TIMED_WAITING", List.of("sleeping"));
+        JsonNode agent = Json.find(threads, "name", "jvmti-cli agent");
+        assertTrue(agent.path("agent").asBoolean());
+        assertTrue(agent.path("daemon").asBoolean());
+        JsonNode main = Json.find(threads, "name", "main");
+        assertTrue(main.path("id").asLong() > 0);
+        assertEquals("main", main.path("group").asText());
+        assertEquals(5, main.path("priority").asInt());
+        assertFalse(main.path("daemon").asBoolean());
+        assertTrue(Json.find(threads, "name", "spinner").path("nid").asLong() > 0, "native id found");
+    }
+
+    private static void assertState(JsonNode threads, String name, String state, List<String> flags) {
+        JsonNode thread = Json.find(threads, "name", name);
+        assertEquals(state, thread.path("state").asText(), name);
+        assertEquals(flags, Json.texts(thread.path("flags")), name);
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aSpinningThreadShowsMoreCpuThanASleepingOne(Jdks.Jdk jdk) {
+        JsonNode threads = threadsJson(targets.get(jdk));
+        long spinner = Json.find(threads, "name", "spinner").path("cpuNanos").asLong();
+        long sleeper = Json.find(threads, "name", "sleeper").path("cpuNanos").asLong();
+        assertTrue(sleeper >= 0 && spinner > sleeper + 50_000_000L, "spinner " + spinner + " ns, sleeper " + sleeper + " ns");
+
+        Result top = CliRun.run("threads", Long.toString(targets.get(jdk).pid()), "--top", "1", "--interval", "300ms");
+        assertEquals(0, top.exit(), top.toString());
+        String[] lines = top.out().split("\n");
+        assertTrue(lines[2].endsWith("spinner"), top.out());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aHostileThreadNameComesBackExactlyInJsonAndText(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        JsonNode weird = Json.find(threadsJson(target), "name", ThreadsTarget.WEIRD_NAME);
+        assertEquals("TIMED_WAITING", weird.path("state").asText());
+
+        Result text = CliRun.run("threads", Long.toString(target.pid()), "--name", "weird*");
+        assertEquals(0, text.exit(), text.toString());
+        String[] lines = text.out().split("\n", 2);
+        assertTrue(lines[1].endsWith("  " + ThreadsTarget.WEIRD_NAME + "\n"), text.out());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void filtersAndSorting(Jdks.Jdk jdk) {
+        String pid = Long.toString(targets.get(jdk).pid());
+        JsonNode blocked = Json.parse(CliRun.run("threads", pid, "--json", "--state", "blocked").out()).path("threads");
+        assertEquals(List.of("blocked"), blocked.findValuesAsText("name"));
+
+        JsonNode named = Json.parse(CliRun.run("threads", pid, "--json", "--name", "s?ee*").out()).path("threads");
+        assertEquals(List.of("sleeper"), named.findValuesAsText("name"));
+
+        JsonNode byCpu = Json.parse(CliRun.run("threads", pid, "--json", "--sort", "cpu").out()).path("threads");
+        assertEquals("spinner", byCpu.get(0).path("name").asText());
+
+        Result badState = CliRun.run("threads", pid, "--state", "SNOOZING");
+        assertEquals(2, badState.exit(), badState.toString());
+        assertTrue(badState.err().contains("unknown state 'SNOOZING'"), badState.err());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aSecondRunReusesTheResidentAgentAndDetachThenAttachWorks(Jdks.Jdk jdk) throws Exception {
+        TargetJvm target = targets.get(jdk);
+        threadsJson(target);
+        threadsJson(target);
+        assertEquals(1, agentThreads(target), "one agent thread after two runs");
+        if (jdk.feature() >= 21) {
+            long warnings = target.stderr().stream().filter(l -> l.contains("agent has been loaded dynamically")).count();
+            assertEquals(1, warnings, "one JEP 451 warning at most: " + target.stderr());
+        }
+        Path socket = Path.of("/tmp/.jvmti-cli-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid") + "/" + target.pid() + ".sock");
+        assertTrue(Files.exists(socket));
+
+        Result detach = CliRun.run("detach", Long.toString(target.pid()));
+        assertEquals(0, detach.exit(), detach.toString());
+        assertEquals("detached from " + target.pid() + "\n", detach.out());
+        awaitAgentThreads(target, 0);
+        assertFalse(Files.exists(socket), "socket removed on detach");
+
+        JsonNode again = threadsJson(target);
+        assertTrue(Json.find(again, "name", "jvmti-cli agent").path("agent").asBoolean());
+        assertEquals(1, agentThreads(target));
+    }
+
+    private static long agentThreads(TargetJvm target) throws Exception {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(target.pid()), "task"))) {
+            return tasks.filter(task -> {
+                try {
+                    return Files.readString(task.resolve("comm")).strip().equals("jvmti-cli agent");
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            }).count();
+        }
+    }
+
+    private static void awaitAgentThreads(TargetJvm target, long expected) throws Exception {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (agentThreads(target) != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(expected, agentThreads(target));
+    }
+}

@@ -1,0 +1,143 @@
+package dev.jvmticli.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real target JVM started by a test: a main class from the test classes, run with a chosen JDK
+ * and JVM options. The target prints {@code READY} when its scenario is in place, answers lines
+ * sent to its standard input (see {@link TargetMain}), and dies with the test.
+ */
+public final class TargetJvm implements AutoCloseable {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+
+    private final Process process;
+    private final Writer stdin;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
+
+    private TargetJvm(Process process) {
+        this.process = process;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        pump(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)), lines::add, "stdout");
+        pump(new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8)), stderr::add, "stderr");
+    }
+
+    /** Starts mainClass with the JDK and JVM options given, and waits for its READY line. */
+    public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, List<String> jvmOptions, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(jdk.java().toString());
+        command.add("-Xshare:auto");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.addAll(jvmOptions);
+        command.add("-cp");
+        command.add(testClasses().toString());
+        command.add(mainClass.getName());
+        command.addAll(List.of(args));
+        try {
+            TargetJvm target = new TargetJvm(new ProcessBuilder(command).start());
+            target.awaitLine("READY", START_TIMEOUT);
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, String... args) {
+        return start(jdk, mainClass, List.of(), args);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    /** Sends one command line to the target and returns its one-line answer. */
+    public String ask(String command) {
+        try {
+            stdin.write(command + "\n");
+            stdin.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return awaitLine("", Duration.ofSeconds(30));
+    }
+
+    /** Waits for the next stdout line starting with prefix; earlier lines are skipped. */
+    public String awaitLine(String prefix, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                String line = left <= 0 ? null : lines.poll(left, TimeUnit.NANOSECONDS);
+                if (line == null) {
+                    throw new AssertionError("target " + pid() + " printed no line starting with '" + prefix + "' in "
+                            + timeout.toSeconds() + " s; alive=" + process.isAlive() + ", stderr: " + stderr);
+                }
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** What the target has printed on stderr so far. */
+    public List<String> stderr() {
+        synchronized (stderr) {
+            return List.copyOf(stderr);
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pump(BufferedReader reader, java.util.function.Consumer<String> sink, String what) {
+        Thread thread = new Thread(() -> {
+            try {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    sink.accept(line);
+                }
+            } catch (IOException ignored) {
+                // the target died
+            }
+        }, "target " + what);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static Path testClasses() {
+        try {
+            return Path.of(TargetJvm.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
