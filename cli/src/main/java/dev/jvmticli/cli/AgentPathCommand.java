@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
-@Command(name = "agent-path",
+@Command(name = "agent-path", mixinStandardHelpOptions = true,
         description = "Print the path of the agent library, for starting a JVM with -agentpath:<path> (start-up mode).")
 final class AgentPathCommand implements Callable<Integer> {
     private final CliContext context;

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
-@Command(name = "demo", description = "Start a small sample JVM in known states, show its threads, and stop it.")
+@Command(name = "demo", mixinStandardHelpOptions = true, description = "Start a small sample JVM in known states, show its threads, and stop it.")
 final class DemoCommand implements Callable<Integer> {
     private final CliContext context;
 

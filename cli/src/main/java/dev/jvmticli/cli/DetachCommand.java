@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
-@Command(name = "detach", description = "Stop the resident agent: its server, events and capabilities; a later command attaches again.")
+@Command(name = "detach", mixinStandardHelpOptions = true, description = "Stop the resident agent: its server, events and capabilities; a later command attaches again.")
 final class DetachCommand implements Callable<Integer> {
     private final CliContext context;
 

@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-@Command(name = "threads", description = "List every live platform thread: id, state, CPU, daemon, priority, group.")
+@Command(name = "threads", mixinStandardHelpOptions = true, description = "List every live platform thread: id, state, CPU, daemon, priority, group.")
 final class ThreadsCommand implements Callable<Integer> {
     private static final Set<String> STATES = Set.of("NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED");
 
