@@ -8,6 +8,8 @@
 
 #include "capabilities.h"
 #include "commands.h"
+#include "frames.h"
+#include "locks.h"
 #include "server.h"
 
 agent the_agent;
@@ -92,6 +94,8 @@ int agent_start_server(JNIEnv *jni) {
 }
 
 void agent_release(JNIEnv *jni) {
+    locks_release(jni);
+    frames_cache_clear();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();
@@ -208,6 +212,7 @@ void cmd_hello(command_ctx *ctx) {
     write_property(ctx, "vendor", "java.vm.vendor");
     write_property(ctx, "version", "java.vm.version");
     write_property(ctx, "specVersion", "java.vm.specification.version");
+    write_property(ctx, "info", "java.vm.info");
     json_end_object(w);
     json_key(w, "capabilities");
     capabilities_write(w, &the_agent.held);

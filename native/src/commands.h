@@ -11,4 +11,7 @@ void cmd_detach(command_ctx *ctx);
 /* threads.c */
 void cmd_threads(command_ctx *ctx);
 
+/* stacks.c */
+void cmd_stacks(command_ctx *ctx);
+
 #endif

@@ -14,6 +14,7 @@ typedef struct {
 static const command commands[] = {
     { "hello", cmd_hello },
     { "threads", cmd_threads },
+    { "stacks", cmd_stacks },
     { "detach", cmd_detach },
 };
 

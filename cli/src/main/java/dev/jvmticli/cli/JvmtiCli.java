@@ -15,6 +15,9 @@ import picocli.CommandLine.ScopeType;
         description = "Live-attach diagnostics for running JVMs through a resident JVMTI agent.",
         subcommands = {
             ThreadsCommand.class,
+            StacksCommand.class,
+            MonitorsCommand.class,
+            DeadlocksCommand.class,
             DetachCommand.class,
             DemoCommand.class,
             AgentPathCommand.class,

@@ -30,6 +30,7 @@ public final class AgentClient implements Closeable {
     private final JsonParser parser;
     private final String targetName;
     private long nextId = 1;
+    private Hello hello;
 
     private AgentClient(ChannelStreams streams, String targetName) throws IOException {
         this.streams = streams;
@@ -55,11 +56,36 @@ public final class AgentClient implements Closeable {
     }
 
     public Hello hello() {
-        return call("hello", Map.of(), Hello.class);
+        hello = call("hello", Map.of(), Hello.class);
+        return hello;
+    }
+
+    /** The target JVM as the last hello described it (one is made on connecting). */
+    public Hello.Jvm jvm() {
+        return (hello == null ? hello() : hello).jvm();
     }
 
     public ThreadList threads() {
         return call("threads", Map.of(), ThreadList.class);
+    }
+
+    /**
+     * Stacks and lock facts.
+     *
+     * @param threadIds the threads to include, or null for all
+     * @param maxDepth  frames per thread at most
+     * @param frames    whether to include frames at all
+     * @param owned     whether to collect the monitors each thread owns
+     */
+    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned) {
+        Map<String, Object> arguments = new java.util.LinkedHashMap<>();
+        if (threadIds != null) {
+            arguments.put("threads", threadIds);
+        }
+        arguments.put("maxDepth", maxDepth);
+        arguments.put("frames", frames);
+        arguments.put("owned", owned);
+        return call("stacks", arguments, StackDump.class);
     }
 
     public void detach() {

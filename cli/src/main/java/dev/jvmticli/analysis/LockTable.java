@@ -1,0 +1,75 @@
+package dev.jvmticli.analysis;
+
+import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.LockedMonitor;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The locks of a dump seen from the lock's side: who owns each, who waits to enter (or acquire)
+ * it, who waits in Object.wait to be notified on it; most contended first.
+ */
+public final class LockTable {
+    /** One lock and the threads around it. */
+    public record Lock(LockRef lock, ThreadEntry owner, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters) {
+        public int contention() {
+            return entering.size();
+        }
+    }
+
+    private LockTable() {
+    }
+
+    public static List<Lock> of(StackDump dump) {
+        Map<Long, ThreadEntry> byId = new LinkedHashMap<>();
+        dump.threads().forEach(t -> byId.put(t.thread().id(), t.thread()));
+        Map<LockRef, ThreadEntry> owners = new LinkedHashMap<>();
+        Map<LockRef, List<ThreadEntry>> entering = new LinkedHashMap<>();
+        Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
+        for (ThreadStack t : dump.threads()) {
+            for (LockedMonitor monitor : t.locked()) {
+                owners.putIfAbsent(monitor.lock(), t.thread());
+            }
+            if (t.waitingFor() == null) {
+                continue;
+            }
+            LockRef lock = t.waitingFor().lock();
+            if (t.waitingFor().hasOwner() && byId.containsKey(t.waitingFor().ownerId())) {
+                owners.putIfAbsent(lock, byId.get(t.waitingFor().ownerId()));
+            }
+            Map<LockRef, List<ThreadEntry>> list = t.waitingFor().kind().equals("notify") ? notified : entering;
+            list.computeIfAbsent(lock, k -> new ArrayList<>()).add(t.thread());
+        }
+        List<LockRef> all = new ArrayList<>(owners.keySet());
+        entering.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
+        notified.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
+        return all.stream()
+                .map(l -> new Lock(l, owners.get(l), entering.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of())))
+                .sorted(Comparator.comparingInt(Lock::contention).reversed()
+                        .thenComparing(Comparator.comparingInt((Lock l) -> l.notifyWaiters().size()).reversed()))
+                .toList();
+    }
+
+    /**
+     * Ownable synchronizers by owner thread id, as far as they can be known without a heap walk:
+     * those some thread is parked on.
+     */
+    public static Map<Long, List<LockRef>> synchronizersByOwner(StackDump dump) {
+        Map<Long, List<LockRef>> owned = new LinkedHashMap<>();
+        for (ThreadStack t : dump.threads()) {
+            if (t.waitingFor() != null && t.waitingFor().kind().equals("park") && t.waitingFor().hasOwner()) {
+                List<LockRef> locks = owned.computeIfAbsent(t.waitingFor().ownerId(), k -> new ArrayList<>());
+                if (!locks.contains(t.waitingFor().lock())) {
+                    locks.add(t.waitingFor().lock());
+                }
+            }
+        }
+        return owned;
+    }
+}

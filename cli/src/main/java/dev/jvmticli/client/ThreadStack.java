@@ -1,0 +1,23 @@
+package dev.jvmticli.client;
+
+import java.util.List;
+
+/**
+ * One thread of a {@link StackDump}.
+ *
+ * @param frames     top frame first; empty when frames were not asked for
+ * @param truncated  true when the stack is deeper than the depth asked for
+ * @param locked     monitors the thread owns, each with the depth of the frame that entered it
+ *                   (recursive entries appear once per entering frame); null when not asked for
+ * @param waitingFor what the thread is blocked on, waiting on or parked on; null when nothing
+ */
+public record ThreadStack(ThreadEntry thread, List<Frame> frames, boolean truncated, List<LockedMonitor> locked,
+                          WaitingFor waitingFor) {
+    public List<Frame> frames() {
+        return frames == null ? List.of() : frames;
+    }
+
+    public List<LockedMonitor> locked() {
+        return locked == null ? List.of() : locked;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.LockedMonitor;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.WaitingFor;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** The {@code monitors} views: by thread (what each owns and waits for) and by lock. */
+public final class MonitorsText {
+    private MonitorsText() {
+    }
+
+    public static void printByThread(PrintWriter out, StackDump dump) {
+        Map<Long, ThreadEntry> byId = ThreadDumpText.byId(dump);
+        boolean any = false;
+        for (ThreadStack t : dump.threads()) {
+            if (t.locked().isEmpty() && t.waitingFor() == null) {
+                continue;
+            }
+            any = true;
+            out.println(name(t.thread()) + " " + ThreadDumpText.stateDetail(t.thread()));
+            Map<LockRef, List<LockedMonitor>> entries = new LinkedHashMap<>();
+            t.locked().forEach(m -> entries.computeIfAbsent(m.lock(), k -> new java.util.ArrayList<>()).add(m));
+            entries.forEach((lock, monitors) -> {
+                String times = monitors.size() == 1 ? "" : " " + monitors.size() + " times (recursive)";
+                out.println("  owns " + ThreadDumpText.describe(lock) + times + ", entered at:");
+                for (LockedMonitor m : monitors) {
+                    out.println("      frame " + m.depth() + ": " + frame(t, m.depth()));
+                }
+            });
+            if (t.waitingFor() != null) {
+                out.println("  " + waitText(t.waitingFor(), byId));
+            }
+        }
+        if (!any) {
+            out.println("No thread owns or waits for a monitor or synchronizer.");
+        }
+        out.flush();
+    }
+
+    public static void printByLock(PrintWriter out, List<LockTable.Lock> locks) {
+        if (locks.isEmpty()) {
+            out.println("No monitor or synchronizer is owned or waited for.");
+        }
+        for (LockTable.Lock lock : locks) {
+            out.println(ThreadDumpText.describe(lock.lock()));
+            out.println("  owner: " + (lock.owner() == null ? "none" : name(lock.owner())));
+            out.println("  waiting to enter (" + lock.entering().size() + ")" + names(lock.entering()));
+            out.println("  waiting to be notified (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
+        }
+        out.flush();
+    }
+
+    static String waitText(WaitingFor wait, Map<Long, ThreadEntry> byId) {
+        String what = switch (wait.kind()) {
+            case "enter" -> "waiting to lock ";
+            case "notify" -> "waiting in Object.wait on ";
+            default -> "parked on ";
+        };
+        ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
+        String ownerText = owner != null ? ", owned by " + name(owner)
+                : wait.hasOwner() ? ", owned by thread #" + wait.ownerId()
+                : wait.kind().equals("notify") ? "" : ", no owner";
+        return what + ThreadDumpText.describe(wait.lock()) + ownerText;
+    }
+
+    private static String frame(ThreadStack t, int depth) {
+        List<Frame> frames = t.frames();
+        if (depth < 0) {
+            return "(entered by JNI)";
+        }
+        return depth < frames.size() ? ThreadDumpText.frameLine(frames.get(depth)).substring("\tat ".length()) : "(beyond --max-depth)";
+    }
+
+    private static String name(ThreadEntry t) {
+        return ThreadDumpText.quote(t.name()) + " #" + t.id();
+    }
+
+    private static String names(List<ThreadEntry> threads) {
+        return threads.isEmpty() ? "" : ": " + threads.stream().map(MonitorsText::name).collect(Collectors.joining(", "));
+    }
+}

@@ -1,0 +1,192 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.StackGroups;
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.LockedMonitor;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.WaitingFor;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Thread dumps in jstack's text format, so that the thread-dump analyzers people already use can
+ * read them: the timestamp and {@code Full thread dump} preamble, a header line and a
+ * {@code java.lang.Thread.State} line per thread, {@code \tat} frames, and lock lines under the frame
+ * they belong to. Fields jstack prints but JVMTI does not know (os_prio, tid, elapsed) are left out
+ * rather than invented. Beyond jstack: names are exact, and a thread that waits for something owned
+ * by another thread says which thread ({@code - owned by "name" #id}).
+ */
+public final class ThreadDumpText {
+    private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
+
+    private ThreadDumpText() {
+    }
+
+    /** The whole dump; with synchronizers, each thread's "Locked ownable synchronizers" too. */
+    public static void print(PrintWriter out, StackDump dump, Hello.Jvm jvm, boolean synchronizers) {
+        printPreamble(out, dump, jvm);
+        Map<Long, ThreadEntry> byId = byId(dump);
+        Map<Long, List<LockRef>> owned = dev.jvmticli.analysis.LockTable.synchronizersByOwner(dump);
+        for (ThreadStack t : dump.threads()) {
+            printThread(out, t, byId);
+            if (synchronizers) {
+                printSynchronizers(out, owned.getOrDefault(t.thread().id(), List.of()));
+            }
+            out.println();
+        }
+        out.flush();
+    }
+
+    /** Threads with identical stacks printed once, headed by how many and which. */
+    public static void printGroups(PrintWriter out, StackDump dump, Hello.Jvm jvm) {
+        printPreamble(out, dump, jvm);
+        for (StackGroups.Group group : StackGroups.of(dump.threads())) {
+            String names = group.threads().stream().map(t -> quote(t.name()) + " #" + t.id()).collect(Collectors.joining(", "));
+            out.println(group.count() + (group.count() == 1 ? " thread: " : " threads: ") + names);
+            out.println("   java.lang.Thread.State: " + group.state());
+            for (Frame frame : group.frames()) {
+                out.println(frameLine(frame));
+            }
+            out.println();
+        }
+        out.flush();
+    }
+
+    public static void printPreamble(PrintWriter out, StackDump dump, Hello.Jvm jvm) {
+        out.println(TIMESTAMP.format(Instant.ofEpochMilli(dump.time()).atZone(ZoneId.systemDefault())));
+        String info = jvm.info() == null ? "" : " " + jvm.info();
+        out.println("Full thread dump " + jvm.name() + " (" + jvm.version() + info + "):");
+        out.println();
+    }
+
+    /** One thread: header, state line, frames with their lock lines. */
+    public static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId) {
+        ThreadEntry thread = t.thread();
+        out.println(header(thread));
+        out.println("   java.lang.Thread.State: " + stateDetail(thread));
+        List<Frame> frames = t.frames();
+        for (int depth = 0; depth < frames.size(); depth++) {
+            out.println(frameLine(frames.get(depth)));
+            if (depth == 0 && t.waitingFor() != null) {
+                printWait(out, t.waitingFor(), byId);
+            }
+            for (LockedMonitor monitor : t.locked()) {
+                if (monitor.depth() == depth) {
+                    out.println("\t- locked " + describe(monitor.lock()));
+                }
+            }
+        }
+        if (frames.isEmpty() && t.waitingFor() != null) {
+            printWait(out, t.waitingFor(), byId);
+        }
+        for (LockedMonitor monitor : t.locked()) {
+            if (monitor.depth() < 0 || monitor.depth() >= frames.size()) {
+                out.println("\t- locked " + describe(monitor.lock()) + (monitor.depth() < 0 ? " by JNI" : ""));
+            }
+        }
+        if (t.truncated()) {
+            out.println("\t...");
+        }
+    }
+
+    private static void printWait(PrintWriter out, WaitingFor wait, Map<Long, ThreadEntry> byId) {
+        String line = switch (wait.kind()) {
+            case "enter" -> "\t- waiting to lock ";
+            case "notify" -> "\t- waiting on ";
+            default -> "\t- parking to wait for  ";
+        };
+        out.println(line + describe(wait.lock()));
+        ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
+        if (owner != null) {
+            out.println("\t- owned by " + quote(owner.name()) + " #" + owner.id());
+        }
+    }
+
+    private static void printSynchronizers(PrintWriter out, List<LockRef> owned) {
+        out.println();
+        out.println("   Locked ownable synchronizers:");
+        if (owned.isEmpty()) {
+            out.println("\t- None");
+        }
+        for (LockRef lock : owned) {
+            out.println("\t- " + describe(lock));
+        }
+    }
+
+    public static Map<Long, ThreadEntry> byId(StackDump dump) {
+        return dump.threads().stream().collect(Collectors.toMap(t -> t.thread().id(), ThreadStack::thread, (a, b) -> a));
+    }
+
+    /** {@code <0x...> (a pkg.Class)} */
+    public static String describe(LockRef lock) {
+        return lock.address() + " (a " + lock.className() + ")";
+    }
+
+    public static String quote(String name) {
+        return "\"" + name + "\"";
+    }
+
+    static String header(ThreadEntry t) {
+        StringBuilder line = new StringBuilder();
+        line.append(quote(t.name())).append(" #").append(t.id());
+        if (t.daemon()) {
+            line.append(" daemon");
+        }
+        line.append(" prio=").append(t.priority());
+        if (t.cpuNanos() >= 0) {
+            line.append(String.format(Locale.ROOT, " cpu=%.2fms", t.cpuNanos() / 1e6));
+        }
+        if (t.nid() > 0) {
+            line.append(" nid=0x").append(Long.toHexString(t.nid()));
+        }
+        line.append(' ').append(stateText(t));
+        if (t.agent()) {
+            line.append(" (jvmti-cli agent)");
+        }
+        return line.toString();
+    }
+
+    static String stateText(ThreadEntry t) {
+        return switch (t.state()) {
+            case "RUNNABLE" -> "runnable";
+            case "BLOCKED" -> "waiting for monitor entry";
+            case "WAITING", "TIMED_WAITING" -> t.hasFlag("in_object_wait") ? "in Object.wait()" : "waiting on condition";
+            default -> t.state().toLowerCase(Locale.ROOT);
+        };
+    }
+
+    static String stateDetail(ThreadEntry t) {
+        String detail = switch (t.state()) {
+            case "BLOCKED" -> "on object monitor";
+            case "WAITING", "TIMED_WAITING" -> t.hasFlag("in_object_wait") ? "on object monitor"
+                    : t.hasFlag("parked") ? "parking"
+                    : t.hasFlag("sleeping") ? "sleeping" : null;
+            default -> null;
+        };
+        return detail == null ? t.state() : t.state() + " (" + detail + ")";
+    }
+
+    static String frameLine(Frame f) {
+        String where;
+        if (f.nativeMethod()) {
+            where = "Native Method";
+        } else if (f.file() == null) {
+            where = "Unknown Source";
+        } else if (f.line() >= 0) {
+            where = f.file() + ":" + f.line();
+        } else {
+            where = f.file();
+        }
+        return "\tat " + f.className() + "." + f.method() + "(" + where + ")";
+    }
+}

@@ -1,0 +1,21 @@
+/* Stack frames resolved to class, method, source file and line, through a bounded cache of
+ * what each method resolves to (a second dump costs a lookup per frame, not four JVMTI calls). */
+#ifndef JVMTICLI_FRAMES_H
+#define JVMTICLI_FRAMES_H
+
+#include <jvmti.h>
+
+#include "json.h"
+
+/* Writes frames as a JSON array of {"class","method","file","line","native"}; line is -1 when
+ * unknown and -2 for a native method. */
+void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
+
+/* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" (malloc'd; NULL when out of memory);
+ * array signatures keep their form with dots. */
+char *java_class_name(const char *signature);
+
+/* Forgets everything cached (agent shutdown). */
+void frames_cache_clear(void);
+
+#endif

@@ -1,0 +1,432 @@
+#include "locks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "frames.h"
+#include "thread_facts.h"
+
+#define MANAGEMENT_BATCH 64
+
+/* JNI handles for the management path and for parked threads, looked up once per agent run. */
+static struct {
+    int ready;
+    jclass lock_support;
+    jmethodID get_blocker;
+    jclass ownable_synchronizer;
+    jfieldID exclusive_owner;
+    jobject thread_bean;
+    jmethodID get_thread_info;
+    jmethodID info_lock_info;
+    jmethodID info_lock_owner_id;
+    jmethodID info_locked_monitors;
+    jmethodID lock_class_name;
+    jmethodID lock_hash;
+    jmethodID monitor_depth;
+} jni_handles;
+
+static int is_jvmti_source(void) {
+    return the_agent.held.can_get_owned_monitor_stack_depth_info && the_agent.held.can_get_current_contended_monitor
+        && the_agent.held.can_get_monitor_info;
+}
+
+const char *locks_source(void) {
+    return is_jvmti_source() ? "jvmti" : "management";
+}
+
+/* Clears a pending Java exception; returns 1 if there was one. */
+static int cleared_exception(JNIEnv *jni) {
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return 1;
+    }
+    return 0;
+}
+
+/* A JNI call failed when it threw or returned NULL. */
+static int failed(JNIEnv *jni, const void *value) {
+    return cleared_exception(jni) || value == NULL;
+}
+
+static jclass global_class(JNIEnv *jni, const char *name) {
+    jclass local = (*jni)->FindClass(jni, name);
+    if (failed(jni, local)) {
+        return NULL;
+    }
+    jclass global = (*jni)->NewGlobalRef(jni, local);
+    (*jni)->DeleteLocalRef(jni, local);
+    return global;
+}
+
+static int prepare_parking(JNIEnv *jni) {
+    jni_handles.lock_support = global_class(jni, "java/util/concurrent/locks/LockSupport");
+    jni_handles.ownable_synchronizer = global_class(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+    if (jni_handles.lock_support == NULL || jni_handles.ownable_synchronizer == NULL) {
+        return -1;
+    }
+    jni_handles.get_blocker = (*jni)->GetStaticMethodID(jni, jni_handles.lock_support, "getBlocker",
+                                                          "(Ljava/lang/Thread;)Ljava/lang/Object;");
+    if (failed(jni, jni_handles.get_blocker)) return -1;
+    jni_handles.exclusive_owner = (*jni)->GetFieldID(jni, jni_handles.ownable_synchronizer, "exclusiveOwnerThread",
+                                                       "Ljava/lang/Thread;");
+    return failed(jni, jni_handles.exclusive_owner) ? -1 : 0;
+}
+
+static int prepare_management(JNIEnv *jni) {
+    jclass factory = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
+    if (failed(jni, factory)) return -1;
+    jmethodID get_bean = (*jni)->GetStaticMethodID(jni, factory, "getThreadMXBean", "()Ljava/lang/management/ThreadMXBean;");
+    jobject bean = failed(jni, get_bean) ? NULL : (*jni)->CallStaticObjectMethod(jni, factory, get_bean);
+    (*jni)->DeleteLocalRef(jni, factory);
+    if (failed(jni, bean)) return -1;
+    jni_handles.thread_bean = (*jni)->NewGlobalRef(jni, bean);
+    (*jni)->DeleteLocalRef(jni, bean);
+
+    jclass bean_class = (*jni)->FindClass(jni, "java/lang/management/ThreadMXBean");
+    jclass info = (*jni)->FindClass(jni, "java/lang/management/ThreadInfo");
+    jclass lock = (*jni)->FindClass(jni, "java/lang/management/LockInfo");
+    jclass monitor = (*jni)->FindClass(jni, "java/lang/management/MonitorInfo");
+    int ok = !failed(jni, bean_class) && !failed(jni, info) && !failed(jni, lock) && !failed(jni, monitor);
+    if (ok) {
+        jni_handles.get_thread_info = (*jni)->GetMethodID(jni, bean_class, "getThreadInfo", "([JZZI)[Ljava/lang/management/ThreadInfo;");
+        jni_handles.info_lock_info = (*jni)->GetMethodID(jni, info, "getLockInfo", "()Ljava/lang/management/LockInfo;");
+        jni_handles.info_lock_owner_id = (*jni)->GetMethodID(jni, info, "getLockOwnerId", "()J");
+        jni_handles.info_locked_monitors = (*jni)->GetMethodID(jni, info, "getLockedMonitors", "()[Ljava/lang/management/MonitorInfo;");
+        jni_handles.lock_class_name = (*jni)->GetMethodID(jni, lock, "getClassName", "()Ljava/lang/String;");
+        jni_handles.lock_hash = (*jni)->GetMethodID(jni, lock, "getIdentityHashCode", "()I");
+        jni_handles.monitor_depth = (*jni)->GetMethodID(jni, monitor, "getLockedStackDepth", "()I");
+        ok = !failed(jni, jni_handles.get_thread_info) && !failed(jni, jni_handles.info_lock_info)
+            && !failed(jni, jni_handles.info_lock_owner_id) && !failed(jni, jni_handles.info_locked_monitors)
+            && !failed(jni, jni_handles.lock_class_name) && !failed(jni, jni_handles.lock_hash)
+            && !failed(jni, jni_handles.monitor_depth);
+    }
+    if (bean_class != NULL) (*jni)->DeleteLocalRef(jni, bean_class);
+    if (info != NULL) (*jni)->DeleteLocalRef(jni, info);
+    if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
+    if (monitor != NULL) (*jni)->DeleteLocalRef(jni, monitor);
+    return ok ? 0 : -1;
+}
+
+static int prepare(JNIEnv *jni) {
+    if (jni_handles.ready) {
+        return 0;
+    }
+    if (prepare_parking(jni) != 0) {
+        locks_release(jni);
+        return -1;
+    }
+    jni_handles.ready = 1;
+    return 0;
+}
+
+/* ThreadMXBean is set up only when first needed: a start-up agent may never need it. */
+static int prepare_thread_bean(JNIEnv *jni) {
+    return jni_handles.thread_bean != NULL ? 0 : prepare_management(jni);
+}
+
+void locks_release(JNIEnv *jni) {
+    if (jni_handles.lock_support != NULL) (*jni)->DeleteGlobalRef(jni, jni_handles.lock_support);
+    if (jni_handles.ownable_synchronizer != NULL) (*jni)->DeleteGlobalRef(jni, jni_handles.ownable_synchronizer);
+    if (jni_handles.thread_bean != NULL) (*jni)->DeleteGlobalRef(jni, jni_handles.thread_bean);
+    memset(&jni_handles, 0, sizeof jni_handles);
+}
+
+/* The identity hash and class name of an object. */
+static void describe_object(JNIEnv *jni, jobject object, lock_ref *ref) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    char *signature = NULL;
+    if ((*jvmti)->GetObjectHashCode(jvmti, object, &ref->hash) != JVMTI_ERROR_NONE) {
+        ref->hash = 0;
+    }
+    jclass klass = (*jni)->GetObjectClass(jni, object);
+    if (klass != NULL && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+        ref->class_name = java_class_name(signature);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
+    }
+    if (klass != NULL) {
+        (*jni)->DeleteLocalRef(jni, klass);
+    }
+}
+
+static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
+    jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, s->thread);
+    if (failed(jni, blocker)) {
+        return;
+    }
+    f->waiting = WAIT_PARK;
+    describe_object(jni, blocker, &f->waits_for);
+    f->owner_id = -1;
+    if ((*jni)->IsInstanceOf(jni, blocker, jni_handles.ownable_synchronizer)) {
+        jthread owner = (*jni)->GetObjectField(jni, blocker, jni_handles.exclusive_owner);
+        if (owner != NULL) {
+            f->owner_id = thread_java_id(jni, owner);
+            (*jni)->DeleteLocalRef(jni, owner);
+        }
+    }
+    (*jni)->DeleteLocalRef(jni, blocker);
+}
+
+static void release_usage(JNIEnv *jni, jvmtiMonitorUsage *usage) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (usage->owner != NULL) (*jni)->DeleteLocalRef(jni, usage->owner);
+    for (jint i = 0; i < usage->waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage->waiters[i]);
+    for (jint i = 0; i < usage->notify_waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage->notify_waiters[i]);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)usage->waiters);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)usage->notify_waiters);
+}
+
+/* JVMTI reports a monitor entered recursively once, at its innermost frame; its entry count
+ * tells that there were more entries. */
+static int entered_recursively(JNIEnv *jni, jobject monitor) {
+    jvmtiMonitorUsage usage;
+    if ((*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, &usage) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    int recursive = usage.entry_count > 1;
+    release_usage(jni, &usage);
+    return recursive;
+}
+
+/* Returns 1 when the facts need the frame-by-frame answer of the management path: a monitor
+ * entered recursively, or an Object.wait whose monitor JVMTI did not name (JDK 22+ no longer
+ * reports it through GetCurrentContendedMonitor). */
+static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, lock_facts *f) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    int needs_walk = 0;
+    if (want_owned) {
+        jint count = 0;
+        jvmtiMonitorStackDepthInfo *info = NULL;
+        if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, s->thread, &count, &info) == JVMTI_ERROR_NONE) {
+            f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
+            for (jint i = 0; i < count; i++) {
+                if (f->owned != NULL) {
+                    describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
+                    f->owned[f->owned_count++].depth = info[i].stack_depth;
+                    needs_walk |= entered_recursively(jni, info[i].monitor);
+                }
+                (*jni)->DeleteLocalRef(jni, info[i].monitor);
+            }
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+        }
+    }
+    int blocked = (s->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0;
+    int in_wait = (s->state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) != 0;
+    if (!blocked && !in_wait) {
+        return needs_walk;
+    }
+    jobject monitor = NULL;
+    if ((*jvmti)->GetCurrentContendedMonitor(jvmti, s->thread, &monitor) != JVMTI_ERROR_NONE || monitor == NULL) {
+        return needs_walk || in_wait;
+    }
+    f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
+    describe_object(jni, monitor, &f->waits_for);
+    f->owner_id = -1;
+    jvmtiMonitorUsage usage;
+    if (blocked && (*jvmti)->GetObjectMonitorUsage(jvmti, monitor, &usage) == JVMTI_ERROR_NONE) {
+        f->owner_id = usage.owner == NULL ? -1 : thread_java_id(jni, usage.owner);
+        release_usage(jni, &usage);
+    }
+    (*jni)->DeleteLocalRef(jni, monitor);
+    return needs_walk;
+}
+
+/* A LockInfo (or MonitorInfo) as a lock_ref. */
+static int read_lock_info(JNIEnv *jni, jobject info, lock_ref *ref) {
+    jstring name = (*jni)->CallObjectMethod(jni, info, jni_handles.lock_class_name);
+    if (failed(jni, name)) {
+        return -1;
+    }
+    ref->hash = (*jni)->CallIntMethod(jni, info, jni_handles.lock_hash);
+    int status = cleared_exception(jni) ? -1 : 0;
+    const char *chars = (*jni)->GetStringUTFChars(jni, name, NULL);
+    if (chars != NULL) {
+        ref->class_name = strdup(chars);
+        (*jni)->ReleaseStringUTFChars(jni, name, chars);
+    } else {
+        cleared_exception(jni);
+        status = -1;
+    }
+    (*jni)->DeleteLocalRef(jni, name);
+    return status;
+}
+
+static void clear_facts(lock_facts *f) {
+    locks_free(f, 1);
+    memset(f, 0, sizeof *f);
+    f->owner_id = -1;
+}
+
+static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, int want_owned, lock_facts *f) {
+    clear_facts(f);
+    if (want_owned) {
+        jobjectArray monitors = (*jni)->CallObjectMethod(jni, info, jni_handles.info_locked_monitors);
+        if (!failed(jni, monitors)) {
+            jsize count = (*jni)->GetArrayLength(jni, monitors);
+            f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
+            for (jsize i = 0; i < count && f->owned != NULL; i++) {
+                jobject monitor = (*jni)->GetObjectArrayElement(jni, monitors, i);
+                if (!failed(jni, monitor) && read_lock_info(jni, monitor, &f->owned[f->owned_count].lock) == 0) {
+                    jint depth = (*jni)->CallIntMethod(jni, monitor, jni_handles.monitor_depth);
+                    f->owned[f->owned_count++].depth = cleared_exception(jni) ? -1 : depth;
+                }
+                if (monitor != NULL) (*jni)->DeleteLocalRef(jni, monitor);
+            }
+            (*jni)->DeleteLocalRef(jni, monitors);
+        }
+    }
+    int blocked = (s->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0;
+    if (!blocked && (s->state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) == 0) {
+        return;
+    }
+    jobject lock = (*jni)->CallObjectMethod(jni, info, jni_handles.info_lock_info);
+    if (failed(jni, lock)) {
+        return;
+    }
+    if (read_lock_info(jni, lock, &f->waits_for) == 0) {
+        f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
+        f->owner_id = blocked ? (*jni)->CallLongMethod(jni, info, jni_handles.info_lock_owner_id) : -1;
+        if (cleared_exception(jni)) {
+            f->owner_id = -1;
+        }
+    }
+    (*jni)->DeleteLocalRef(jni, lock);
+}
+
+static int needs_thread_info(const lock_subject *s, int want_owned) {
+    return want_owned || (s->state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
+}
+
+/* One ThreadMXBean.getThreadInfo call (one short safepoint) for up to MANAGEMENT_BATCH threads. */
+static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, const size_t *which, size_t n,
+                                    jint max_depth, int want_owned, lock_facts *facts) {
+    jlong ids[MANAGEMENT_BATCH];
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = subjects[which[i]].id;
+    }
+    if ((*jni)->PushLocalFrame(jni, 64) != 0) {
+        cleared_exception(jni);
+        return -1;
+    }
+    int status = -1;
+    jlongArray id_array = (*jni)->NewLongArray(jni, (jsize)n);
+    if (!failed(jni, id_array)) {
+        (*jni)->SetLongArrayRegion(jni, id_array, 0, (jsize)n, ids);
+        jobjectArray infos = (*jni)->CallObjectMethod(jni, jni_handles.thread_bean, jni_handles.get_thread_info, id_array,
+                                                      (jboolean)(want_owned != 0), JNI_FALSE, want_owned ? max_depth : 0);
+        if (!failed(jni, infos)) {
+            for (size_t i = 0; i < n; i++) {
+                jobject info = (*jni)->GetObjectArrayElement(jni, infos, (jsize)i);
+                if (!failed(jni, info)) { /* null: the thread ended */
+                    read_thread_info(jni, info, &subjects[which[i]], want_owned, &facts[which[i]]);
+                    (*jni)->DeleteLocalRef(jni, info);
+                }
+            }
+            status = 0;
+        }
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+    return status;
+}
+
+/* ThreadMXBean answers for the subjects whose flag in chosen is set (all when chosen is NULL). */
+static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t count, const unsigned char *chosen,
+                              jint max_depth, int want_owned, lock_facts *facts) {
+    size_t batch[MANAGEMENT_BATCH];
+    size_t n = 0;
+    int status = 0;
+    if (prepare_thread_bean(jni) != 0) {
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (subjects[i].id < 0 || !needs_thread_info(&subjects[i], want_owned) || (chosen != NULL && !chosen[i])) {
+            continue;
+        }
+        batch[n++] = i;
+        if (n == MANAGEMENT_BATCH) {
+            status |= collect_management_batch(jni, subjects, batch, n, max_depth, want_owned, facts);
+            n = 0;
+        }
+    }
+    if (n > 0) {
+        status |= collect_management_batch(jni, subjects, batch, n, max_depth, want_owned, facts);
+    }
+    return status;
+}
+
+int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
+                  lock_facts *facts) {
+    for (size_t i = 0; i < count; i++) {
+        facts[i].owner_id = -1;
+    }
+    if (prepare(jni) != 0) {
+        return -1;
+    }
+    int status = 0;
+    if (is_jvmti_source()) {
+        unsigned char *needs_walk = calloc(count > 0 ? count : 1, 1);
+        int any = 0;
+        for (size_t i = 0; i < count; i++) {
+            int walk = collect_jvmti(jni, &subjects[i], want_owned, &facts[i]);
+            if (needs_walk != NULL) {
+                needs_walk[i] = (unsigned char)walk;
+            }
+            any |= walk;
+        }
+        if (any) {
+            status = needs_walk == NULL ? -1 : collect_management(jni, subjects, count, needs_walk, max_depth, want_owned, facts);
+        }
+        free(needs_walk);
+    } else {
+        status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if ((subjects[i].state & JVMTI_THREAD_STATE_PARKED) != 0) {
+            collect_parked(jni, &subjects[i], &facts[i]);
+        }
+    }
+    return status;
+}
+
+static void write_ref(json_writer *w, const lock_ref *ref) {
+    json_key(w, "class");
+    json_mutf8(w, ref->class_name);
+    json_key(w, "hash");
+    json_int(w, (uint32_t)ref->hash);
+}
+
+void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
+    static const char *kinds[] = { "none", "enter", "notify", "park" };
+    if (want_owned) {
+        json_key(w, "locked");
+        json_begin_array(w);
+        for (jint i = 0; i < f->owned_count; i++) {
+            json_begin_object(w);
+            write_ref(w, &f->owned[i].lock);
+            json_key(w, "depth");
+            json_int(w, f->owned[i].depth);
+            json_end_object(w);
+        }
+        json_end_array(w);
+    }
+    if (f->waiting != WAIT_NONE) {
+        json_key(w, "waitingFor");
+        json_begin_object(w);
+        json_key(w, "kind");
+        json_cstring(w, kinds[f->waiting]);
+        write_ref(w, &f->waits_for);
+        json_key(w, "ownerId");
+        json_int(w, f->owner_id);
+        json_end_object(w);
+    }
+}
+
+void locks_free(lock_facts *facts, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        for (jint k = 0; k < facts[i].owned_count; k++) {
+            free(facts[i].owned[k].lock.class_name);
+        }
+        free(facts[i].owned);
+        free(facts[i].waits_for.class_name);
+    }
+}

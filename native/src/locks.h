@@ -1,0 +1,63 @@
+/* What threads own and what they wait for: monitors owned (with the frame depth where each was
+ * entered), the monitor a thread is blocked entering or waits on in Object.wait, and the object
+ * it is parked on, each with its owner where there is one.
+ *
+ * Two sources give the same facts. With the capabilities HotSpot grants only at start-up
+ * (-agentpath:), JVMTI answers directly (GetOwnedMonitorStackDepthInfo, GetCurrentContendedMonitor,
+ * GetObjectMonitorUsage), thread by thread, without a global safepoint. After a live attach it
+ * asks java.lang.management.ThreadMXBean.getThreadInfo for small batches of threads (each batch one
+ * short safepoint; never the all-threads dump with synchronizers, which walks the heap). Parked
+ * threads are read in both modes through LockSupport.getBlocker and the blocker's
+ * AbstractOwnableSynchronizer.exclusiveOwnerThread field. */
+#ifndef JVMTICLI_LOCKS_H
+#define JVMTICLI_LOCKS_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+
+#include "json.h"
+
+typedef struct {
+    jint hash;          /* identity hash code */
+    char *class_name;   /* Java class name, modified UTF-8, malloc'd */
+} lock_ref;
+
+typedef struct {
+    lock_ref lock;
+    jint depth;         /* frame where it was entered; -1 when entered by JNI */
+} owned_monitor;
+
+typedef enum { WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK } wait_kind;
+
+typedef struct {
+    owned_monitor *owned;
+    jint owned_count;
+    wait_kind waiting;
+    lock_ref waits_for;
+    jlong owner_id;     /* the Java id of the thread owning what this one waits for, or -1 */
+} lock_facts;
+
+typedef struct {
+    jthread thread;
+    jlong id;
+    jint state;         /* GetThreadState bits */
+} lock_subject;
+
+/* "jvmti" when the start-up capabilities are held, else "management". */
+const char *locks_source(void);
+
+/* Fills facts[i] for subjects[i]; owned monitors only when want_owned. facts must be zeroed.
+ * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */
+int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
+                  lock_facts *facts);
+
+/* Writes "locked" (when owned was collected) and "waitingFor" fields into the current object. */
+void locks_write(json_writer *w, const lock_facts *facts, int want_owned);
+
+void locks_free(lock_facts *facts, size_t count);
+
+/* Drops the JNI references the management path keeps (agent shutdown). */
+void locks_release(JNIEnv *jni);
+
+#endif
