@@ -1,0 +1,47 @@
+package dev.jvmticli.analysis;
+
+import static dev.jvmticli.analysis.Dumps.enter;
+import static dev.jvmticli.analysis.Dumps.holds;
+import static dev.jvmticli.analysis.Dumps.notifyOn;
+import static dev.jvmticli.analysis.Dumps.park;
+import static dev.jvmticli.analysis.Dumps.thread;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.ThreadEntry;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LockTableTest {
+    @Test
+    void mostContendedFirstWithOwnersEnteringAndNotifyWaiters() {
+        var dump = Dumps.of(
+                thread(1, "TIMED_WAITING", null, holds(100)),
+                thread(2, "BLOCKED", enter(100, 1)),
+                thread(3, "BLOCKED", enter(100, 1)),
+                thread(4, "WAITING", park(200, 1)),
+                thread(5, "WAITING", notifyOn(300)));
+        List<LockTable.Lock> locks = LockTable.of(dump);
+        assertEquals(3, locks.size());
+        assertEquals(100, locks.get(0).lock().hash());
+        assertEquals(1, locks.get(0).owner().id());
+        assertEquals(List.of(2L, 3L), locks.get(0).entering().stream().map(ThreadEntry::id).toList());
+        assertEquals(200, locks.get(1).lock().hash());
+        assertEquals(1, locks.get(1).owner().id(), "an ownable synchronizer's owner comes from the parked thread's facts");
+        assertEquals(300, locks.get(2).lock().hash());
+        assertNull(locks.get(2).owner());
+        assertEquals(List.of(5L), locks.get(2).notifyWaiters().stream().map(ThreadEntry::id).toList());
+    }
+
+    @Test
+    void synchronizersAreListedUnderTheirOwnerOnce() {
+        var dump = Dumps.of(
+                thread(1, "WAITING", park(200, 9)),
+                thread(2, "WAITING", park(200, 9)),
+                thread(3, "WAITING", park(300, -1)));
+        Map<Long, List<LockRef>> owned = LockTable.synchronizersByOwner(dump);
+        assertEquals(Map.of(9L, List.of(new LockRef("java.util.concurrent.locks.ReentrantLock$NonfairSync", 200))), owned);
+    }
+}

@@ -1,0 +1,29 @@
+package dev.jvmticli.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class StackGroupsTest {
+    private static ThreadStack stack(long id, String state, String... methods) {
+        List<Frame> frames = java.util.Arrays.stream(methods).map(m -> new Frame("a.B", m, "B.java", 1, false)).toList();
+        return new ThreadStack(new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", 0, 0, false), frames, false, List.of(), null);
+    }
+
+    @Test
+    void identicalStateAndFramesCollapseLargestFirst() {
+        List<StackGroups.Group> groups = StackGroups.of(List.of(
+                stack(1, "WAITING", "park", "take"),
+                stack(2, "RUNNABLE", "work"),
+                stack(3, "WAITING", "park", "take"),
+                stack(4, "TIMED_WAITING", "park", "take"),
+                stack(5, "WAITING", "park", "take")));
+        assertEquals(List.of(3, 1, 1), groups.stream().map(StackGroups.Group::count).toList());
+        assertEquals(List.of(1L, 3L, 5L), groups.get(0).threads().stream().map(ThreadEntry::id).toList());
+        assertEquals("RUNNABLE", groups.get(1).state());
+    }
+}

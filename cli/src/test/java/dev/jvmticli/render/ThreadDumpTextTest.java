@@ -1,0 +1,65 @@
+package dev.jvmticli.render;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.LockedMonitor;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.WaitingFor;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.TimeZone;
+import org.junit.jupiter.api.Test;
+
+class ThreadDumpTextTest {
+    @Test
+    void printsJstackShapedThreadsWithLockLinesUnderTheirFrames() {
+        ThreadEntry owner = new ThreadEntry(7, "owner", "TIMED_WAITING", List.of("sleeping"), false, 5, "main", 1_500_000, 0x1f, false);
+        ThreadEntry waiter = new ThreadEntry(8, "wait\"er", "WAITING", List.of("parked"), true, 5, "main", -1, 0, false);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(
+                new ThreadStack(owner, List.of(
+                        new Frame("java.lang.Thread", "sleep", null, -2, true),
+                        new Frame("a.B", "hold", "B.java", 12, false),
+                        new Frame("a.B", "run", null, -1, false)), false,
+                        List.of(new LockedMonitor("java.lang.Object", 0xabc, 1)), null),
+                new ThreadStack(waiter, List.of(new Frame("jdk.internal.misc.Unsafe", "park", "Unsafe.java", -2, true)), true,
+                        List.of(), new WaitingFor("park", "java.util.concurrent.locks.ReentrantLock$NonfairSync", 0xdef, 7))));
+        StringWriter text = new StringWriter();
+        TimeZone saved = TimeZone.getDefault();
+        TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
+        try {
+            ThreadDumpText.print(new PrintWriter(text), dump, new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"), true);
+        } finally {
+            TimeZone.setDefault(saved);
+        }
+        assertEquals(String.join("\n",
+                "1970-01-01 00:00:00",
+                "Full thread dump Test VM (17.0.1 mixed mode):",
+                "",
+                "\"owner\" #7 prio=5 cpu=1.50ms nid=0x1f waiting on condition",
+                "   java.lang.Thread.State: TIMED_WAITING (sleeping)",
+                "\tat java.lang.Thread.sleep(Native Method)",
+                "\tat a.B.hold(B.java:12)",
+                "\t- locked <0x0000000000000abc> (a java.lang.Object)",
+                "\tat a.B.run(Unknown Source)",
+                "",
+                "   Locked ownable synchronizers:",
+                "\t- <0x0000000000000def> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)",
+                "",
+                "\"wait\"er\" #8 daemon prio=5 waiting on condition",
+                "   java.lang.Thread.State: WAITING (parking)",
+                "\tat jdk.internal.misc.Unsafe.park(Native Method)",
+                "\t- parking to wait for  <0x0000000000000def> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)",
+                "\t- owned by \"owner\" #7",
+                "\t...",
+                "",
+                "   Locked ownable synchronizers:",
+                "\t- None",
+                "",
+                ""), text.toString());
+    }
+}
