@@ -2,39 +2,17 @@
  * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
  * not atomic across threads, which is what makes it gentle on the target. */
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "agent.h"
 #include "commands.h"
 #include "frames.h"
 #include "locks.h"
-#include "mutf8.h"
 #include "native_ids.h"
-#include "thread_facts.h"
+#include "thread_set.h"
 
 #define DEFAULT_MAX_DEPTH 8192
 #define LIMIT_MAX_DEPTH 65536
-
-typedef struct {
-    jthread thread;
-    thread_facts facts;
-    int alive;
-} stack_subject;
-
-static int wanted(const request *req, jlong id) {
-    size_t count = 0;
-    const int64_t *ids = request_ints(req, "threads", &count);
-    if (request_get(req, "threads") == NULL) {
-        return 1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (ids[i] == id) {
-            return 1;
-        }
-    }
-    return 0;
-}
 
 static int64_t now_millis(void) {
     struct timespec ts;
@@ -42,33 +20,18 @@ static int64_t now_millis(void) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void write_thread(command_ctx *ctx, stack_subject *s, const lock_facts *locks, task_table *tasks,
-                         jvmtiFrameInfo *frames, jint max_depth, int want_frames, int want_owned) {
-    char utf8_name[64];
-    json_writer *w = ctx->out;
-    mutf8_to_utf8(s->facts.name, utf8_name, sizeof utf8_name);
-    json_begin_object(w);
-    json_key(w, "thread");
-    json_begin_object(w);
-    thread_facts_write(w, &s->facts, task_table_match(tasks, utf8_name, s->facts.cpu_nanos));
-    json_end_object(w);
-    if (want_frames) {
-        jint count = 0;
-        jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, s->thread, 0, max_depth, frames, &count);
-        json_key(w, "frames");
-        frames_write(w, ctx->jni, frames, err == JVMTI_ERROR_NONE ? count : 0);
-        if (err == JVMTI_ERROR_NONE && count == max_depth) {
-            json_key(w, "truncated");
-            json_bool(w, 1);
-        }
+static void write_frames(command_ctx *ctx, jthread thread, jvmtiFrameInfo *frames, jint max_depth) {
+    jint count = 0;
+    jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, max_depth, frames, &count);
+    json_key(ctx->out, "frames");
+    frames_write(ctx->out, ctx->jni, frames, err == JVMTI_ERROR_NONE ? count : 0);
+    if (err == JVMTI_ERROR_NONE && count == max_depth) {
+        json_key(ctx->out, "truncated");
+        json_bool(ctx->out, 1);
     }
-    locks_write(w, locks, want_owned);
-    json_end_object(w);
 }
 
 void cmd_stacks(command_ctx *ctx) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    JNIEnv *jni = ctx->jni;
     int64_t requested_depth = request_int(ctx->req, "maxDepth", DEFAULT_MAX_DEPTH);
     int want_frames = request_bool(ctx->req, "frames", 1);
     int want_owned = request_bool(ctx->req, "owned", 1);
@@ -77,66 +40,47 @@ void cmd_stacks(command_ctx *ctx) {
         return;
     }
     jint max_depth = (jint)requested_depth;
-    jint count = 0;
-    jthread *threads = NULL;
-    jvmtiError err = (*jvmti)->GetAllThreads(jvmti, &count, &threads);
-    if (err != JVMTI_ERROR_NONE) {
-        command_fail_jvmti(ctx, "GetAllThreads", err);
+    jvmtiFrameInfo *frames = want_frames ? malloc((size_t)max_depth * sizeof *frames) : NULL;
+    if (want_frames && frames == NULL) {
+        command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
         return;
     }
-    stack_subject *subjects = calloc(count > 0 ? (size_t)count : 1, sizeof *subjects);
-    lock_subject *lock_subjects = calloc(count > 0 ? (size_t)count : 1, sizeof *lock_subjects);
-    lock_facts *locks = calloc(count > 0 ? (size_t)count : 1, sizeof *locks);
-    jvmtiFrameInfo *frames = want_frames ? malloc((size_t)max_depth * sizeof *frames) : NULL;
-    size_t chosen = 0;
-    if (subjects == NULL || lock_subjects == NULL || locks == NULL || (want_frames && frames == NULL)) {
-        command_fail(ctx, "out_of_memory", "cannot allocate room for the threads");
-    } else {
-        for (jint i = 0; i < count; i++) {
-            stack_subject *s = &subjects[chosen];
-            s->thread = threads[i];
-            if (thread_facts_get(jni, threads[i], &s->facts) != JVMTI_ERROR_NONE) {
-                continue;
-            }
-            if (!wanted(ctx->req, s->facts.id)) {
-                thread_facts_free(&s->facts);
-                continue;
-            }
-            lock_subjects[chosen] = (lock_subject) { s->thread, s->facts.id, s->facts.state };
-            chosen++;
+    thread_set set;
+    jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, "GetAllThreads", err);
+        free(frames);
+        return;
+    }
+    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
+    task_table tasks;
+    task_table_load(&tasks);
+    json_writer *w = ctx->out;
+    command_result(ctx);
+    json_begin_object(w);
+    json_key(w, "time");
+    json_int(w, now_millis());
+    json_key(w, "lockSource");
+    json_cstring(w, locks_source());
+    json_key(w, "lockFactsComplete");
+    json_bool(w, lock_status == 0);
+    json_key(w, "threads");
+    json_begin_array(w);
+    for (size_t i = 0; i < set.count; i++) {
+        json_begin_object(w);
+        json_key(w, "thread");
+        json_begin_object(w);
+        thread_facts_write(w, &set.facts[i], thread_facts_nid(&tasks, &set.facts[i]));
+        json_end_object(w);
+        if (want_frames) {
+            write_frames(ctx, set.threads[i], frames, max_depth);
         }
-        int lock_status = locks_collect(jni, lock_subjects, chosen, max_depth, want_owned, locks);
-        task_table tasks;
-        task_table_load(&tasks);
-        command_result(ctx);
-        json_begin_object(ctx->out);
-        json_key(ctx->out, "time");
-        json_int(ctx->out, now_millis());
-        json_key(ctx->out, "lockSource");
-        json_cstring(ctx->out, locks_source());
-        json_key(ctx->out, "lockFactsComplete");
-        json_bool(ctx->out, lock_status == 0);
-        json_key(ctx->out, "threads");
-        json_begin_array(ctx->out);
-        for (size_t i = 0; i < chosen; i++) {
-            write_thread(ctx, &subjects[i], &locks[i], &tasks, frames, max_depth, want_frames, want_owned);
-        }
-        json_end_array(ctx->out);
-        json_end_object(ctx->out);
-        task_table_free(&tasks);
+        locks_write(w, &set.locks[i], want_owned);
+        json_end_object(w);
     }
-    for (size_t i = 0; i < chosen; i++) {
-        thread_facts_free(&subjects[i].facts);
-    }
-    if (locks != NULL) {
-        locks_free(locks, chosen);
-    }
-    for (jint i = 0; i < count; i++) {
-        (*jni)->DeleteLocalRef(jni, threads[i]);
-    }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+    json_end_array(w);
+    json_end_object(w);
+    task_table_free(&tasks);
+    thread_set_free(ctx->jni, &set);
     free(frames);
-    free(locks);
-    free(lock_subjects);
-    free(subjects);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "mutf8.h"
 #include "thread_state.h"
 
 static void deallocate(void *p) {
@@ -11,27 +12,24 @@ static void deallocate(void *p) {
     }
 }
 
+/* Read from the field, not through getId(): a Thread subclass may override getId() with code
+ * that must not run on the agent's thread. */
 jlong thread_java_id(JNIEnv *jni, jthread thread) {
-    static jmethodID get_id;
-    if (get_id == NULL) {
+    static jfieldID tid;
+    if (tid == NULL) {
         jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
         if (thread_class == NULL) {
             (*jni)->ExceptionClear(jni);
             return -1;
         }
-        get_id = (*jni)->GetMethodID(jni, thread_class, "getId", "()J");
+        tid = (*jni)->GetFieldID(jni, thread_class, "tid", "J");
         (*jni)->DeleteLocalRef(jni, thread_class);
-        if (get_id == NULL) {
+        if (tid == NULL) {
             (*jni)->ExceptionClear(jni);
             return -1;
         }
     }
-    jlong id = (*jni)->CallLongMethod(jni, thread, get_id);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return -1;
-    }
-    return id;
+    return (*jni)->GetLongField(jni, thread, tid);
 }
 
 static char *group_name(JNIEnv *jni, jthreadGroup group) {
@@ -106,4 +104,10 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid) {
         json_key(w, "agent");
         json_bool(w, 1);
     }
+}
+
+pid_t thread_facts_nid(task_table *tasks, const thread_facts *facts) {
+    char utf8_name[64];
+    mutf8_to_utf8(facts->name, utf8_name, sizeof utf8_name);
+    return task_table_match(tasks, utf8_name, facts->cpu_nanos);
 }

@@ -1,42 +1,34 @@
-/* The `threads` command: every live platform thread with its facts. */
-#include <string.h>
-
+/* The `threads` command: every live platform thread with its facts and what it waits for. */
 #include "agent.h"
 #include "commands.h"
-#include "mutf8.h"
+#include "locks.h"
 #include "native_ids.h"
-#include "thread_facts.h"
+#include "thread_set.h"
 
 void cmd_threads(command_ctx *ctx) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    JNIEnv *jni = ctx->jni;
-    jint count = 0;
-    jthread *threads = NULL;
+    thread_set set;
     task_table tasks;
-    jvmtiError err = (*jvmti)->GetAllThreads(jvmti, &count, &threads);
+    jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
         return;
     }
+    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, 0, 0, set.locks);
     task_table_load(&tasks);
     command_result(ctx);
     json_begin_object(ctx->out);
+    json_key(ctx->out, "lockFactsComplete");
+    json_bool(ctx->out, lock_status == 0);
     json_key(ctx->out, "threads");
     json_begin_array(ctx->out);
-    for (jint i = 0; i < count; i++) {
-        thread_facts facts;
-        if (thread_facts_get(jni, threads[i], &facts) == JVMTI_ERROR_NONE) {
-            char utf8_name[64];
-            mutf8_to_utf8(facts.name, utf8_name, sizeof utf8_name);
-            json_begin_object(ctx->out);
-            thread_facts_write(ctx->out, &facts, task_table_match(&tasks, utf8_name, facts.cpu_nanos));
-            json_end_object(ctx->out);
-            thread_facts_free(&facts);
-        }
-        (*jni)->DeleteLocalRef(jni, threads[i]);
+    for (size_t i = 0; i < set.count; i++) {
+        json_begin_object(ctx->out);
+        thread_facts_write(ctx->out, &set.facts[i], thread_facts_nid(&tasks, &set.facts[i]));
+        locks_write(ctx->out, &set.locks[i], 0);
+        json_end_object(ctx->out);
     }
     json_end_array(ctx->out);
     json_end_object(ctx->out);
     task_table_free(&tasks);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+    thread_set_free(ctx->jni, &set);
 }

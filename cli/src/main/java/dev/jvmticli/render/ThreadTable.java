@@ -1,6 +1,7 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +12,11 @@ public final class ThreadTable {
     }
 
     public static void print(PrintWriter out, List<ThreadEntry> threads) {
-        Table table = new Table("ID", "NID", "STATE", "CPU_MS", "PRI", "DAEMON", "DETAIL", "GROUP", "NAME").alignRight(0, 1, 3, 4);
+        Table table = new Table("ID", "NID", "STATE", "CPU_MS", "PRI", "DAEMON", "DETAIL", "WAITING_FOR", "GROUP", "NAME")
+                .alignRight(0, 1, 3, 4);
         for (ThreadEntry t : threads) {
             table.add(Long.toString(t.id()), nid(t), t.state(), cpuMillis(t.cpuNanos()), Integer.toString(t.priority()),
-                    t.daemon() ? "daemon" : "-", detail(t), t.group() == null ? "-" : t.group(), t.name());
+                    t.daemon() ? "daemon" : "-", detail(t), waitingFor(t), t.group() == null ? "-" : t.group(), t.name());
         }
         table.print(out);
     }
@@ -40,6 +42,15 @@ public final class ThreadTable {
             parts.add("jvmti-cli agent");
         }
         return parts.isEmpty() ? "-" : String.join(",", parts);
+    }
+
+    /** {@code <0x…> (a pkg.Class) owner #id}, or "-". */
+    static String waitingFor(ThreadEntry t) {
+        WaitingFor wait = t.waitingFor();
+        if (wait == null) {
+            return "-";
+        }
+        return ThreadDumpText.describe(wait.lock()) + (wait.hasOwner() ? " owner #" + wait.ownerId() : "");
     }
 
     private static String nid(ThreadEntry t) {

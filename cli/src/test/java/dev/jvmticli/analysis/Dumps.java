@@ -18,7 +18,7 @@ final class Dumps {
     }
 
     static ThreadStack thread(long id, String state, WaitingFor wait, LockedMonitor... locked) {
-        ThreadEntry entry = new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", 0, 0, false);
+        ThreadEntry entry = new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", 0, 0, false, null);
         return new ThreadStack(entry, List.of(new Frame("a.B", "run", "B.java", (int) id, false)), false, List.of(locked), wait);
     }
 

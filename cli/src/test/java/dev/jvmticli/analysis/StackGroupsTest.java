@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class StackGroupsTest {
     private static ThreadStack stack(long id, String state, String... methods) {
         List<Frame> frames = java.util.Arrays.stream(methods).map(m -> new Frame("a.B", m, "B.java", 1, false)).toList();
-        return new ThreadStack(new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", 0, 0, false), frames, false, List.of(), null);
+        return new ThreadStack(new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", 0, 0, false, null), frames, false, List.of(), null);
     }
 
     @Test

@@ -85,6 +85,11 @@ class ThreadsIT {
         assertState(threads, "parker", "WAITING", List.of("parked"));
         assertState(threads, "blocked", "BLOCKED", List.of());
         assertState(threads, "holder", "TIMED_WAITING", List.of("sleeping"));
+        JsonNode blocked = Json.find(threads, "name", "blocked").path("waitingFor");
+        assertEquals("enter", blocked.path("kind").asText());
+        assertEquals(Json.find(threads, "name", "holder").path("id").asLong(), blocked.path("ownerId").asLong());
+        assertEquals("notify", Json.find(threads, "name", "waiter").path("waitingFor").path("kind").asText());
+        assertTrue(Json.find(threads, "name", "parker").path("waitingFor").isMissingNode(), "parked without a blocker");
         JsonNode agent = Json.find(threads, "name", "jvmti-cli agent");
         assertTrue(agent.path("agent").asBoolean());
         assertTrue(agent.path("daemon").asBoolean());

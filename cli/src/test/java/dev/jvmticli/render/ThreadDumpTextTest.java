@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 class ThreadDumpTextTest {
     @Test
     void printsJstackShapedThreadsWithLockLinesUnderTheirFrames() {
-        ThreadEntry owner = new ThreadEntry(7, "owner", "TIMED_WAITING", List.of("sleeping"), false, 5, "main", 1_500_000, 0x1f, false);
-        ThreadEntry waiter = new ThreadEntry(8, "wait\"er", "WAITING", List.of("parked"), true, 5, "main", -1, 0, false);
+        ThreadEntry owner = new ThreadEntry(7, "owner", "TIMED_WAITING", List.of("sleeping"), false, 5, "main", 1_500_000, 0x1f, false, null);
+        ThreadEntry waiter = new ThreadEntry(8, "wait\"er", "WAITING", List.of("parked"), true, 5, "main", -1, 0, false, null);
         StackDump dump = new StackDump(0, "jvmti", true, List.of(
                 new ThreadStack(owner, List.of(
                         new Frame("java.lang.Thread", "sleep", null, -2, true),

@@ -3,6 +3,7 @@ package dev.jvmticli.render;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -13,14 +14,15 @@ class ThreadTableTest {
     void alignsColumnsAndPrintsTheNameExactlyLast() {
         StringWriter text = new StringWriter();
         ThreadTable.print(new PrintWriter(text), List.of(
-                new ThreadEntry(1, "main", "RUNNABLE", List.of(), false, 5, "main", 12_345_678, 4242, false),
-                new ThreadEntry(23, "tab\there", "WAITING", List.of("parked", "interrupted"), true, 10, null, -1, 0, false),
-                new ThreadEntry(24, "jvmti-cli agent", "RUNNABLE", List.of(), true, 5, "system", 1_000_000, 77, true)));
+                new ThreadEntry(1, "main", "RUNNABLE", List.of(), false, 5, "main", 12_345_678, 4242, false, null),
+                new ThreadEntry(23, "tab\there", "WAITING", List.of("parked", "interrupted"), true, 10, null, -1, 0, false,
+                        new WaitingFor("park", "java.util.concurrent.locks.ReentrantLock$NonfairSync", 0xbeef, 1)),
+                new ThreadEntry(24, "jvmti-cli agent", "RUNNABLE", List.of(), true, 5, "system", 1_000_000, 77, true, null)));
         assertEquals(String.join("\n",
-                "ID   NID  STATE     CPU_MS  PRI  DAEMON  DETAIL              GROUP   NAME",
-                " 1  4242  RUNNABLE      12    5  -       -                   main    main",
-                "23     ?  WAITING        ?   10  daemon  parked,interrupted  -       tab\there",
-                "24    77  RUNNABLE       1    5  daemon  jvmti-cli agent     system  jvmti-cli agent",
+                "ID   NID  STATE     CPU_MS  PRI  DAEMON  DETAIL              WAITING_FOR                                                                             GROUP   NAME",
+                " 1  4242  RUNNABLE      12    5  -       -                   -                                                                                       main    main",
+                "23     ?  WAITING        ?   10  daemon  parked,interrupted  <0x000000000000beef> (a java.util.concurrent.locks.ReentrantLock$NonfairSync) owner #1  -       tab\there",
+                "24    77  RUNNABLE       1    5  daemon  jvmti-cli agent     -                                                                                       system  jvmti-cli agent",
                 ""), text.toString());
     }
 }

@@ -1,0 +1,69 @@
+#include "thread_set.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static int wanted(const request *req, jlong id) {
+    if (request_get(req, "threads") == NULL) {
+        return 1;
+    }
+    size_t count = 0;
+    const int64_t *ids = request_ints(req, "threads", &count);
+    for (size_t i = 0; i < count; i++) {
+        if (ids[i] == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) {
+    memset(set, 0, sizeof *set);
+    jvmtiError err = (*the_agent.jvmti)->GetAllThreads(the_agent.jvmti, &set->all_count, &set->all);
+    if (err != JVMTI_ERROR_NONE) {
+        return err;
+    }
+    size_t room = set->all_count > 0 ? (size_t)set->all_count : 1;
+    set->threads = calloc(room, sizeof *set->threads);
+    set->facts = calloc(room, sizeof *set->facts);
+    set->subjects = calloc(room, sizeof *set->subjects);
+    set->locks = calloc(room, sizeof *set->locks);
+    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL) {
+        thread_set_free(jni, set);
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    for (jint i = 0; i < set->all_count; i++) {
+        thread_facts *facts = &set->facts[set->count];
+        if (thread_facts_get(jni, set->all[i], facts) != JVMTI_ERROR_NONE) {
+            continue; /* ended since GetAllThreads */
+        }
+        if (!wanted(req, facts->id)) {
+            thread_facts_free(facts);
+            continue;
+        }
+        set->threads[set->count] = set->all[i];
+        set->subjects[set->count] = (lock_subject) { set->all[i], facts->id, facts->state };
+        set->count++;
+    }
+    return JVMTI_ERROR_NONE;
+}
+
+void thread_set_free(JNIEnv *jni, thread_set *set) {
+    for (size_t i = 0; i < set->count; i++) {
+        thread_facts_free(&set->facts[i]);
+    }
+    if (set->locks != NULL) {
+        locks_free(set->locks, set->count);
+    }
+    for (jint i = 0; i < set->all_count; i++) {
+        (*jni)->DeleteLocalRef(jni, set->all[i]);
+    }
+    (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)set->all);
+    free(set->threads);
+    free(set->facts);
+    free(set->subjects);
+    free(set->locks);
+    memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,29 @@
+/* The live threads a command is about, with their facts: every thread, or those whose Java id
+ * the request lists under "threads". */
+#ifndef JVMTICLI_THREAD_SET_H
+#define JVMTICLI_THREAD_SET_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+
+#include "locks.h"
+#include "request.h"
+#include "thread_facts.h"
+
+typedef struct {
+    jthread *all;              /* from GetAllThreads; local refs */
+    jint all_count;
+    jthread *threads;          /* the chosen ones, in GetAllThreads order */
+    thread_facts *facts;
+    lock_subject *subjects;    /* the same threads as lock_subject, for locks_collect */
+    lock_facts *locks;         /* zeroed, for locks_collect */
+    size_t count;
+} thread_set;
+
+/* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). */
+jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
+
+void thread_set_free(JNIEnv *jni, thread_set *set);
+
+#endif
