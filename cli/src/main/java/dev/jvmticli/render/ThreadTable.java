@@ -44,13 +44,14 @@ public final class ThreadTable {
         return parts.isEmpty() ? "-" : String.join(",", parts);
     }
 
-    /** {@code <0x…> (a pkg.Class) owner #id}, or "-". */
+    /** {@code SimpleName@hash owner #id} (the hash as in stacks' {@code <0x…>}), or "-". */
     static String waitingFor(ThreadEntry t) {
         WaitingFor wait = t.waitingFor();
         if (wait == null) {
             return "-";
         }
-        return ThreadDumpText.describe(wait.lock()) + (wait.hasOwner() ? " owner #" + wait.ownerId() : "");
+        String simpleName = wait.className().substring(wait.className().lastIndexOf('.') + 1);
+        return simpleName + "@" + Long.toHexString(wait.hash()) + (wait.hasOwner() ? " owner #" + wait.ownerId() : "");
     }
 
     private static String nid(ThreadEntry t) {

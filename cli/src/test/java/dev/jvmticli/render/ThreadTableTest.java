@@ -19,10 +19,10 @@ class ThreadTableTest {
                         new WaitingFor("park", "java.util.concurrent.locks.ReentrantLock$NonfairSync", 0xbeef, 1)),
                 new ThreadEntry(24, "jvmti-cli agent", "RUNNABLE", List.of(), true, 5, "system", 1_000_000, 77, true, null)));
         assertEquals(String.join("\n",
-                "ID   NID  STATE     CPU_MS  PRI  DAEMON  DETAIL              WAITING_FOR                                                                             GROUP   NAME",
-                " 1  4242  RUNNABLE      12    5  -       -                   -                                                                                       main    main",
-                "23     ?  WAITING        ?   10  daemon  parked,interrupted  <0x000000000000beef> (a java.util.concurrent.locks.ReentrantLock$NonfairSync) owner #1  -       tab\there",
-                "24    77  RUNNABLE       1    5  daemon  jvmti-cli agent     -                                                                                       system  jvmti-cli agent",
+                "ID   NID  STATE     CPU_MS  PRI  DAEMON  DETAIL              WAITING_FOR                              GROUP   NAME",
+                " 1  4242  RUNNABLE      12    5  -       -                   -                                        main    main",
+                "23     ?  WAITING        ?   10  daemon  parked,interrupted  ReentrantLock$NonfairSync@beef owner #1  -       tab\there",
+                "24    77  RUNNABLE       1    5  daemon  jvmti-cli agent     -                                        system  jvmti-cli agent",
                 ""), text.toString());
     }
 }
