@@ -17,6 +17,12 @@ agent the_agent;
 enum { STATE_IDLE, STATE_RUNNING, STATE_STOPPING };
 static int state = STATE_IDLE;
 
+void agent_deallocate(void *memory) {
+    if (memory != NULL) {
+        (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)memory);
+    }
+}
+
 static int set_state(int from, int to) {
     return __atomic_compare_exchange_n(&state, &from, to, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }

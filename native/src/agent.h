@@ -33,6 +33,9 @@ typedef struct {
 /* The one agent of this JVM; valid while the server runs. */
 extern agent the_agent;
 
+/* Gives back memory JVMTI allocated (NULL is fine). */
+void agent_deallocate(void *memory);
+
 /* Starts the server thread (needs a live JNIEnv). Returns an agent_status. */
 int agent_start_server(JNIEnv *jni);
 

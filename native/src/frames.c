@@ -26,12 +26,6 @@ typedef struct {
 static method_entry cache[CACHE_SLOTS];
 static size_t cache_used;
 
-static void deallocate(void *p) {
-    if (p != NULL) {
-        (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)p);
-    }
-}
-
 char *java_class_name(const char *signature) {
     size_t len = strlen(signature);
     const char *start = signature;
@@ -66,17 +60,17 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
     e->method = method;
     if ((*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) == JVMTI_ERROR_NONE) {
         e->method_name = copy(name);
-        deallocate(name);
+        agent_deallocate(name);
     }
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE) {
         if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
             e->class_name = java_class_name(signature);
-            deallocate(signature);
+            agent_deallocate(signature);
         }
         if (the_agent.held.can_get_source_file_name
                 && (*jvmti)->GetSourceFileName(jvmti, klass, &file) == JVMTI_ERROR_NONE) {
             e->file = copy(file);
-            deallocate(file);
+            agent_deallocate(file);
         }
     }
     if ((*jvmti)->GetMethodModifiers(jvmti, method, &modifiers) == JVMTI_ERROR_NONE) {
@@ -90,7 +84,7 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
         } else {
             e->line_count = 0;
         }
-        deallocate(lines);
+        agent_deallocate(lines);
     }
     if (klass != NULL) {
         (*jni)->DeleteLocalRef(jni, klass);

@@ -140,15 +140,21 @@ void json_key(json_writer *w, const char *key) {
     w->after_key = 1;
 }
 
-void json_string(json_writer *w, const char *utf8, size_t len) {
-    const unsigned char *s = (const unsigned char *)utf8;
+/* A string value, decoded code point by code point with next and re-encoded escaped. */
+static void put_string(json_writer *w, const char *text, size_t len,
+                       uint32_t (*next)(const unsigned char *, size_t, size_t *)) {
+    const unsigned char *s = (const unsigned char *)text;
     size_t pos = 0;
     before_value(w);
     put_char(w, '"');
     while (pos < len) {
-        put_code_point(w, utf8_next(s, len, &pos));
+        put_code_point(w, next(s, len, &pos));
     }
     put_char(w, '"');
+}
+
+void json_string(json_writer *w, const char *utf8, size_t len) {
+    put_string(w, utf8, len, utf8_next);
 }
 
 void json_cstring(json_writer *w, const char *utf8) {
@@ -164,15 +170,7 @@ void json_mutf8(json_writer *w, const char *mutf8) {
         json_null(w);
         return;
     }
-    const unsigned char *s = (const unsigned char *)mutf8;
-    size_t len = strlen(mutf8);
-    size_t pos = 0;
-    before_value(w);
-    put_char(w, '"');
-    while (pos < len) {
-        put_code_point(w, mutf8_next(s, len, &pos));
-    }
-    put_char(w, '"');
+    put_string(w, mutf8, strlen(mutf8), mutf8_next);
 }
 
 void json_int(json_writer *w, int64_t value) {

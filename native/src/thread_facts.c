@@ -6,12 +6,6 @@
 #include "mutf8.h"
 #include "thread_state.h"
 
-static void deallocate(void *p) {
-    if (p != NULL) {
-        (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)p);
-    }
-}
-
 /* Read from the field, not through getId(): a Thread subclass may override getId() with code
  * that must not run on the agent's thread. */
 jlong thread_java_id(JNIEnv *jni, jthread thread) {
@@ -53,7 +47,7 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     }
     err = (*jvmti)->GetThreadState(jvmti, thread, &facts->state);
     if (err != JVMTI_ERROR_NONE) {
-        deallocate(info.name);
+        agent_deallocate(info.name);
         if (info.thread_group != NULL) (*jni)->DeleteLocalRef(jni, info.thread_group);
         if (info.context_class_loader != NULL) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
         return err;
@@ -75,8 +69,8 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
 }
 
 void thread_facts_free(thread_facts *facts) {
-    deallocate(facts->name);
-    deallocate(facts->group);
+    agent_deallocate(facts->name);
+    agent_deallocate(facts->group);
     facts->name = NULL;
     facts->group = NULL;
 }
