@@ -11,6 +11,9 @@ void cmd_detach(command_ctx *ctx);
 /* threads.c */
 void cmd_threads(command_ctx *ctx);
 
+/* vm_info.c */
+void cmd_vm(command_ctx *ctx);
+
 /* stacks.c */
 void cmd_stacks(command_ctx *ctx);
 

@@ -15,6 +15,7 @@ static const command commands[] = {
     { "hello", cmd_hello },
     { "threads", cmd_threads },
     { "stacks", cmd_stacks },
+    { "vm", cmd_vm },
     { "detach", cmd_detach },
 };
 

@@ -140,6 +140,12 @@ void json_key(json_writer *w, const char *key) {
     w->after_key = 1;
 }
 
+void json_key_mutf8(json_writer *w, const char *key) {
+    json_mutf8(w, key);
+    put_char(w, ':');
+    w->after_key = 1;
+}
+
 /* A string value, decoded code point by code point with next and re-encoded escaped. */
 static void put_string(json_writer *w, const char *text, size_t len,
                        uint32_t (*next)(const unsigned char *, size_t, size_t *)) {

@@ -29,6 +29,8 @@ void json_end_object(json_writer *w);
 void json_begin_array(json_writer *w);
 void json_end_array(json_writer *w);
 void json_key(json_writer *w, const char *key);
+/* a key given in modified UTF-8 (a JVMTI string) */
+void json_key_mutf8(json_writer *w, const char *key);
 /* value as a standard UTF-8 string of len bytes; malformed bytes become U+FFFD */
 void json_string(json_writer *w, const char *utf8, size_t len);
 void json_cstring(json_writer *w, const char *utf8);

@@ -1,17 +1,10 @@
 package dev.jvmticli.cli;
 
-import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.client.AgentClient;
-import dev.jvmticli.client.StackDump;
-import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
 import dev.jvmticli.render.JsonOutput;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,46 +28,13 @@ final class DeadlocksCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target.resolve())) {
-            List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(client.stacks(null, 1, false, false)));
-            Set<Long> members = new LinkedHashSet<>();
-            cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
-            StackDump full = members.isEmpty() ? new StackDump(0, "", true, List.of())
-                    : client.stacks(members, MaxDepth.LIMIT, true, true);
+            DeadlockSearch.Result found = DeadlockSearch.run(client);
             if (json) {
-                List<List<ThreadStack>> detailed = cycles.stream()
-                        .map(cycle -> cycle.stream().map(t -> find(full, t)).toList())
-                        .toList();
-                JsonOutput.print(context.out(), Map.of("count", cycles.size(), "deadlocks", detailed));
+                JsonOutput.print(context.out(), Map.of("count", found.cycles().size(), "deadlocks", found.detailed()));
             } else {
-                DeadlockText.print(context.out(), cycles, full);
+                DeadlockText.print(context.out(), found.cycles(), found.stacks());
             }
-            return cycles.isEmpty() ? ExitCode.OK.code() : ExitCode.DEADLOCK_FOUND.code();
+            return found.cycles().isEmpty() ? ExitCode.OK.code() : ExitCode.DEADLOCK_FOUND.code();
         }
-    }
-
-    /**
-     * A snapshot is not atomic across threads, so a cycle could be assembled from moments that
-     * never coexisted. A real deadlock does not move: keep only cycles whose every edge is still
-     * there when their threads are asked again.
-     */
-    private static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates) {
-        if (candidates.isEmpty()) {
-            return candidates;
-        }
-        Set<Long> ids = new LinkedHashSet<>();
-        candidates.forEach(cycle -> cycle.forEach(t -> ids.add(t.thread().id())));
-        StackDump again = client.stacks(ids, 1, false, false);
-        List<Map<Long, Long>> stillThere = Deadlocks.find(again).stream().map(Deadlocks::edgesOf).toList();
-        List<List<ThreadStack>> confirmed = new ArrayList<>();
-        for (List<ThreadStack> cycle : candidates) {
-            if (stillThere.contains(Deadlocks.edgesOf(cycle))) {
-                confirmed.add(cycle);
-            }
-        }
-        return confirmed;
-    }
-
-    private static ThreadStack find(StackDump full, ThreadStack member) {
-        return full.threads().stream().filter(t -> t.thread().id() == member.thread().id()).findFirst().orElse(member);
     }
 }

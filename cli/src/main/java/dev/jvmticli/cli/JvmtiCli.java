@@ -18,6 +18,7 @@ import picocli.CommandLine.ScopeType;
             StacksCommand.class,
             MonitorsCommand.class,
             DeadlocksCommand.class,
+            DumpCommand.class,
             DetachCommand.class,
             DemoCommand.class,
             AgentPathCommand.class,

@@ -1,12 +1,12 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.ThreadTable;
-import dev.jvmticli.render.ThreadTable.TopEntry;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -93,21 +92,12 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
-        Map<Long, ThreadEntry> before = client.threads().threads().stream()
-                .collect(Collectors.toMap(ThreadEntry::id, Function.identity(), (a, b) -> a));
+        List<ThreadEntry> before = client.threads().threads();
         long start = System.nanoTime();
         sleep(interval);
         List<ThreadEntry> after = filter(client.threads().threads(), wanted, name);
         long elapsed = System.nanoTime() - start;
-        List<TopEntry> rows = after.stream()
-                .map(t -> {
-                    ThreadEntry earlier = before.get(t.id());
-                    long used = earlier == null || t.cpuNanos() < 0 ? Math.max(0, t.cpuNanos()) : t.cpuNanos() - earlier.cpuNanos();
-                    return new TopEntry(t, used, 100.0 * used / elapsed);
-                })
-                .sorted(Comparator.comparingLong(TopEntry::cpuNanosInInterval).reversed().thenComparingLong(r -> r.thread().id()))
-                .limit(top)
-                .toList();
+        List<CpuTop.Entry> rows = CpuTop.between(before, after, elapsed, top);
         if (json) {
             Map<String, Object> document = new LinkedHashMap<>();
             document.put("intervalMillis", elapsed / 1_000_000);

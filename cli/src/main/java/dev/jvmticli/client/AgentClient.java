@@ -88,6 +88,10 @@ public final class AgentClient implements Closeable {
         return call("stacks", arguments, StackDump.class);
     }
 
+    public VmInfo vm() {
+        return call("vm", Map.of(), VmInfo.class);
+    }
+
     public void detach() {
         call("detach", Map.of(), JsonNode.class);
     }

@@ -1,10 +1,12 @@
 package dev.jvmticli.render;
 
+import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The {@code threads} table, and the {@code threads --top} table. */
 public final class ThreadTable {
@@ -22,18 +24,14 @@ public final class ThreadTable {
     }
 
     /** One row per thread with its share of one CPU over the interval; busiest first. */
-    public static void printTop(PrintWriter out, List<TopEntry> rows, long intervalMillis) {
+    public static void printTop(PrintWriter out, List<CpuTop.Entry> rows, long intervalMillis) {
         out.println("CPU over " + intervalMillis + " ms:");
         Table table = new Table("ID", "NID", "CPU%", "CPU_MS", "STATE", "NAME").alignRight(0, 1, 2, 3);
-        for (TopEntry row : rows) {
-            table.add(Long.toString(row.thread().id()), nid(row.thread()), String.format("%.1f", row.cpuPercent()),
+        for (CpuTop.Entry row : rows) {
+            table.add(Long.toString(row.thread().id()), nid(row.thread()), String.format(Locale.ROOT, "%.1f", row.cpuPercent()),
                     cpuMillis(row.cpuNanosInInterval()), row.thread().state(), row.thread().name());
         }
         table.print(out);
-    }
-
-    /** A thread with the CPU it used during a --top interval. */
-    public record TopEntry(ThreadEntry thread, long cpuNanosInInterval, double cpuPercent) {
     }
 
     static String detail(ThreadEntry t) {

@@ -1,0 +1,153 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VmInfo;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.DeadlockText;
+import dev.jvmticli.render.DumpSummary;
+import dev.jvmticli.render.MonitorsText;
+import dev.jvmticli.render.ThreadDumpText;
+import dev.jvmticli.render.ThreadTable;
+import dev.jvmticli.render.VmText;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "dump", mixinStandardHelpOptions = true,
+        description = {"Write everything an incident ticket needs into a directory: per round threads, stacks (jstack -l text and JSON),",
+                "monitors, deadlocks and the busiest threads; once the JVM's facts; summary.md for a person and index.json listing every file."})
+final class DumpCommand implements Callable<Integer> {
+    private static final int BUSIEST = 10;
+
+    private final CliContext context;
+
+    @Mixin
+    TargetOption target;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "The directory to write (created if missing).")
+    Path out;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "1", description = "Rounds to take (default: ${DEFAULT-VALUE}).")
+    int count;
+
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
+            description = "Time between rounds; the busiest threads are measured over it (default: ${DEFAULT-VALUE}).")
+    Duration interval;
+
+    @Option(names = "--zip", description = "Also pack the directory into DIR.zip.")
+    boolean zip;
+
+    DumpCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        if (count < 1 || count > 1000) {
+            throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
+        }
+        TargetProcess process = target.resolve();
+        DumpDirectory directory = new DumpDirectory(out, process.pid());
+        try (AgentClient client = context.connect(process)) {
+            Hello hello = client.hello();
+            VmInfo vm = client.vm();
+            directory.writeJson("jvm.json", 0, "vm", Map.of("hello", hello, "vm", vm));
+            directory.write("jvm.txt", 0, "vm", printer -> VmText.print(printer, hello, vm));
+            List<DumpSummary.Round> rounds = new ArrayList<>();
+            Snapshot snapshot = Snapshot.take(client);
+            for (int round = 1; round <= count; round++) {
+                Outcome outcome = round(client, directory, round, snapshot);
+                rounds.add(outcome.round());
+                snapshot = outcome.next();
+                progress(round, directory);
+            }
+            directory.write("summary.md", 0, "summary",
+                    printer -> DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds));
+        } catch (CliFailure failure) {
+            directory.recordError(failure.getMessage());
+            throw failure;
+        }
+        if (zip) {
+            context.out().println("wrote " + directory.root() + " and " + directory.zip());
+        } else {
+            context.out().println("wrote " + directory.root() + " (" + directory.entries().size() + " files; start with summary.md)");
+        }
+        return ExitCode.OK.code();
+    }
+
+    /** The threads at one moment (System.nanoTime). */
+    private record Snapshot(List<ThreadEntry> threads, long at) {
+        static Snapshot take(AgentClient client) {
+            return new Snapshot(client.threads().threads(), System.nanoTime());
+        }
+    }
+
+    /** What a round found, and the snapshot that ends its interval and starts the next round. */
+    private record Outcome(DumpSummary.Round round, Snapshot next) {
+    }
+
+    /** One round, starting from the snapshot taken at its start (which it writes too). */
+    private Outcome round(AgentClient client, DumpDirectory directory, int round, Snapshot start) throws IOException {
+        List<ThreadEntry> threads = start.threads();
+        String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
+        directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
+        directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
+        StackDump stacks = client.stacks(null, MaxDepth.LIMIT, true, true);
+        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, client.jvm(), true));
+        directory.writeJson(prefix + "stacks.json", round, "stacks --json", stacks);
+        List<LockTable.Lock> locks = LockTable.of(stacks);
+        directory.write(prefix + "monitors.txt", round, "monitors; monitors --by-lock", printer -> {
+            MonitorsText.printByThread(printer, stacks);
+            printer.println();
+            MonitorsText.printByLock(printer, locks);
+        });
+        directory.writeJson(prefix + "monitors.json", round, "monitors --by-lock --json", Map.of("locks", locks));
+        DeadlockSearch.Result deadlocks = DeadlockSearch.run(client);
+        directory.write(prefix + "deadlocks.txt", round, "deadlocks", printer -> DeadlockText.print(printer, deadlocks.cycles(), deadlocks.stacks()));
+        directory.writeJson(prefix + "deadlocks.json", round, "deadlocks --json",
+                Map.of("count", deadlocks.cycles().size(), "deadlocks", deadlocks.detailed()));
+
+        // the last round measures the busiest threads over at most a second: nobody waits for a next round
+        Duration window = round < count || interval.compareTo(Duration.ofSeconds(1)) < 0 ? interval : Duration.ofSeconds(1);
+        sleepUntil(start.at() + window.toNanos());
+        Snapshot next = Snapshot.take(client);
+        long elapsed = next.at() - start.at();
+        List<CpuTop.Entry> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
+        directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST,
+                printer -> ThreadTable.printTop(printer, busiest, elapsed / 1_000_000));
+        return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, elapsed / 1_000_000), next);
+    }
+
+    private void progress(int round, DumpDirectory directory) {
+        if (System.console() != null) {
+            context.err().println("round " + round + "/" + count + " written (" + directory.entries().size() + " files so far)");
+        }
+    }
+
+    private static void sleepUntil(long deadlineNanos) {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(ExitCode.FAILURE, "interrupted");
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.StackGroups;
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/** summary.md of a dump: what a person reads first. */
+public final class DumpSummary {
+    private static final int TOP = 5;
+
+    /** What one round found. */
+    public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry> busiest,
+                        long busiestOverMillis) {
+    }
+
+    private DumpSummary() {
+    }
+
+    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds) {
+        Round last = rounds.get(rounds.size() - 1);
+        out.println("# jvmti-cli dump of JVM " + pid);
+        out.println();
+        out.println("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")");
+        out.println("- Uptime at the start: " + Duration.ofMillis(Math.max(0, uptimeMillis)).toString().substring(2).toLowerCase(Locale.ROOT));
+        out.println("- Rounds: " + rounds.size() + "; lock facts from " + last.stacks().lockSource()
+                + " (agent " + hello.phase() + " mode)");
+        out.println();
+
+        out.println("## Deadlocks");
+        boolean anyDeadlock = false;
+        for (Round round : rounds) {
+            for (List<ThreadStack> cycle : round.deadlocks()) {
+                anyDeadlock = true;
+                out.println("- round " + round.number() + ": " + cycle.stream()
+                        .map(t -> ThreadDumpText.quote(t.thread().name()) + " #" + t.thread().id())
+                        .collect(Collectors.joining(" -> ")) + " -> back to the first");
+            }
+        }
+        if (!anyDeadlock) {
+            out.println("None found in any round.");
+        }
+        out.println();
+
+        out.println("## Most contended locks (last round)");
+        List<LockTable.Lock> locks = LockTable.of(last.stacks()).stream().filter(l -> l.contention() > 0).limit(TOP).toList();
+        if (locks.isEmpty()) {
+            out.println("No thread is waiting to enter a monitor or acquire a synchronizer.");
+        } else {
+            out.println("| lock | owner | waiting to enter |");
+            out.println("|---|---|---|");
+            for (LockTable.Lock lock : locks) {
+                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() == null ? "none" : cell(lock.owner()))
+                        + " | " + lock.contention() + " |");
+            }
+        }
+        out.println();
+
+        out.println("## Busiest threads (over the last " + last.busiestOverMillis() + " ms)");
+        out.println("| thread | state | CPU % |");
+        out.println("|---|---|---|");
+        for (CpuTop.Entry entry : last.busiest()) {
+            out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
+                    + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+        }
+        out.println();
+
+        out.println("## Largest groups of threads with identical stacks (last round)");
+        out.println("| threads | state | top frame |");
+        out.println("|---|---|---|");
+        for (StackGroups.Group group : StackGroups.of(last.stacks().threads()).stream().limit(TOP).toList()) {
+            List<Frame> frames = group.frames();
+            String top = frames.isEmpty() ? "(no Java frames)" : ThreadDumpText.frameLine(frames.get(0)).substring("\tat ".length());
+            out.println("| " + group.count() + " | " + group.state() + " | `" + top + "` |");
+        }
+        out.println();
+
+        out.println("## Threads BLOCKED in every round");
+        Map<Long, ThreadEntry> stuck = blockedThroughout(rounds);
+        if (rounds.size() < 2) {
+            out.println("Needs two rounds or more (--count).");
+        } else if (stuck.isEmpty()) {
+            out.println("None.");
+        } else {
+            stuck.values().forEach(t -> out.println("- " + cell(t)));
+        }
+        out.flush();
+    }
+
+    static Map<Long, ThreadEntry> blockedThroughout(List<Round> rounds) {
+        Map<Long, ThreadEntry> candidates = new TreeMap<>();
+        rounds.get(0).stacks().threads().stream()
+                .filter(t -> t.thread().state().equals("BLOCKED"))
+                .forEach(t -> candidates.put(t.thread().id(), t.thread()));
+        for (Round round : rounds.subList(1, rounds.size())) {
+            Set<Long> blocked = round.stacks().threads().stream()
+                    .filter(t -> t.thread().state().equals("BLOCKED"))
+                    .map(t -> t.thread().id())
+                    .collect(Collectors.toSet());
+            candidates.keySet().retainAll(blocked);
+        }
+        return candidates;
+    }
+
+    private static String cell(ThreadEntry t) {
+        return "`" + t.name().replace("`", "'").replace("|", "\\|").replace("\n", " ") + "` #" + t.id();
+    }
+}

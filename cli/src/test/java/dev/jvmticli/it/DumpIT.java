@@ -1,0 +1,107 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.LocksTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** `dump`: the files of an incident, the manifest, the summary, and what a dump cut short leaves. */
+class DumpIT {
+    @TempDir
+    Path work;
+
+    private static Set<String> filesUnder(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).map(p -> root.relativize(p).toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+
+    private static Set<String> listed(Path root) throws IOException {
+        Set<String> files = new TreeSet<>();
+        Json.parse(Files.readString(root.resolve("index.json"))).path("files").forEach(f -> files.add(f.path("file").asText()));
+        return files;
+    }
+
+    @Test
+    void dumpsEveryRoundWithAManifestASummaryAndAZip() throws Exception {
+        Path out = work.resolve("incident");
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), LocksTarget.class)) {
+            Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "300ms", "--zip");
+            assertEquals(0, result.exit(), result.toString());
+        }
+        Set<String> files = filesUnder(out);
+        Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md"));
+        for (String round : new String[] {"round-001/", "round-002/"}) {
+            for (String file : new String[] {"threads.txt", "threads.json", "stacks.txt", "stacks.json", "monitors.txt", "monitors.json",
+                    "deadlocks.txt", "deadlocks.json", "busiest.txt"}) {
+                expected.add(round + file);
+            }
+        }
+        assertEquals(expected, files);
+        Set<String> listed = listed(out);
+        listed.add("index.json");
+        assertEquals(files, listed, "the manifest lists every file");
+
+        String summary = Files.readString(out.resolve("summary.md"));
+        assertTrue(summary.contains("## Deadlocks\n- round 1: "), summary);
+        assertEquals(6, summary.split("-> back to the first", -1).length - 1, "3 deadlocks in each of 2 rounds:\n" + summary);
+        assertTrue(summary.contains("| `<0x") && summary.contains("| `holder` #"), summary);
+        String stuck = summary.substring(summary.indexOf("## Threads BLOCKED in every round"));
+        assertTrue(stuck.contains("`contender-1` #") && stuck.contains("`mon-dl-a` #"), stuck);
+        assertFalse(stuck.contains("holder"), stuck);
+
+        assertTrue(Files.readString(out.resolve("round-002/stacks.txt")).contains("Full thread dump"));
+        assertTrue(Files.readString(out.resolve("round-001/stacks.txt")).contains("   Locked ownable synchronizers:"));
+        JsonNode jvm = Json.parse(Files.readString(out.resolve("jvm.json")));
+        assertTrue(jvm.path("vm").path("uptimeMillis").asLong() > 0);
+        assertTrue(jvm.path("vm").path("properties").path("java.vm.name").asText().contains("VM"));
+        assertTrue(jvm.path("vm").path("flags").has("MaxHeapSize"));
+        assertTrue(jvm.path("hello").path("capabilities").size() > 0);
+        assertEquals(3, Json.parse(Files.readString(out.resolve("round-001/deadlocks.json"))).path("count").asInt());
+
+        try (ZipFile zip = new ZipFile(work.resolve("incident.zip").toFile())) {
+            assertEquals(files.size(), zip.size());
+            assertTrue(zip.getEntry("incident/summary.md") != null);
+        }
+    }
+
+    @Test
+    void aDumpCutShortByTheTargetsDeathLeavesOnlyWholeListedFiles() throws Exception {
+        Path out = work.resolve("cut");
+        TargetJvm target = TargetJvm.start(Jdks.current(), LocksTarget.class);
+        CompletableFuture<Result> dump = CompletableFuture.supplyAsync(() ->
+                CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "20", "--interval", "1s"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!(Files.exists(out.resolve("index.json")) && listed(out).contains("round-001/busiest.txt")) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        target.close();
+        Result result = dump.get(30, TimeUnit.SECONDS);
+        assertTrue(result.exit() == 9 || result.exit() == 3, result.toString());
+        assertEquals(1, result.err().lines().count(), result.err());
+        Set<String> files = filesUnder(out);
+        Set<String> listed = listed(out);
+        listed.add("index.json");
+        assertEquals(files, listed, "no partial or temporary file, and the manifest lists exactly what is there");
+        assertFalse(Json.parse(Files.readString(out.resolve("index.json"))).path("errors").isEmpty());
+    }
+}
