@@ -96,7 +96,7 @@ final class ThreadsCommand implements Callable<Integer> {
         Map<Long, ThreadEntry> before = client.threads().threads().stream()
                 .collect(Collectors.toMap(ThreadEntry::id, Function.identity(), (a, b) -> a));
         long start = System.nanoTime();
-        sleep(interval);
+        client.pause(interval);
         List<ThreadEntry> after = filter(client.threads().threads(), wanted, name);
         long elapsed = System.nanoTime() - start;
         List<TopEntry> rows = after.stream()
@@ -136,14 +136,5 @@ final class ThreadsCommand implements Callable<Integer> {
                 .filter(t -> states == null || states.contains(t.state()))
                 .filter(t -> name == null || name.matcher(t.name()).matches())
                 .collect(Collectors.toList());
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure(ExitCode.FAILURE, "interrupted");
-        }
     }
 }
