@@ -223,6 +223,8 @@ void cmd_hello(command_ctx *ctx) {
     json_end_object(w);
     json_key(w, "capabilities");
     capabilities_write(w, &the_agent.held);
+    json_key(w, "commands");
+    dispatch_write_commands(w);
     json_end_object(w);
 }
 
