@@ -27,14 +27,20 @@ static int set_state(int from, int to) {
     return __atomic_compare_exchange_n(&state, &from, to, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
-/* Options are "key=value" pairs separated by commas; only "v" (protocol version) is known. */
+/* Options are "key=value" pairs separated by commas. The only key is "v", the protocol version,
+ * and it must be 1. Anything else is refused, not ignored: no option can make this agent do
+ * something (write a file, open a port) that this build does not know about. */
 static int options_supported(const char *options) {
-    if (options == NULL || *options == '\0') {
-        return 1;
-    }
-    const char *v = strstr(options, "v=");
-    if (v != NULL && (v == options || v[-1] == ',')) {
-        return strncmp(v + 2, "1", 1) == 0 && (v[3] == '\0' || v[3] == ',');
+    const char *p = options == NULL ? "" : options;
+    while (*p != '\0') {
+        size_t n = strcspn(p, ",");
+        if (n != 3 || strncmp(p, "v=1", 3) != 0) {
+            return 0;
+        }
+        p += n;
+        if (*p == ',') {
+            p++;
+        }
     }
     return 1;
 }
@@ -53,9 +59,11 @@ static int acquire_env(JavaVM *vm, agent_phase phase) {
     return AGENT_OK;
 }
 
+/* Nothing is left to do if either call fails: disposing the environment gives back its
+ * capabilities and events anyway, and there is nobody to report to. */
 static void dispose_env(void) {
-    (*the_agent.jvmti)->RelinquishCapabilities(the_agent.jvmti, &the_agent.held);
-    (*the_agent.jvmti)->DisposeEnvironment(the_agent.jvmti);
+    (void)(*the_agent.jvmti)->RelinquishCapabilities(the_agent.jvmti, &the_agent.held);
+    (void)(*the_agent.jvmti)->DisposeEnvironment(the_agent.jvmti);
     the_agent.jvmti = NULL;
 }
 
@@ -110,7 +118,8 @@ void agent_release(JNIEnv *jni) {
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
     (void)thread;
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
+    /* VMInit is sent once; failing to switch it off costs nothing. */
+    (void)(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_VM_INIT, NULL);
     if (agent_start_server(jni) != AGENT_OK) {
         dispose_env();
         set_state(STATE_RUNNING, STATE_IDLE);
@@ -165,7 +174,10 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         return AGENT_ERR_OPTIONS;
     }
     if (!wait_until_idle()) {
-        return AGENT_OK; /* already serving */
+        /* Already serving: one server per JVM. The CLI loads again when it finds no socket file
+         * (a temp cleaner removed it), so have the server put it back now. */
+        server_check_socket_soon();
+        return AGENT_OK;
     }
     int status = acquire_env(vm, PHASE_ATTACH);
     if (status == AGENT_OK) {
@@ -222,6 +234,8 @@ void cmd_hello(command_ctx *ctx) {
     json_end_object(w);
     json_key(w, "capabilities");
     capabilities_write(w, &the_agent.held);
+    json_key(w, "commands");
+    dispatch_write_commands(w);
     json_end_object(w);
 }
 

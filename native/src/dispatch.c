@@ -102,6 +102,14 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
     dispatch_error(out, id, "unknown_command", "unknown command");
 }
 
+void dispatch_write_commands(json_writer *out) {
+    json_begin_array(out);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        json_cstring(out, commands[i].name);
+    }
+    json_end_array(out);
+}
+
 void dispatch_client_gone(int client_id) {
     (void)client_id;
 }

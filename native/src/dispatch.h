@@ -33,6 +33,10 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
 /* A whole error answer for a request that could not be parsed. */
 void dispatch_error(json_writer *out, int64_t id, const char *code, const char *message);
 
+/* Writes the names of every command as a JSON array (hello lists them, so that tests can send
+ * hostile arguments to each command that exists, including those added later). */
+void dispatch_write_commands(json_writer *out);
+
 /* The client's connection closed: end whatever it had running. */
 void dispatch_client_gone(int client_id);
 

@@ -147,9 +147,11 @@ static int parse_int(parser *p, int64_t *out) {
         negative = 1;
         p->pos++;
     }
+    /* the magnitude of INT64_MIN is one more than INT64_MAX */
+    uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     while (p->pos < p->len && p->s[p->pos] >= '0' && p->s[p->pos] <= '9') {
         uint64_t d = (uint64_t)(p->s[p->pos] - '0');
-        if (v > (UINT64_MAX - d) / 10 || v * 10 + d > (uint64_t)INT64_MAX) {
+        if (v > (limit - d) / 10) {
             return fail(p, "number out of range");
         }
         v = v * 10 + d;
@@ -162,7 +164,7 @@ static int parse_int(parser *p, int64_t *out) {
     if (p->pos < p->len && (p->s[p->pos] == '.' || p->s[p->pos] == 'e' || p->s[p->pos] == 'E')) {
         return fail(p, "only integers are accepted");
     }
-    *out = negative ? -(int64_t)v : (int64_t)v;
+    *out = !negative ? (int64_t)v : v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
     return 0;
 }
 

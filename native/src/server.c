@@ -19,8 +19,9 @@
 #define BACKLOG 128
 #define POLL_MILLIS 1000
 #define IDLE_LIMIT_SECONDS 10
-#define SEND_TIMEOUT_SECONDS 5
+#define ANSWER_SEND_LIMIT_MILLIS 10000
 #define SOCKET_CHECK_SECONDS 2
+#define ACCEPT_PAUSE_SECONDS 1
 
 typedef struct {
     int fd;
@@ -29,6 +30,7 @@ typedef struct {
     size_t len;
     time_t last_activity;
     int answered;     /* has sent at least one whole request */
+    int64_t send_deadline; /* monotonic ms by which the current answer must be sent */
 } client;
 
 static struct {
@@ -37,14 +39,25 @@ static struct {
     char path[108];
     ino_t inode;
     volatile int stop;
+    int check_now;        /* set by another thread: look at the socket file at once */
+    time_t accept_paused_until;
     client clients[MAX_CLIENTS];
     int next_client_id;
 } server = { .listen_fd = -1 };
+
+/* One answer at a time, on the agent thread. */
+static json_writer writer;
 
 static time_t now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec;
+}
+
+static int64_t now_millis(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The directory must be ours, a real directory, and closed to everyone else. */
@@ -63,7 +76,9 @@ static int ensure_private_dir(const char *dir) {
 }
 
 /* Binds under a temporary name, restricts it to 0600, then renames it into place, so the
- * final name never points at a socket with wider permissions. */
+ * final name never points at a socket with wider permissions. The fchmod before bind makes
+ * Linux create the file as 0600 already (unix_bind takes the socket inode's mode), so not even
+ * the temporary name is ever wider, whatever the JVM's umask. */
 static int create_socket(void) {
     struct sockaddr_un addr;
     struct stat st;
@@ -77,6 +92,10 @@ static int create_socket(void) {
         return -1;
     }
     unlink(tmp);
+    if (fchmod(fd, 0600) != 0) {
+        close(fd);
+        return -1;
+    }
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
     memcpy(addr.sun_path, tmp, strlen(tmp) + 1);
@@ -107,6 +126,8 @@ int server_open(void) {
         return AGENT_ERR_SOCKET;
     }
     server.stop = 0;
+    server.check_now = 0;
+    server.accept_paused_until = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
         server.clients[i].fd = -1;
     }
@@ -147,17 +168,22 @@ static void drop_client(client *c) {
     c->len = 0;
 }
 
+void server_check_socket_soon(void) {
+    __atomic_store_n(&server.check_now, 1, __ATOMIC_SEQ_CST);
+}
+
 static void accept_client(void) {
-    int fd = accept4(server.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    int fd = accept4(server.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
+        /* Out of descriptors or memory: the pending connection stays readable, so polling the
+         * listener again at once would spin; leave it alone for a moment instead. */
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            server.accept_paused_until = now_seconds() + ACCEPT_PAUSE_SECONDS;
+        }
         return;
     }
+    /* Anyone the JVM itself would not let in (another uid, not root) is closed unanswered. */
     if (!peer_allowed(fd)) {
-        close(fd);
-        return;
-    }
-    struct timeval timeout = { SEND_TIMEOUT_SECONDS, 0 };
-    if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout) != 0) {
         close(fd);
         return;
     }
@@ -179,31 +205,46 @@ static void accept_client(void) {
     close(fd);
 }
 
+/* Sends to a client whose socket is non-blocking; a client that does not read its answer gets
+ * ANSWER_SEND_LIMIT_MILLIS in all for it, so it can hold up the other clients only that long. */
 static int send_all(void *ctx, const char *data, size_t len) {
-    int fd = *(int *)ctx;
+    client *c = ctx;
     while (len > 0) {
-        ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            data += n;
+            len -= (size_t)n;
+            continue;
+        }
         if (n < 0 && errno == EINTR) {
             continue;
         }
-        if (n <= 0) {
-            return -1;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int64_t left = c->send_deadline - now_millis();
+            struct pollfd out = { c->fd, POLLOUT, 0 };
+            if (left <= 0 || (poll(&out, 1, (int)(left < POLL_MILLIS ? left : POLL_MILLIS)) < 0 && errno != EINTR)) {
+                return -1;
+            }
+            continue;
         }
-        data += n;
-        len -= (size_t)n;
+        return -1;
     }
     return 0;
 }
 
+static void begin_answer(client *c) {
+    c->send_deadline = now_millis() + ANSWER_SEND_LIMIT_MILLIS;
+    json_init(&writer, send_all, c);
+}
+
 /* Answers every whole line in the client's buffer; returns -1 when the client must go. */
 static int serve_lines(JNIEnv *jni, client *c) {
-    static json_writer writer;
     size_t start = 0;
     for (size_t i = 0; i < c->len; i++) {
         if (c->buf[i] != '\n') {
             continue;
         }
-        json_init(&writer, send_all, &c->fd);
+        begin_answer(c);
         dispatch_line(jni, c->id, c->buf + start, i - start, &writer);
         if (json_flush(&writer) != 0) {
             return -1;
@@ -235,13 +276,9 @@ static void read_client(JNIEnv *jni, client *c) {
         return;
     }
     if (c->len > REQUEST_MAX_LINE) {
-        json_writer *w = malloc(sizeof *w);
-        if (w != NULL) {
-            json_init(w, send_all, &c->fd);
-            dispatch_error(w, 0, "bad_request", "request longer than 65536 bytes");
-            json_flush(w);
-            free(w);
-        }
+        begin_answer(c);
+        dispatch_error(&writer, 0, "bad_request", "request longer than 65536 bytes");
+        (void)json_flush(&writer); /* the client is dropped whether or not it got the answer */
         drop_client(c);
     }
 }
@@ -269,7 +306,7 @@ void server_run(JNIEnv *jni) {
             slots_free |= server.clients[i].fd < 0;
         }
         /* With every slot taken, new clients wait in the listen backlog. */
-        fds[count].fd = slots_free ? server.listen_fd : -1;
+        fds[count].fd = slots_free && now_seconds() >= server.accept_paused_until ? server.listen_fd : -1;
         fds[count].events = POLLIN;
         owners[count++] = NULL;
         for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -292,7 +329,8 @@ void server_run(JNIEnv *jni) {
             accept_client();
         }
         drop_stalled_clients();
-        if (now_seconds() - last_check >= SOCKET_CHECK_SECONDS) {
+        if (__atomic_exchange_n(&server.check_now, 0, __ATOMIC_SEQ_CST)
+                || now_seconds() - last_check >= SOCKET_CHECK_SECONDS) {
             check_socket_file();
             last_check = now_seconds();
         }

@@ -15,6 +15,10 @@ void server_run(JNIEnv *jni);
 /* Asks server_run to return after the current request. */
 void server_request_stop(void);
 
+/* Asks the server thread to check its socket file now rather than at its next periodic check
+ * (a re-attach after a temp cleaner removed it). Safe from any thread. */
+void server_check_socket_soon(void);
+
 /* Closes every connection and removes the socket file. */
 void server_close(void);
 

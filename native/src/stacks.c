@@ -54,7 +54,7 @@ void cmd_stacks(command_ctx *ctx) {
     }
     int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
     task_table tasks;
-    task_table_load(&tasks);
+    (void)task_table_load(&tasks); /* on failure every nid is 0, "not matched" */
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);

@@ -157,6 +157,13 @@ static void test_request_valid(void) {
     CHECK(strcmp(request_string_at(&req, "names", 0), "a\tb") == 0);
     CHECK(strcmp(request_string_at(&req, "names", 1), "\xF0\x9F\x9A\x80\xC3\xA9") == 0);
     CHECK(request_string_at(&req, "names", 2) == NULL);
+
+    /* the whole int64 range, both ends */
+    const char *extremes = "{\"min\":-9223372036854775808,\"max\":9223372036854775807,\"zero\":-0}";
+    CHECK(request_parse(extremes, strlen(extremes), &req, &error) == 0);
+    CHECK(request_int(&req, "min", 0) == INT64_MIN);
+    CHECK(request_int(&req, "max", 0) == INT64_MAX);
+    CHECK(request_int(&req, "zero", 1) == 0);
 }
 
 static void test_request_invalid(void) {
@@ -166,6 +173,8 @@ static void test_request_invalid(void) {
     CHECK(fails_with("{\"v\":1}}", "trailing data after object"));
     CHECK(fails_with("{\"v\":\"abc", "unterminated string"));
     CHECK(fails_with("{\"v\":99999999999999999999}", "number out of range"));
+    CHECK(fails_with("{\"v\":9223372036854775808}", "number out of range"));
+    CHECK(fails_with("{\"v\":-9223372036854775809}", "number out of range"));
     CHECK(fails_with("{\"v\":1.5}", "only integers are accepted"));
     CHECK(fails_with("{\"v\":1,\"v\":2}", "duplicate key"));
     CHECK(fails_with("{\"v\":{\"nested\":1}}", "malformed number"));

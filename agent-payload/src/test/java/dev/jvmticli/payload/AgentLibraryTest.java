@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,6 +78,30 @@ class AgentLibraryTest {
         Files.setPosixFilePermissions(expected, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertThrows(IOException.class, probe::extract);
         assertTrue(Files.exists(expected, LinkOption.NOFOLLOW_LINKS));
+    }
+
+    @Test
+    void refusesADirectoryOfAnotherUser() throws IOException {
+        assumeTrue(((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0, "chown needs root");
+        AgentLibrary probe = new AgentLibrary(base);
+        Path expected = probe.extract().getParent();
+        Files.setAttribute(expected, "unix:uid", 65534);
+        IOException refused = assertThrows(IOException.class, probe::extract);
+        assertTrue(refused.getMessage().contains("refusing to use"), refused.getMessage());
+    }
+
+    @Test
+    void neverWritesThroughALinkPlantedAtTheTemporaryName() throws IOException {
+        Path library = new AgentLibrary(base).extract();
+        Files.delete(library);
+        String name = library.getFileName().toString();
+        Path temporary = library.resolveSibling(name.substring(0, name.length() - 3) + "." + ProcessHandle.current().pid() + ".tmp");
+        Path victim = Files.writeString(base.resolve("victim"), "do not touch");
+        Files.createSymbolicLink(temporary, victim);
+        Path again = new AgentLibrary(base).extract();
+        assertArrayEquals(bundled(), Files.readAllBytes(again));
+        assertEquals("do not touch", Files.readString(victim));
+        assertFalse(Files.exists(temporary, LinkOption.NOFOLLOW_LINKS));
     }
 
     private static void deleteTree(Path directory) throws IOException {

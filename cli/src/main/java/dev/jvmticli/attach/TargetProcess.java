@@ -47,6 +47,20 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         return root.resolve("tmp").resolve(".jvmti-cli-" + uid).resolve(nsPid + ".sock");
     }
 
+    /**
+     * Whether the process sees the same file system as this CLI. When it does not (a container),
+     * a path must be given to it as it resolves inside its mount namespace, and files it is to
+     * open must be placed under {@link #root()}. Unknown (unreadable) counts as shared.
+     */
+    public boolean sharesMountNamespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "mnt")));
+        } catch (IOException | UnsupportedOperationException e) {
+            return true;
+        }
+    }
+
     public boolean isAlive() {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }

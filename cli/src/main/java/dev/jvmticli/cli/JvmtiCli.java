@@ -74,6 +74,9 @@ public final class JvmtiCli implements Runnable {
         commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
             if (exception instanceof CliFailure failure) {
                 context.err().println("jvmti-cli: " + failure.getMessage());
+                if (failure.exitCode() == ExitCode.USAGE) {
+                    context.err().println("Try '" + failed.getCommandSpec().qualifiedName() + " --help'.");
+                }
                 if (context.verbose()) {
                     exception.printStackTrace(context.err());
                 }

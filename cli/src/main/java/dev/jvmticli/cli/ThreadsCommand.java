@@ -94,7 +94,7 @@ final class ThreadsCommand implements Callable<Integer> {
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
         List<ThreadEntry> before = client.threads().threads();
         long start = System.nanoTime();
-        sleep(interval);
+        client.pause(interval);
         List<ThreadEntry> after = filter(client.threads().threads(), wanted, name);
         long elapsed = System.nanoTime() - start;
         List<CpuTop.Entry> rows = CpuTop.between(before, after, elapsed, top);
@@ -126,14 +126,5 @@ final class ThreadsCommand implements Callable<Integer> {
                 .filter(t -> states == null || states.contains(t.state()))
                 .filter(t -> name == null || name.matcher(t.name()).matches())
                 .collect(Collectors.toList());
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure(ExitCode.FAILURE, "interrupted");
-        }
     }
 }

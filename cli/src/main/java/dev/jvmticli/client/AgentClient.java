@@ -10,6 +10,7 @@ import dev.jvmticli.failure.ExitCode;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
@@ -96,6 +97,22 @@ public final class AgentClient implements Closeable {
         call("detach", Map.of(), JsonNode.class);
     }
 
+    /**
+     * Waits for the duration (the interval of a command that samples twice), failing at once with
+     * CONNECTION_LOST if the target exits or the agent goes away meanwhile, so a command never
+     * sits out its interval against a dead JVM.
+     */
+    public void pause(Duration duration) {
+        try {
+            streams.idle(duration.toMillis());
+        } catch (InterruptedIOException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(ExitCode.FAILURE, "interrupted", e);
+        } catch (IOException e) {
+            throw lost("the interval", e);
+        }
+    }
+
     /** Sends a command with arguments and reads its result as type. */
     public <T> T call(String command, Map<String, ?> arguments, Class<T> type) {
         JsonNode result = callRaw(command, arguments);
@@ -142,8 +159,8 @@ public final class AgentClient implements Closeable {
         return answer.path("result");
     }
 
-    private CliFailure lost(String command, IOException cause) {
-        return new CliFailure(ExitCode.CONNECTION_LOST, "lost the connection to " + targetName + " during " + command
+    private CliFailure lost(String during, IOException cause) {
+        return new CliFailure(ExitCode.CONNECTION_LOST, "lost the connection to " + targetName + " during " + during
                 + ": the JVM exited or the agent was detached", cause);
     }
 

@@ -7,6 +7,7 @@ import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.payload.AgentLibrary;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -31,13 +32,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
-        Path library;
-        try {
-            library = new AgentLibrary().extract();
-        } catch (IOException e) {
-            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the agent library: " + e.getMessage(), e);
-        }
-        new AgentAttacher(timeout).load(target, library);
+        new AgentAttacher(timeout).load(target, library(target));
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             AgentClient client = tryConnect(socket, name);
@@ -50,6 +45,28 @@ public final class AgentConnector {
             sleep();
         }
         throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "the agent loaded into " + target.pid() + " but its socket " + socket + " never appeared");
+    }
+
+    /**
+     * The library as the target will open it. A target in its own mount namespace (a container)
+     * gets a copy in its own /tmp, reached through /proc/<pid>/root, and the path it knows it by.
+     */
+    private static Path library(TargetProcess target) {
+        try {
+            if (target.sharesMountNamespace()) {
+                return new AgentLibrary().extract();
+            }
+            Path tmp = target.root().resolve("tmp");
+            // A link would be followed from this CLI's root, not the target's: place nothing through one.
+            if (!Files.isDirectory(tmp, LinkOption.NOFOLLOW_LINKS)) {
+                throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the agent library in " + target.pid()
+                        + "'s file system: its /tmp is not a plain directory");
+            }
+            Path copy = new AgentLibrary(tmp).extract();
+            return Path.of("/tmp").resolve(tmp.relativize(copy));
+        } catch (IOException e) {
+            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the agent library: " + e.getMessage(), e);
+        }
     }
 
     private AgentClient tryConnect(Path socket, String name) {

@@ -1,7 +1,9 @@
 package dev.jvmticli.client;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -18,6 +20,7 @@ final class ChannelStreams implements AutoCloseable {
     private final SocketChannel channel;
     private final Selector selector;
     private final long timeoutMillis;
+    private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
 
     ChannelStreams(SocketChannel channel, Duration timeout) throws IOException {
         this.channel = channel;
@@ -38,9 +41,51 @@ final class ChannelStreams implements AutoCloseable {
         }
     }
 
-    final InputStream input = new InputStream() {
-        private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
+    /**
+     * Waits for millis while watching the connection: throws EOFException as soon as the other
+     * end closes it (the target exited, the agent was detached). Bytes that arrive meanwhile are
+     * kept for the next read.
+     */
+    void idle(long millis) throws IOException {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        long left;
+        while ((left = (deadline - System.nanoTime()) / 1_000_000L) > 0) {
+            SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
+            int ready;
+            try {
+                ready = selector.select(left);
+                selector.selectedKeys().clear();
+            } finally {
+                key.interestOps(0);
+            }
+            if (ready > 0) {
+                buffer.compact();
+                int n = channel.read(buffer);
+                buffer.flip();
+                if (n < 0) {
+                    throw new EOFException("connection closed");
+                }
+                if (n > 0 || !buffer.hasRemaining()) {
+                    sleepQuietly(deadline); // unsolicited bytes: stop watching, keep them
+                    return;
+                }
+            }
+        }
+    }
 
+    private static void sleepQuietly(long deadlineNanos) throws IOException {
+        long left = (deadlineNanos - System.nanoTime()) / 1_000_000L;
+        try {
+            if (left > 0) {
+                Thread.sleep(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted");
+        }
+    }
+
+    final InputStream input = new InputStream() {
         @Override
         public int read() throws IOException {
             byte[] one = new byte[1];

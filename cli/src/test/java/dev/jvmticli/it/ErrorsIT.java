@@ -12,6 +12,7 @@ import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -80,6 +81,32 @@ class ErrorsIT {
 
         Result noCommand = CliRun.run();
         assertEquals(2, noCommand.exit());
+    }
+
+    /** Every bad command line: exit 2, one line saying what is wrong, then the usage hint. */
+    @Test
+    void everyBadCommandLineIsOneLineAndAHint() {
+        assertUsage(CliRun.run("threads", "twelve"), "jvmti-cli: 'twelve' is not a process id", "threads");
+        assertUsage(CliRun.run("threads", "0"), "jvmti-cli: '0' is not a process id", "threads");
+        assertUsage(CliRun.run("threads", "12abc"), "jvmti-cli: '12abc' is not a process id", "threads");
+        assertUsage(CliRun.run("threads", "99999999999999999999"), "jvmti-cli: '99999999999999999999' is not a process id", "threads");
+        assertUsage(CliRun.run("detach", "-5"), "jvmti-cli: '-5' is not a process id", "detach");
+        assertUsage(CliRun.run("threads"), "jvmti-cli: Missing required parameter: '<pid>'", "threads");
+        assertUsage(CliRun.run("threads", "1", "2"), "jvmti-cli: Unmatched argument at index 2: '2'", "threads");
+        assertUsage(CliRun.run("threads", "1", "--top", "0"), "jvmti-cli: --top takes a positive number", "threads");
+        assertUsage(CliRun.run("threads", "1", "--top", "many"), "jvmti-cli: Invalid value for option '--top': 'many' is not an int", "threads");
+        assertUsage(CliRun.run("threads", "1", "--sort", "size"), "jvmti-cli: Invalid value for option '--sort'", "threads");
+        assertUsage(CliRun.run("--timeout", "forever", "threads", "1"), "jvmti-cli: Invalid value for option '--timeout'", "");
+        assertUsage(CliRun.run("frobnicate"), "jvmti-cli: Unmatched argument at index 0: 'frobnicate'", "");
+    }
+
+    private static void assertUsage(Result result, String firstLine, String command) {
+        List<String> lines = result.err().lines().toList();
+        assertEquals(2, result.exit(), result.toString());
+        assertEquals("", result.out(), result.toString());
+        assertTrue(lines.get(0).startsWith(firstLine), result.toString());
+        assertEquals("Try 'jvmti-cli" + (command.isEmpty() ? "" : " " + command) + " --help'.", lines.get(lines.size() - 1), result.toString());
+        assertTrue(lines.size() <= 3, "short: " + result);
     }
 
     @Test

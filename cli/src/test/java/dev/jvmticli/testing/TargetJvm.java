@@ -26,12 +26,14 @@ public final class TargetJvm implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private final Process process;
+    private long jvmPid;
     private final Writer stdin;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
 
     private TargetJvm(Process process) {
         this.process = process;
+        this.jvmPid = process.pid();
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
         pump(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)), lines::add, "stdout");
         pump(new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8)), stderr::add, "stderr");
@@ -39,30 +41,57 @@ public final class TargetJvm implements AutoCloseable {
 
     /** Starts mainClass with the JDK and JVM options given, and waits for its READY line. */
     public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, List<String> jvmOptions, String... args) {
-        List<String> command = new ArrayList<>();
+        return launch(List.of(), null, testClasses(), jdk, mainClass, jvmOptions, args);
+    }
+
+    /**
+     * Starts the JVM through a wrapper command (setpriv to run as another user, unshare for a
+     * container) with the class path given. {@link #pid()} is the JVM's pid even when the
+     * wrapper forks (unshare --fork); {@link #close()} kills the JVM and the wrapper. It starts
+     * in /tmp, a directory every user can enter.
+     */
+    public static TargetJvm startWrapped(List<String> wrapper, Path classPath, Jdks.Jdk jdk, Class<?> mainClass,
+                                         List<String> jvmOptions, String... args) {
+        return launch(wrapper, Path.of("/tmp"), classPath, jdk, mainClass, jvmOptions, args);
+    }
+
+    private static TargetJvm launch(List<String> wrapper, Path directory, Path classPath, Jdks.Jdk jdk, Class<?> mainClass,
+                                    List<String> jvmOptions, String... args) {
+        List<String> command = new ArrayList<>(wrapper);
         command.add(jdk.java().toString());
         command.add("-Xshare:auto");
         command.add("-XX:TieredStopAtLevel=1");
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(testClasses().toString());
+        command.add(classPath.toString());
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         try {
-            TargetJvm target = new TargetJvm(new ProcessBuilder(command).start());
+            TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start());
             target.awaitLine("READY", START_TIMEOUT);
+            target.jvmPid = findJvm(target.process.toHandle());
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** The process itself if it is the JVM, else its descendant that is. */
+    private static long findJvm(ProcessHandle process) {
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(process), process.descendants())
+                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false))
+                .findFirst()
+                .map(ProcessHandle::pid)
+                .orElseThrow(() -> new AssertionError("no JVM under process " + process.pid()));
+    }
+
     public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, String... args) {
         return start(jdk, mainClass, List.of(), args);
     }
 
+    /** The JVM's pid, as this test sees it. */
     public long pid() {
-        return process.pid();
+        return jvmPid;
     }
 
     public Process process() {
@@ -110,6 +139,7 @@ public final class TargetJvm implements AutoCloseable {
 
     @Override
     public void close() {
+        ProcessHandle.of(jvmPid).ifPresent(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
@@ -133,7 +163,8 @@ public final class TargetJvm implements AutoCloseable {
         thread.start();
     }
 
-    private static Path testClasses() {
+    /** The directory of the compiled test classes (targets, probes). */
+    public static Path testClasses() {
         try {
             return Path.of(TargetJvm.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
