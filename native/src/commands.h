@@ -14,4 +14,7 @@ void cmd_threads(command_ctx *ctx);
 /* stacks.c */
 void cmd_stacks(command_ctx *ctx);
 
+/* vthreads.c */
+void cmd_vthreads(command_ctx *ctx);
+
 #endif

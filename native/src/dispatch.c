@@ -15,6 +15,7 @@ static const command commands[] = {
     { "hello", cmd_hello },
     { "threads", cmd_threads },
     { "stacks", cmd_stacks },
+    { "vthreads", cmd_vthreads },
     { "detach", cmd_detach },
 };
 

@@ -18,7 +18,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "deadlocks", mixinStandardHelpOptions = true,
-        description = "Find every cycle of threads waiting for monitors or ownable synchronizers (exit code 10 when one is found).")
+        description = "Find every cycle of threads (platform or virtual) waiting for monitors or ownable synchronizers (exit code 10 when one is found).")
 final class DeadlocksCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -28,6 +28,9 @@ final class DeadlocksCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document.")
     boolean json;
 
+    @Option(names = "--no-virtual", description = "Leave virtual threads out (they are included on JDK 21+).")
+    boolean noVirtual;
+
     DeadlocksCommand(CliContext context) {
         this.context = context;
     }
@@ -35,11 +38,11 @@ final class DeadlocksCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target.resolve())) {
-            List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(client.stacks(null, 1, false, false)));
+            List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(snapshot(client, null)));
             Set<Long> members = new LinkedHashSet<>();
             cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
             StackDump full = members.isEmpty() ? new StackDump(0, "", true, List.of())
-                    : client.stacks(members, MaxDepth.LIMIT, true, true);
+                    : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, !noVirtual, false);
             if (json) {
                 List<List<ThreadStack>> detailed = cycles.stream()
                         .map(cycle -> cycle.stream().map(t -> find(full, t)).toList())
@@ -57,13 +60,18 @@ final class DeadlocksCommand implements Callable<Integer> {
      * never coexisted. A real deadlock does not move: keep only cycles whose every edge is still
      * there when their threads are asked again.
      */
-    private static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates) {
+    /** Who waits for whom, no frames: platform threads and, unless --no-virtual, virtual threads. */
+    private StackDump snapshot(AgentClient client, Set<Long> ids) {
+        return Dumps.collect(client, ids, 1, false, false, true, !noVirtual, false);
+    }
+
+    private List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates) {
         if (candidates.isEmpty()) {
             return candidates;
         }
         Set<Long> ids = new LinkedHashSet<>();
         candidates.forEach(cycle -> cycle.forEach(t -> ids.add(t.thread().id())));
-        StackDump again = client.stacks(ids, 1, false, false);
+        StackDump again = snapshot(client, ids);
         List<Map<Long, Long>> stillThere = Deadlocks.find(again).stream().map(Deadlocks::edgesOf).toList();
         List<List<ThreadStack>> confirmed = new ArrayList<>();
         for (List<ThreadStack> cycle : candidates) {
