@@ -16,5 +16,6 @@ void cmd_stacks(command_ctx *ctx);
 
 /* vthreads.c */
 void cmd_vthreads(command_ctx *ctx);
+void cmd_blockers(command_ctx *ctx);
 
 #endif

@@ -16,6 +16,7 @@ static const command commands[] = {
     { "threads", cmd_threads },
     { "stacks", cmd_stacks },
     { "vthreads", cmd_vthreads },
+    { "blockers", cmd_blockers },
     { "detach", cmd_detach },
 };
 

@@ -672,3 +672,48 @@ void cmd_vthreads(command_ctx *ctx) {
     free(a.frames);
     stack_table_free(&a.stacks);
 }
+
+/* The `blockers` command: for the platform threads asked for (by id), what a ThreadSnapshot says
+ * they are blocked entering or wait on. ThreadMXBean says nothing for a platform thread blocked on
+ * a monitor that an unmounted virtual thread owns; JDK 25's ThreadSnapshot does. Answer:
+ * {"threads": [{"id": N, "waitingFor": {...}}]}. */
+void cmd_blockers(command_ctx *ctx) {
+    JNIEnv *jni = ctx->jni;
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (prepare(jni) != NULL || vt.snapshot_of == NULL) {
+        command_fail(ctx, "unsupported", "this JVM has no jdk.internal.vm.ThreadSnapshot (JDK 25+)");
+        return;
+    }
+    jint count = 0;
+    jthread *threads = NULL;
+    jvmtiError err = (*jvmti)->GetAllThreads(jvmti, &count, &threads);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, "GetAllThreads", err);
+        return;
+    }
+    command_result(ctx);
+    json_writer *w = ctx->out;
+    json_begin_object(w);
+    json_key(w, "threads");
+    json_begin_array(w);
+    for (jint i = 0; i < count; i++) {
+        jlong id = thread_java_id(jni, threads[i]);
+        if (request_get(ctx->req, "threads") != NULL && wanted_id(ctx->req, id)) {
+            lock_facts facts;
+            memset(&facts, 0, sizeof facts);
+            facts.owner_id = -1;
+            if (snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
+                json_begin_object(w);
+                json_key(w, "id");
+                json_int(w, id);
+                locks_write(w, &facts, 0);
+                json_end_object(w);
+            }
+            locks_free(&facts, 1);
+        }
+        (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    json_end_array(w);
+    json_end_object(w);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}

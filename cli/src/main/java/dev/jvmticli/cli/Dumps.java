@@ -5,6 +5,9 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.WaitingFor;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Collection;
 import java.util.List;
 
@@ -38,7 +41,28 @@ final class Dumps {
                 ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
                 : ownersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, true)
                 : new StackDump(vthreads.time(), "", true, List.of());
-        return VirtualThreads.merge(platformDump, vthreads);
+        return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
+    }
+
+    /**
+     * ThreadMXBean names nothing for a platform thread blocked on a monitor that an unmounted virtual
+     * thread owns; the thread snapshot of JDK 25+ does (the "snapshot" lock source).
+     */
+    private static StackDump withBlockers(AgentClient client, StackDump platform, VirtualDump vthreads) {
+        List<Long> unknown = platform.threads().stream()
+                .filter(t -> t.thread().state().equals("BLOCKED") && t.waitingFor() == null)
+                .map(t -> t.thread().id())
+                .toList();
+        if (unknown.isEmpty() || !vthreads.lockSource().equals("snapshot")) {
+            return platform;
+        }
+        Map<Long, WaitingFor> found = new HashMap<>();
+        client.blockers(unknown).threads().forEach(b -> found.put(b.id(), b.waitingFor()));
+        List<ThreadStack> threads = platform.threads().stream()
+                .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null
+                        ? new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(), found.get(t.thread().id())) : t)
+                .toList();
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads);
     }
 
     /** The threads of the dump that the kinds show. */

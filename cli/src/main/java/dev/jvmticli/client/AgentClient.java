@@ -132,6 +132,11 @@ public final class AgentClient implements Closeable {
         }
     }
 
+    /** What the platform threads with these ids are blocked entering or wait on, from a JDK 25+ thread snapshot. */
+    public Blockers blockers(java.util.Collection<Long> threadIds) {
+        return call("blockers", Map.of("threads", threadIds), Blockers.class);
+    }
+
     public void detach() {
         call("detach", Map.of(), JsonNode.class);
     }
