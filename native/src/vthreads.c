@@ -172,7 +172,7 @@ static const char *prepare(JNIEnv *jni) {
     if (vt.containers == NULL || container == NULL || vt.virtual_thread == NULL) {
         if (container != NULL) (*jni)->DeleteLocalRef(jni, container);
         vthreads_release(jni);
-        return "the target JVM has no virtual threads (they need JDK 21 or later)";
+        return "no virtual threads in this JVM (they need JDK 21 or later)";
     }
     jclass stream = (*jni)->FindClass(jni, "java/util/stream/BaseStream");
     jclass iterator = (*jni)->FindClass(jni, "java/util/Iterator");
