@@ -11,6 +11,7 @@
 #include "frames.h"
 #include "locks.h"
 #include "server.h"
+#include "vthreads.h"
 
 agent the_agent;
 
@@ -49,7 +50,9 @@ static int acquire_env(JavaVM *vm, agent_phase phase) {
     memset(&the_agent, 0, sizeof the_agent);
     the_agent.vm = vm;
     the_agent.phase = phase;
-    if ((*vm)->GetEnv(vm, (void **)&the_agent.jvmti, JVMTI_VERSION_11) != JNI_OK) {
+    /* Virtual threads need a JVMTI 21 environment; a JDK before 21 refuses that version. */
+    if ((*vm)->GetEnv(vm, (void **)&the_agent.jvmti, JVMTICLI_JVMTI_VERSION_21) != JNI_OK
+            && (*vm)->GetEnv(vm, (void **)&the_agent.jvmti, JVMTI_VERSION_11) != JNI_OK) {
         return AGENT_ERR_JVMTI_ENV;
     }
     if (capabilities_acquire(the_agent.jvmti, &the_agent.held) != JVMTI_ERROR_NONE) {
@@ -109,6 +112,7 @@ int agent_start_server(JNIEnv *jni) {
 
 void agent_release(JNIEnv *jni) {
     locks_release(jni);
+    vthreads_release(jni);
     frames_cache_clear();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-/* Each wanted capability: its name, and accessors for its bit in jvmtiCapabilities. */
-#define WANTED_CAPABILITIES(X)                 \
+/* The capabilities the agent wants: those the JDK 17 jvmti.h names, and the one it does not. */
+#define NAMED_CAPABILITIES(X)                  \
     X(can_get_thread_cpu_time)                 \
     X(can_get_monitor_info)                    \
     X(can_get_line_numbers)                    \
@@ -13,11 +13,48 @@
     X(can_get_current_contended_monitor)       \
     X(can_tag_objects)
 
+#define WANTED_CAPABILITIES(X)                    \
+    NAMED_CAPABILITIES(X)                      \
+    X(can_support_virtual_threads)
+
+/* can_support_virtual_threads is, in the JDK 21+ jvmti.h, the bit declared right after
+ * can_generate_sampled_object_alloc_events; the JDK 17 header leaves that bit unnamed. Its position
+ * is found from the named neighbour's, so it follows the compiler's bit-field layout rather than a
+ * hard-coded offset. This is the one place that knows the bit. */
+static size_t virtual_threads_bit(void) {
+    jvmtiCapabilities probe;
+    unsigned char bytes[sizeof probe];
+    memset(&probe, 0, sizeof probe);
+    probe.can_generate_sampled_object_alloc_events = 1;
+    memcpy(bytes, &probe, sizeof bytes);
+    for (size_t bit = 0; bit < 8 * sizeof bytes; bit++) {
+        if (bytes[bit / 8] & (1u << (bit % 8))) {
+            return bit + 1;
+        }
+    }
+    return 0; /* not reached */
+}
+
+static int has_can_support_virtual_threads(const jvmtiCapabilities *c) {
+    size_t bit = virtual_threads_bit();
+    return (((const unsigned char *)c)[bit / 8] >> (bit % 8)) & 1u;
+}
+
+static void set_can_support_virtual_threads(jvmtiCapabilities *c) {
+    size_t bit = virtual_threads_bit();
+    ((unsigned char *)c)[bit / 8] |= (unsigned char)(1u << (bit % 8));
+}
+
+int capabilities_has_virtual_threads(const jvmtiCapabilities *c) {
+    return has_can_support_virtual_threads(c);
+}
+
 #define ACCESSORS(name)                                                         \
     static int has_##name(const jvmtiCapabilities *c) { return c->name; }       \
     static void set_##name(jvmtiCapabilities *c) { c->name = 1; }
-WANTED_CAPABILITIES(ACCESSORS)
+NAMED_CAPABILITIES(ACCESSORS)
 
+/* Each wanted capability: its name, and accessors for its bit in jvmtiCapabilities. */
 typedef struct {
     const char *name;
     int (*has)(const jvmtiCapabilities *);

@@ -17,4 +17,8 @@ void cmd_vm(command_ctx *ctx);
 /* stacks.c */
 void cmd_stacks(command_ctx *ctx);
 
+/* vthreads.c */
+void cmd_vthreads(command_ctx *ctx);
+void cmd_blockers(command_ctx *ctx);
+
 #endif

@@ -16,6 +16,8 @@ static const command commands[] = {
     { "threads", cmd_threads },
     { "stacks", cmd_stacks },
     { "vm", cmd_vm },
+    { "vthreads", cmd_vthreads },
+    { "blockers", cmd_blockers },
     { "detach", cmd_detach },
 };
 

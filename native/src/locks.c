@@ -132,8 +132,7 @@ void locks_release(JNIEnv *jni) {
     memset(&jni_handles, 0, sizeof jni_handles);
 }
 
-/* The identity hash and class name of an object. */
-static void describe_object(JNIEnv *jni, jobject object, lock_ref *ref) {
+void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     char *signature = NULL;
     if ((*jvmti)->GetObjectHashCode(jvmti, object, &ref->hash) != JVMTI_ERROR_NONE) {
@@ -155,7 +154,7 @@ static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
         return;
     }
     f->waiting = WAIT_PARK;
-    describe_object(jni, blocker, &f->waits_for);
+    locks_describe_object(jni, blocker, &f->waits_for);
     f->owner_id = -1;
     if ((*jni)->IsInstanceOf(jni, blocker, jni_handles.ownable_synchronizer)) {
         jthread owner = (*jni)->GetObjectField(jni, blocker, jni_handles.exclusive_owner);
@@ -165,6 +164,15 @@ static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
         }
     }
     (*jni)->DeleteLocalRef(jni, blocker);
+}
+
+int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts) {
+    if (prepare(jni) != 0) {
+        return -1;
+    }
+    lock_subject subject = { thread, -1, JVMTI_THREAD_STATE_PARKED };
+    collect_parked(jni, &subject, facts);
+    return 0;
 }
 
 static void release_usage(JNIEnv *jni, jvmtiMonitorUsage *usage) {
@@ -201,7 +209,7 @@ static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, loc
             f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
             for (jint i = 0; i < count; i++) {
                 if (f->owned != NULL) {
-                    describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
+                    locks_describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
                     f->owned[f->owned_count++].depth = info[i].stack_depth;
                     needs_walk |= entered_recursively(jni, info[i].monitor);
                 }
@@ -220,7 +228,7 @@ static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, loc
         return needs_walk || in_wait;
     }
     f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
-    describe_object(jni, monitor, &f->waits_for);
+    locks_describe_object(jni, monitor, &f->waits_for);
     f->owner_id = -1;
     jvmtiMonitorUsage usage;
     if (blocked && (*jvmti)->GetObjectMonitorUsage(jvmti, monitor, &usage) == JVMTI_ERROR_NONE) {

@@ -52,6 +52,13 @@ const char *locks_source(void);
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                   lock_facts *facts);
 
+/* The identity hash and class name of an object (ref->class_name malloc'd). */
+void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref);
+
+/* What a parked thread is parked on (LockSupport.getBlocker) and the synchronizer's owner; facts
+ * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */
+int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
+
 /* Writes "locked" (when owned was collected) and "waitingFor" fields into the current object. */
 void locks_write(json_writer *w, const lock_facts *facts, int want_owned);
 

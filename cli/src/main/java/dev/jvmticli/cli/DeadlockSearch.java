@@ -30,13 +30,19 @@ final class DeadlockSearch {
     private DeadlockSearch() {
     }
 
-    static Result run(AgentClient client) {
-        List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(client.stacks(null, 1, false, false)));
+    /** Platform threads, and virtual threads too when virtual and the target has them. */
+    static Result run(AgentClient client, boolean virtual) {
+        List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(waits(client, null, virtual)), virtual);
         Set<Long> members = new LinkedHashSet<>();
         cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
         StackDump stacks = members.isEmpty() ? new StackDump(0, "", true, List.of())
-                : client.stacks(members, MaxDepth.LIMIT, true, true);
+                : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, virtual, false);
         return new Result(cycles, stacks);
+    }
+
+    /** Who waits for whom, without frames. */
+    private static StackDump waits(AgentClient client, Set<Long> ids, boolean virtual) {
+        return Dumps.collect(client, ids, 1, false, false, true, virtual, false);
     }
 
     /**
@@ -44,13 +50,13 @@ final class DeadlockSearch {
      * never coexisted. A real deadlock does not move: keep only cycles whose every edge is still
      * there when their threads are asked again.
      */
-    private static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates) {
+    private static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates, boolean virtual) {
         if (candidates.isEmpty()) {
             return candidates;
         }
         Set<Long> ids = new LinkedHashSet<>();
         candidates.forEach(cycle -> cycle.forEach(t -> ids.add(t.thread().id())));
-        List<Map<Long, Long>> stillThere = Deadlocks.find(client.stacks(ids, 1, false, false)).stream()
+        List<Map<Long, Long>> stillThere = Deadlocks.find(waits(client, ids, virtual)).stream()
                 .map(Deadlocks::edgesOf)
                 .toList();
         List<List<ThreadStack>> confirmed = new ArrayList<>();

@@ -11,7 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "deadlocks", mixinStandardHelpOptions = true,
-        description = "Find every cycle of threads waiting for monitors or ownable synchronizers (exit code 10 when one is found).")
+        description = "Find every cycle of threads (platform or virtual) waiting for monitors or ownable synchronizers (exit code 10 when one is found).")
 final class DeadlocksCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -21,6 +21,9 @@ final class DeadlocksCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document.")
     boolean json;
 
+    @Option(names = "--no-virtual", description = "Leave virtual threads out (they are included on JDK 21+).")
+    boolean noVirtual;
+
     DeadlocksCommand(CliContext context) {
         this.context = context;
     }
@@ -28,7 +31,7 @@ final class DeadlocksCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target.resolve())) {
-            DeadlockSearch.Result found = DeadlockSearch.run(client);
+            DeadlockSearch.Result found = DeadlockSearch.run(client, !noVirtual);
             if (json) {
                 JsonOutput.print(context.out(), Map.of("count", found.cycles().size(), "deadlocks", found.detailed()));
             } else {

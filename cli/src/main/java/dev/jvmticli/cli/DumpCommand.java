@@ -107,7 +107,7 @@ final class DumpCommand implements Callable<Integer> {
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
         StackDump stacks = client.stacks(null, MaxDepth.LIMIT, true, true);
-        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, client.jvm(), true));
+        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, stacks.threads(), client.jvm(), true));
         directory.writeJson(prefix + "stacks.json", round, "stacks --json", stacks);
         List<LockTable.Lock> locks = LockTable.of(stacks);
         directory.write(prefix + "monitors.txt", round, "monitors; monitors --by-lock", printer -> {
@@ -116,7 +116,7 @@ final class DumpCommand implements Callable<Integer> {
             MonitorsText.printByLock(printer, locks);
         });
         directory.writeJson(prefix + "monitors.json", round, "monitors --by-lock --json", Map.of("locks", locks));
-        DeadlockSearch.Result deadlocks = DeadlockSearch.run(client);
+        DeadlockSearch.Result deadlocks = DeadlockSearch.run(client, true);
         directory.write(prefix + "deadlocks.txt", round, "deadlocks", printer -> DeadlockText.print(printer, deadlocks.cycles(), deadlocks.stacks()));
         directory.writeJson(prefix + "deadlocks.json", round, "deadlocks --json",
                 Map.of("count", deadlocks.cycles().size(), "deadlocks", deadlocks.detailed()));

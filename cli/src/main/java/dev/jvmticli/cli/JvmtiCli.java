@@ -37,7 +37,8 @@ import picocli.CommandLine.ScopeType;
             "8:timed out",
             "9:the target exited or dropped the connection",
             "10:a deadlock was found (deadlocks)",
-            "11:the resident agent speaks another protocol version"
+            "11:the resident agent speaks another protocol version",
+            "12:--virtual on a JVM without virtual threads (before JDK 21)"
         })
 public final class JvmtiCli implements Runnable {
     private final CliContext context;

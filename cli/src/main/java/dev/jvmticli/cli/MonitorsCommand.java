@@ -16,7 +16,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "monitors", mixinStandardHelpOptions = true,
-        description = "Monitors and synchronizers each thread owns or waits for, with their owners; --by-lock for the lock's view.")
+        description = "Monitors and synchronizers each thread (platform or virtual) owns or waits for, with their owners; --by-lock for the lock's view.")
 final class MonitorsCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -29,6 +29,9 @@ final class MonitorsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document.")
     boolean json;
 
+    @Option(names = "--no-virtual", description = "Leave virtual threads out (they are included on JDK 21+).")
+    boolean noVirtual;
+
     MonitorsCommand(CliContext context) {
         this.context = context;
     }
@@ -36,7 +39,7 @@ final class MonitorsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target.resolve())) {
-            StackDump dump = client.stacks(null, MaxDepth.LIMIT, true, true);
+            StackDump dump = Dumps.collect(client, null, MaxDepth.LIMIT, true, true, true, !noVirtual, false);
             if (byLock) {
                 List<LockTable.Lock> locks = LockTable.of(dump);
                 if (json) {

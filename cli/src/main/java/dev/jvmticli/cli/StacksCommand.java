@@ -4,10 +4,12 @@ import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.ThreadDumpText;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -16,8 +18,11 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "stacks", mixinStandardHelpOptions = true,
-        description = "All stack traces with lock information, in jstack's format (or JSON).")
+        description = "All stack traces with lock information, in jstack's format (or JSON); --virtual for virtual threads.")
 final class StacksCommand implements Callable<Integer> {
+    /** With virtual threads, more threads than this are grouped unless --no-group. */
+    static final int GROUP_ABOVE = 300;
+
     private final CliContext context;
 
     @Mixin
@@ -25,6 +30,9 @@ final class StacksCommand implements Callable<Integer> {
 
     @Mixin
     ThreadSelection selection;
+
+    @Mixin
+    ThreadKinds kinds;
 
     @Option(names = {"-l", "--locks"}, description = "Also list each thread's locked ownable synchronizers (as jstack -l).")
     boolean synchronizers;
@@ -35,8 +43,10 @@ final class StacksCommand implements Callable<Integer> {
     @Option(names = "--max-depth", paramLabel = "N", defaultValue = "8192", description = "At most N frames per thread (default: ${DEFAULT-VALUE}).")
     int maxDepth;
 
-    @Option(names = "--group", description = "Collapse threads with identical stacks into one entry with a count.")
-    boolean group;
+    @Option(names = "--group", negatable = true,
+            description = "Collapse threads with identical stacks into one entry with a count (the default with --virtual or --all "
+                    + "when there are more than " + GROUP_ABOVE + " threads; --no-group prints every thread).")
+    Boolean group;
 
     StacksCommand(CliContext context) {
         this.context = context;
@@ -46,26 +56,29 @@ final class StacksCommand implements Callable<Integer> {
     public Integer call() {
         MaxDepth.check(maxDepth);
         try (AgentClient client = context.connect(target.resolve())) {
-            Set<Long> ids = selection.resolve(client);
-            StackDump dump = client.stacks(ids, maxDepth, true, true);
+            Set<Long> ids = selection.resolve(client, kinds);
+            StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
+                    kinds.virtualRequired());
+            List<ThreadStack> shown = Dumps.shown(dump, kinds);
+            boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {
-                JsonOutput.print(context.out(), group ? Map.of("groups", StackGroups.of(dump.threads())) : document(dump, client));
-            } else if (group) {
-                ThreadDumpText.printGroups(context.out(), dump, client.jvm());
+                JsonOutput.print(context.out(), grouped ? Map.of("groups", StackGroups.of(shown)) : document(dump, shown, client));
+            } else if (grouped) {
+                ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
-                ThreadDumpText.print(context.out(), dump, client.jvm(), synchronizers);
+                ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers);
             }
         }
         return ExitCode.OK.code();
     }
 
-    private static Map<String, Object> document(StackDump dump, AgentClient client) {
+    private static Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client) {
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("time", dump.time());
         document.put("jvm", client.jvm());
         document.put("lockSource", dump.lockSource());
         document.put("lockFactsComplete", dump.lockFactsComplete());
-        document.put("threads", dump.threads());
+        document.put("threads", shown);
         document.put("ownableSynchronizers", LockTable.synchronizersByOwner(dump));
         return document;
     }

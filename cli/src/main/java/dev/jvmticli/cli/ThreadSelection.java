@@ -2,8 +2,10 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VirtualDump;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,12 +18,21 @@ public final class ThreadSelection {
             description = "Only this thread: a Java thread id, or a name (glob: * and ?). Repeatable.")
     List<String> selectors;
 
-    /** The chosen thread ids, or null for all threads. */
-    public Set<Long> resolve(AgentClient client) {
+    /** The chosen ids among the kinds of thread given, or null for all threads. */
+    public Set<Long> resolve(AgentClient client, ThreadKinds kinds) {
         if (selectors == null || selectors.isEmpty()) {
             return null;
         }
-        List<ThreadEntry> threads = client.threads().threads();
+        List<ThreadEntry> threads = new ArrayList<>();
+        if (kinds.platform()) {
+            threads.addAll(client.threads().threads());
+        }
+        if (kinds.virtualRequired()) {
+            client.vthreads(null, false, 1, false, false, false).threads().forEach(v -> threads.add(v.thread()));
+        } else if (kinds.virtualThreads()) {
+            client.vthreadsIfAny(null, false, 1, false, false, false).map(VirtualDump::threads).orElse(List.of())
+                    .forEach(v -> threads.add(v.thread()));
+        }
         Set<Long> ids = new LinkedHashSet<>();
         for (String selector : selectors) {
             Pattern name = Glob.toPattern(selector);

@@ -3,18 +3,22 @@ package dev.jvmticli.cli;
 import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VirtualDump;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.ThreadTable;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -22,7 +26,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-@Command(name = "threads", mixinStandardHelpOptions = true, description = "List every live platform thread: id, state, CPU, daemon, priority, group.")
+@Command(name = "threads", mixinStandardHelpOptions = true,
+        description = "List every live platform thread: id, state, CPU, daemon, priority, group; --virtual for virtual threads.")
 final class ThreadsCommand implements Callable<Integer> {
     private static final Set<String> STATES = Set.of("NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED");
 
@@ -31,8 +36,14 @@ final class ThreadsCommand implements Callable<Integer> {
     @Mixin
     TargetOption target;
 
+    @Mixin
+    ThreadKinds kinds;
+
     @Option(names = "--json", description = "Print one JSON document instead of a table.")
     boolean json;
+
+    @Option(names = "--summary", description = "Only the number of threads in each state (and, for virtual threads, mounted and pinned).")
+    boolean summary;
 
     @Option(names = "--state", split = ",", paramLabel = "STATE",
             description = "Only threads in these states (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING), comma-separated.")
@@ -75,20 +86,87 @@ final class ThreadsCommand implements Callable<Integer> {
         if (top != null && top <= 0) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
         }
+        if (top != null && kinds.virtualThreads()) {
+            throw new CliFailure(ExitCode.USAGE, "--top measures CPU time, which the JVM does not count per virtual thread");
+        }
+        if (summary && (top != null || wanted != null || name != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--summary counts every thread: it does not go with --top, --state or --name");
+        }
         try (AgentClient client = context.connect(target.resolve())) {
             if (top != null) {
                 printTop(client, wanted, name);
+            } else if (summary) {
+                printSummary(client);
             } else {
-                List<ThreadEntry> threads = filter(client.threads().threads(), wanted, name);
-                threads.sort(sort.order.thenComparingLong(ThreadEntry::id));
-                if (json) {
-                    JsonOutput.print(context.out(), Map.of("threads", threads));
-                } else {
-                    ThreadTable.print(context.out(), threads);
-                }
+                printList(client, wanted, name);
             }
         }
         return ExitCode.OK.code();
+    }
+
+    private void printList(AgentClient client, Set<String> wanted, Pattern name) {
+        List<ThreadEntry> platform = kinds.platform() ? client.threads().threads() : List.of();
+        VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, false, false)
+                : client.vthreadsIfAny(null, false, 1, false, false, !kinds.virtualThreads()).orElse(null);
+        List<ThreadEntry> virtual = new ArrayList<>();
+        Map<Long, Long> carried = new HashMap<>();
+        if (vthreads != null) {
+            vthreads.threads().forEach(v -> {
+                virtual.add(v.thread());
+                if (v.thread().carrierId() != null) {
+                    carried.put(v.thread().carrierId(), v.thread().id());
+                }
+            });
+        }
+        platform = filter(platform.stream().map(t -> carried.containsKey(t.id()) ? t.carrying(carried.get(t.id())) : t).toList(), wanted, name);
+        platform.sort(sort.order.thenComparingLong(ThreadEntry::id));
+        List<ThreadEntry> shown = kinds.virtualThreads() ? filter(virtual, wanted, name) : new ArrayList<>();
+        shown.sort(sort.order.thenComparingLong(ThreadEntry::id));
+        if (json) {
+            List<ThreadEntry> all = new ArrayList<>(platform);
+            all.addAll(shown);
+            JsonOutput.print(context.out(), Map.of("threads", all));
+            return;
+        }
+        if (kinds.platform()) {
+            ThreadTable.print(context.out(), platform);
+        }
+        if (kinds.virtualThreads() && vthreads == null) {
+            context.out().println();
+            context.out().println("The target JVM has no virtual threads (they need JDK 21 or later).");
+        } else if (kinds.virtualThreads()) {
+            if (kinds.platform()) {
+                context.out().println();
+            }
+            ThreadTable.printVirtual(context.out(), shown);
+            context.out().println(shown.size() + " virtual threads" + (shown.isEmpty() ? "." : ": " + shown.stream()
+                    .collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting()))
+                    .entrySet().stream().map(e -> e.getValue() + " " + e.getKey()).collect(Collectors.joining(", "))
+                    + ", " + shown.stream().filter(t -> t.carrierId() != null).count() + " mounted, "
+                    + shown.stream().filter(ThreadEntry::pinned).count() + " pinned."));
+        }
+        context.out().flush();
+    }
+
+    private void printSummary(AgentClient client) {
+        Map<String, ThreadTable.Summary> byKind = new LinkedHashMap<>();
+        if (kinds.platform()) {
+            List<ThreadEntry> platform = client.threads().threads();
+            byKind.put("platform", new ThreadTable.Summary(platform.size(), platform.stream()
+                    .collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting())), null, null));
+        }
+        if (kinds.virtualThreads()) {
+            VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, true, false).summary()
+                    : client.vthreadsIfAny(null, false, 1, false, true, false).map(VirtualDump::summary).orElse(null);
+            if (s != null) {
+                byKind.put("virtual", new ThreadTable.Summary(s.count(), s.byState(), s.mounted(), s.pinned()));
+            }
+        }
+        if (json) {
+            JsonOutput.print(context.out(), byKind);
+        } else {
+            ThreadTable.printSummary(context.out(), byKind);
+        }
     }
 
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {

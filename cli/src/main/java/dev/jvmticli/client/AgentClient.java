@@ -93,6 +93,55 @@ public final class AgentClient implements Closeable {
         return call("vm", Map.of(), VmInfo.class);
     }
 
+    /**
+     * The target's virtual threads.
+     *
+     * @param threadIds   the threads to include, or null for all
+     * @param frames      with their stacks (maxDepth frames at most)
+     * @param locks       with monitors owned and waited for, and park blockers
+     * @param summary     only the counts, no threads
+     * @param mountedOnly only the mounted ones (to find carriers)
+     * @throws CliFailure with {@link ExitCode#NO_VIRTUAL_THREADS} when the target has none (JDK before 21)
+     */
+    public VirtualDump vthreads(java.util.Collection<Long> threadIds, boolean frames, int maxDepth, boolean locks,
+                                boolean summary, boolean mountedOnly) {
+        Map<String, Object> arguments = new java.util.LinkedHashMap<>();
+        if (threadIds != null) {
+            arguments.put("threads", threadIds);
+        }
+        arguments.put("frames", frames);
+        arguments.put("maxDepth", maxDepth);
+        arguments.put("locks", locks);
+        arguments.put("summary", summary);
+        arguments.put("mountedOnly", mountedOnly);
+        try {
+            return call("vthreads", arguments, VirtualDump.class);
+        } catch (AgentError e) {
+            if (e.code().equals("no_virtual_threads")) {
+                throw new CliFailure(ExitCode.NO_VIRTUAL_THREADS, targetName + ": " + e.agentMessage());
+            }
+            throw e;
+        }
+    }
+
+    /** As {@link #vthreads}, but empty (not a failure) when the target has no virtual threads. */
+    public java.util.Optional<VirtualDump> vthreadsIfAny(java.util.Collection<Long> threadIds, boolean frames, int maxDepth,
+                                                         boolean locks, boolean summary, boolean mountedOnly) {
+        try {
+            return java.util.Optional.of(vthreads(threadIds, frames, maxDepth, locks, summary, mountedOnly));
+        } catch (CliFailure e) {
+            if (e.exitCode() == ExitCode.NO_VIRTUAL_THREADS) {
+                return java.util.Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** What the platform threads with these ids are blocked entering or wait on, from a JDK 25+ thread snapshot. */
+    public Blockers blockers(java.util.Collection<Long> threadIds) {
+        return call("blockers", Map.of("threads", threadIds), Blockers.class);
+    }
+
     public void detach() {
         call("detach", Map.of(), JsonNode.class);
     }

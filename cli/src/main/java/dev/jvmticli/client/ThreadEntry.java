@@ -6,19 +6,44 @@ import java.util.List;
 /**
  * One live thread as the agent reports it.
  *
- * @param id       java.lang.Thread id
- * @param state    java.lang.Thread.State name
- * @param flags    JVMTI detail flags: sleeping, in_object_wait, parked, suspended, interrupted, in_native
- * @param cpuNanos CPU time used, -1 when unknown
- * @param nid      native (OS) thread id, 0 when unknown
- * @param agent    true for the agent's own thread
+ * @param id         java.lang.Thread id
+ * @param state      java.lang.Thread.State name
+ * @param flags      JVMTI detail flags: sleeping, in_object_wait, parked, suspended, interrupted, in_native
+ * @param cpuNanos   CPU time used, -1 when unknown (always for a virtual thread)
+ * @param nid        native (OS) thread id, 0 when unknown (always for a virtual thread)
+ * @param agent      true for the agent's own thread
  * @param waitingFor what a BLOCKED or WAITING thread waits for, and its owner; null otherwise
  *                   (and in stacks answers, which carry it beside the thread)
+ * @param virtual    true for a virtual thread
+ * @param carrierId  a mounted virtual thread's carrier (platform) thread, null when unmounted
+ * @param pinned     a virtual thread that waits or is blocked without unmounting: it holds its carrier
+ * @param carrying   a carrier thread's mounted virtual thread, null when none
  */
 public record ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                           String group, long cpuNanos, long nid, boolean agent,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) WaitingFor waitingFor) {
+                          @JsonInclude(JsonInclude.Include.NON_NULL) WaitingFor waitingFor,
+                          @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean virtual,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long carrierId,
+                          @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean pinned,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long carrying) {
+    /** A platform thread. */
+    public ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
+                       String group, long cpuNanos, long nid, boolean agent, WaitingFor waitingFor) {
+        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null);
+    }
+
     public boolean hasFlag(String flag) {
         return flags != null && flags.contains(flag);
+    }
+
+    /** This carrier thread, carrying the virtual thread with that id. */
+    public ThreadEntry carrying(long virtualThreadId) {
+        return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
+                carrierId, pinned, virtualThreadId);
+    }
+
+    /** The name, or for a virtual thread without one, {@code #id}. */
+    public String displayName() {
+        return virtual && (name == null || name.isEmpty()) ? "#" + id : name;
     }
 }

@@ -13,7 +13,8 @@ public enum ExitCode {
     TIMEOUT(8, "the target did not answer in time"),
     CONNECTION_LOST(9, "the target exited or dropped the connection mid-command"),
     DEADLOCK_FOUND(10, "deadlocks found a deadlock"),
-    INCOMPATIBLE_AGENT(11, "the resident agent speaks another protocol version");
+    INCOMPATIBLE_AGENT(11, "the resident agent speaks another protocol version"),
+    NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)");
 
     private final int code;
     private final String meaning;

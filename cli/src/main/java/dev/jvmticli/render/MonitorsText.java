@@ -82,7 +82,12 @@ public final class MonitorsText {
     }
 
     private static String name(ThreadEntry t) {
-        return ThreadDumpText.quote(t.name()) + " #" + t.id();
+        String name = ThreadDumpText.quote(t.name()) + " #" + t.id();
+        if (t.virtual()) {
+            name += t.pinned() ? " (virtual, pinned" : " (virtual";
+            name += t.carrierId() == null ? ")" : ", on carrier #" + t.carrierId() + ")";
+        }
+        return name;
     }
 
     private static String names(List<ThreadEntry> threads) {

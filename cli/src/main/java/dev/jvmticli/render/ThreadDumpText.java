@@ -29,15 +29,20 @@ import java.util.stream.Collectors;
 public final class ThreadDumpText {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
 
+    private static final int GROUP_NAMES = 10;
+
     private ThreadDumpText() {
     }
 
-    /** The whole dump; with synchronizers, each thread's "Locked ownable synchronizers" too. */
-    public static void print(PrintWriter out, StackDump dump, Hello.Jvm jvm, boolean synchronizers) {
+    /**
+     * The threads shown (of the dump, whose other threads still name owners); with synchronizers,
+     * each thread's "Locked ownable synchronizers" too.
+     */
+    public static void print(PrintWriter out, StackDump dump, List<ThreadStack> shown, Hello.Jvm jvm, boolean synchronizers) {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
         Map<Long, List<LockRef>> owned = dev.jvmticli.analysis.LockTable.synchronizersByOwner(dump);
-        for (ThreadStack t : dump.threads()) {
+        for (ThreadStack t : shown) {
             printThread(out, t, byId);
             if (synchronizers) {
                 printSynchronizers(out, owned.getOrDefault(t.thread().id(), List.of()));
@@ -47,11 +52,15 @@ public final class ThreadDumpText {
         out.flush();
     }
 
-    /** Threads with identical stacks printed once, headed by how many and which. */
-    public static void printGroups(PrintWriter out, StackDump dump, Hello.Jvm jvm) {
+    /** Threads with identical stacks printed once, headed by how many and which (the first few of many). */
+    public static void printGroups(PrintWriter out, StackDump dump, List<ThreadStack> shown, Hello.Jvm jvm) {
         printPreamble(out, dump, jvm);
-        for (StackGroups.Group group : StackGroups.of(dump.threads())) {
-            String names = group.threads().stream().map(t -> quote(t.name()) + " #" + t.id()).collect(Collectors.joining(", "));
+        for (StackGroups.Group group : StackGroups.of(shown)) {
+            String names = group.threads().stream().limit(GROUP_NAMES).map(t -> quote(t.name()) + " #" + t.id()
+                    + (t.virtual() ? " virtual" : "")).collect(Collectors.joining(", "));
+            if (group.count() > GROUP_NAMES) {
+                names += ", and " + (group.count() - GROUP_NAMES) + " more";
+            }
             out.println(group.count() + (group.count() == 1 ? " thread: " : " threads: ") + names);
             out.println("   java.lang.Thread.State: " + group.state());
             for (Frame frame : group.frames()) {
@@ -74,6 +83,14 @@ public final class ThreadDumpText {
         ThreadEntry thread = t.thread();
         out.println(header(thread));
         out.println("   java.lang.Thread.State: " + stateDetail(thread));
+        if (thread.carrierId() != null) {
+            ThreadEntry carrier = byId.get(thread.carrierId());
+            out.println("   Mounted on carrier " + (carrier == null ? "" : quote(carrier.name()) + " ") + "#" + thread.carrierId());
+        }
+        if (thread.carrying() != null) {
+            ThreadEntry carried = byId.get(thread.carrying());
+            out.println("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
+        }
         List<Frame> frames = t.frames();
         for (int depth = 0; depth < frames.size(); depth++) {
             out.println(frameLine(frames.get(depth)));
@@ -139,7 +156,9 @@ public final class ThreadDumpText {
     static String header(ThreadEntry t) {
         StringBuilder line = new StringBuilder();
         line.append(quote(t.name())).append(" #").append(t.id());
-        if (t.daemon()) {
+        if (t.virtual()) {
+            line.append(t.pinned() ? " virtual pinned" : " virtual");
+        } else if (t.daemon()) {
             line.append(" daemon");
         }
         line.append(" prio=").append(t.priority());

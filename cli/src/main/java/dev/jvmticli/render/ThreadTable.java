@@ -7,6 +7,7 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /** The {@code threads} table, and the {@code threads --top} table. */
 public final class ThreadTable {
@@ -21,6 +22,36 @@ public final class ThreadTable {
                     t.daemon() ? "daemon" : "-", detail(t), waitingFor(t), t.group() == null ? "-" : t.group(), t.name());
         }
         table.print(out);
+    }
+
+    /** Virtual threads: id, state, detail flags, carrier when mounted, name (the id when it has none). */
+    public static void printVirtual(PrintWriter out, List<ThreadEntry> threads) {
+        Table table = new Table("ID", "STATE", "DETAIL", "CARRIER", "NAME").alignRight(0);
+        for (ThreadEntry t : threads) {
+            table.add(Long.toString(t.id()), t.state(), detail(t), t.carrierId() == null ? "-" : "#" + t.carrierId(), t.displayName());
+        }
+        table.print(out);
+    }
+
+    /** Counts by state per kind of thread. */
+    public static void printSummary(PrintWriter out, Map<String, Summary> byKind) {
+        List<String> states = List.of("NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED");
+        List<String> header = new ArrayList<>(List.of("KIND", "THREADS"));
+        header.addAll(states);
+        header.addAll(List.of("MOUNTED", "PINNED"));
+        Table table = new Table(header.toArray(String[]::new)).alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        byKind.forEach((kind, s) -> {
+            List<String> row = new ArrayList<>(List.of(kind, Long.toString(s.count())));
+            states.forEach(state -> row.add(Long.toString(s.byState().getOrDefault(state, 0L))));
+            row.add(s.mounted() == null ? "-" : Long.toString(s.mounted()));
+            row.add(s.pinned() == null ? "-" : Long.toString(s.pinned()));
+            table.add(row.toArray(String[]::new));
+        });
+        table.print(out);
+    }
+
+    /** Threads of one kind counted by state; mounted and pinned only for virtual threads. */
+    public record Summary(long count, Map<String, Long> byState, Long mounted, Long pinned) {
     }
 
     /** One row per thread with its share of one CPU over the interval; busiest first. */
@@ -38,6 +69,12 @@ public final class ThreadTable {
         List<String> parts = new ArrayList<>(t.flags() == null ? List.of() : t.flags());
         if (t.agent()) {
             parts.add("jvmti-cli agent");
+        }
+        if (t.pinned()) {
+            parts.add("pinned");
+        }
+        if (t.carrying() != null) {
+            parts.add("carrying #" + t.carrying());
         }
         return parts.isEmpty() ? "-" : String.join(",", parts);
     }

@@ -1,0 +1,92 @@
+package dev.jvmticli.analysis;
+
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.LockedMonitor;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VirtualDump.VirtualStack;
+import dev.jvmticli.client.WaitingFor;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Platform and virtual threads in one dump: each carrier marked with the virtual thread it carries,
+ * and the owners of monitors filled in across the two.
+ *
+ * <p>Who owns a monitor is known to neither source alone: ThreadMXBean reports for a platform thread
+ * blocked on a monitor that a virtual thread owns either no owner (the virtual thread is unmounted)
+ * or its carrier; the virtual threads' snapshots name the monitor they wait for but not its owner.
+ * Both name the monitors each thread owns, by identity hash and class, so the owner of a monitor
+ * is the thread that lists it as locked; a virtual owner wins over its carrier.
+ */
+public final class VirtualThreads {
+    private VirtualThreads() {
+    }
+
+    /** The virtual threads as stacks, by id, their frames taken from the shared stack table. */
+    public static List<ThreadStack> stacks(VirtualDump dump) {
+        List<ThreadStack> stacks = new ArrayList<>(dump.threads().size());
+        List<VirtualStack> byId = new ArrayList<>(dump.threads());
+        byId.sort(Comparator.comparingLong(v -> v.thread().id()));
+        for (VirtualStack v : byId) {
+            List<Frame> frames = v.stack() != null && v.stack() < dump.stacks().size() ? dump.stacks().get(v.stack()) : v.frames();
+            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor()));
+        }
+        return stacks;
+    }
+
+    /** Platform threads (carriers marked) followed by virtual threads, owners resolved. */
+    public static StackDump merge(StackDump platform, VirtualDump virtual) {
+        Map<Long, Long> carried = new HashMap<>();
+        virtual.threads().forEach(v -> {
+            if (v.thread().carrierId() != null) {
+                carried.put(v.thread().carrierId(), v.thread().id());
+            }
+        });
+        List<ThreadStack> all = new ArrayList<>(platform.threads().size() + virtual.threads().size());
+        for (ThreadStack t : platform.threads()) {
+            Long vthread = carried.get(t.thread().id());
+            all.add(vthread == null ? t
+                    : new ThreadStack(t.thread().carrying(vthread), t.frames(), t.truncated(), t.locked(), t.waitingFor()));
+        }
+        all.addAll(stacks(virtual));
+        String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();
+        return new StackDump(platform.time(), source, platform.lockFactsComplete() && virtual.lockFactsComplete(),
+                resolveOwners(all));
+    }
+
+    /** The threads with the owner of each contended monitor filled in from who lists it as locked. */
+    public static List<ThreadStack> resolveOwners(List<ThreadStack> threads) {
+        Map<LockRef, Long> virtualOwners = new HashMap<>();
+        Map<LockRef, Long> platformOwners = new HashMap<>();
+        for (ThreadStack t : threads) {
+            for (LockedMonitor m : t.locked()) {
+                (t.thread().virtual() ? virtualOwners : platformOwners).putIfAbsent(m.lock(), t.thread().id());
+            }
+        }
+        if (virtualOwners.isEmpty() && threads.stream().noneMatch(t -> t.thread().virtual())) {
+            return threads;
+        }
+        List<ThreadStack> resolved = new ArrayList<>(threads.size());
+        for (ThreadStack t : threads) {
+            WaitingFor wait = t.waitingFor();
+            Long owner = wait == null || !wait.kind().equals("enter") ? null
+                    : virtualOwners.containsKey(wait.lock()) ? virtualOwners.get(wait.lock())
+                    : wait.hasOwner() ? null
+                    : platformOwners.get(wait.lock());
+            if (owner == null || owner == t.thread().id() || owner == wait.ownerId()) {
+                resolved.add(t);
+            } else {
+                resolved.add(new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(),
+                        new WaitingFor(wait.kind(), wait.className(), wait.hash(), owner)));
+            }
+        }
+        return resolved;
+    }
+}

@@ -1,0 +1,72 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.analysis.VirtualThreads;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.WaitingFor;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Collection;
+import java.util.List;
+
+/** Stack dumps of platform threads, virtual threads or both, merged into one {@link StackDump}. */
+final class Dumps {
+    private Dumps() {
+    }
+
+    /**
+     * Threads with stacks and lock facts. The dump may hold more threads than asked for: the platform
+     * threads, when a virtual thread waits for a monitor whose owner only their lock facts name (filter
+     * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
+     * marked with the virtual thread they carry.
+     */
+    static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
+                             boolean platform, boolean virtual, boolean virtualRequired) {
+        VirtualDump vthreads;
+        if (!virtual) {
+            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true).orElse(null);
+        } else if (virtualRequired) {
+            vthreads = client.vthreads(ids, frames, maxDepth, true, false, false);
+        } else {
+            vthreads = client.vthreadsIfAny(ids, frames, maxDepth, true, false, false).orElse(null);
+        }
+        if (vthreads == null) {
+            return client.stacks(ids, maxDepth, frames, owned);
+        }
+        boolean ownersNeeded = vthreads.threads().stream()
+                .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
+        StackDump platformDump = platform
+                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
+                : ownersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, true)
+                : new StackDump(vthreads.time(), "", true, List.of());
+        return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
+    }
+
+    /**
+     * ThreadMXBean names nothing for a platform thread blocked on a monitor that an unmounted virtual
+     * thread owns; the thread snapshot of JDK 25+ does (the "snapshot" lock source).
+     */
+    private static StackDump withBlockers(AgentClient client, StackDump platform, VirtualDump vthreads) {
+        List<Long> unknown = platform.threads().stream()
+                .filter(t -> t.thread().state().equals("BLOCKED") && t.waitingFor() == null)
+                .map(t -> t.thread().id())
+                .toList();
+        if (unknown.isEmpty() || !vthreads.lockSource().equals("snapshot")) {
+            return platform;
+        }
+        Map<Long, WaitingFor> found = new HashMap<>();
+        client.blockers(unknown).threads().forEach(b -> found.put(b.id(), b.waitingFor()));
+        List<ThreadStack> threads = platform.threads().stream()
+                .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null
+                        ? new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(), found.get(t.thread().id())) : t)
+                .toList();
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads);
+    }
+
+    /** The threads of the dump that the kinds show. */
+    static List<ThreadStack> shown(StackDump dump, ThreadKinds kinds) {
+        return dump.threads().stream().filter(t -> kinds.shows(t.thread())).toList();
+    }
+}

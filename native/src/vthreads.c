@@ -1,0 +1,719 @@
+/* The `vthreads` command: every virtual thread with its facts, carrier and, on request, its stack
+ * and lock facts. See vthreads.h for how they are found.
+ *
+ * Answer: {"time", "lockSource", "lockFactsComplete", "threads": [...], "stacks": [...],
+ * "summary": {...}}. Threads are streamed as they are found; a stack is written once in "stacks"
+ * and referred to by its index ("stack": N) from every thread that has it, so that 100,000 threads
+ * parked at the same place cost one stack. The agent's memory for that is bounded (STACKS_MAX
+ * distinct stacks, FRAMES_MAX frames); past the bound a thread carries its own "frames".
+ *
+ * Lock facts of a virtual thread come from jdk.internal.vm.ThreadSnapshot (JDK 25+: what
+ * Thread.dump_to_file uses; per thread, a handshake or nothing when unmounted): monitors owned at
+ * each frame, the monitor it is blocked entering or waits on. The owner of such a monitor is not
+ * part of that snapshot; the CLI matches it against the monitors the threads own. Parked threads
+ * are read through LockSupport.getBlocker, as for platform threads. Before JDK 25 there is no
+ * ThreadSnapshot: monitor facts of virtual threads are then unknown ("lockFactsComplete": false). */
+#include "vthreads.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "capabilities.h"
+#include "commands.h"
+#include "frames.h"
+#include "locks.h"
+#include "thread_facts.h"
+#include "thread_state.h"
+
+#define DEFAULT_MAX_DEPTH 8192
+#define LIMIT_MAX_DEPTH 65536
+#define CONTAINER_DEPTH_MAX 64
+#define STACK_SLOTS 8192          /* power of two */
+#define STACKS_MAX (STACK_SLOTS / 2)
+#define FRAMES_MAX (1 << 20)
+
+static struct {
+    int ready;
+    jclass containers;
+    jmethodID root;
+    jmethodID container_threads;
+    jmethodID container_children;
+    jmethodID stream_iterator;
+    jmethodID has_next;
+    jmethodID next;
+    jmethodID is_virtual;
+    jclass virtual_thread;
+    jfieldID carrier;
+    jfieldID vt_state;
+    jint pinned;
+    jint timed_pinned;
+    /* jdk.internal.vm.ThreadSnapshot, JDK 25+; snapshot_of is NULL without it */
+    jclass snapshot;
+    jmethodID snapshot_of;
+    jfieldID snap_stack;
+    jfieldID snap_locks;
+    jfieldID snap_blocker;
+    jfieldID lock_depth;
+    jfieldID lock_type;
+    jfieldID lock_object;
+    jfieldID blocker_type;
+    jfieldID blocker_object;
+    jmethodID element_class;
+    jmethodID element_method;
+    jobject type_locked;
+    jobject type_waiting_to_lock;
+    jobject type_waiting_on;
+} vt;
+
+static int cleared(JNIEnv *jni) {
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+        return 1;
+    }
+    return 0;
+}
+
+static int failed(JNIEnv *jni, const void *value) {
+    return cleared(jni) || value == NULL;
+}
+
+static jclass global_class(JNIEnv *jni, const char *name) {
+    jclass local = (*jni)->FindClass(jni, name);
+    if (failed(jni, local)) {
+        return NULL;
+    }
+    jclass global = (*jni)->NewGlobalRef(jni, local);
+    (*jni)->DeleteLocalRef(jni, local);
+    return global;
+}
+
+static jobject global_static(JNIEnv *jni, const char *class_name, const char *field, const char *signature) {
+    jclass klass = (*jni)->FindClass(jni, class_name);
+    if (failed(jni, klass)) {
+        return NULL;
+    }
+    jobject global = NULL;
+    jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, signature);
+    if (!failed(jni, id)) {
+        jobject value = (*jni)->GetStaticObjectField(jni, klass, id);
+        if (!failed(jni, value)) {
+            global = (*jni)->NewGlobalRef(jni, value);
+            (*jni)->DeleteLocalRef(jni, value);
+        }
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    return global;
+}
+
+static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
+    jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, "I");
+    if (failed(jni, id)) {
+        return -1;
+    }
+    jint value = (*jni)->GetStaticIntField(jni, klass, id);
+    return cleared(jni) ? -1 : value;
+}
+
+/* The ThreadSnapshot members; any one missing (another JDK's layout) means no snapshot. */
+static void prepare_snapshot(JNIEnv *jni) {
+    const char *lock_sig = "Ljdk/internal/vm/ThreadSnapshot$OwnedLockType;";
+    const char *blocker_sig = "Ljdk/internal/vm/ThreadSnapshot$BlockerLockType;";
+    vt.snapshot = global_class(jni, "jdk/internal/vm/ThreadSnapshot");
+    jclass lock = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadLock");
+    if (failed(jni, lock)) lock = NULL;
+    jclass blocker = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadBlocker");
+    if (failed(jni, blocker)) blocker = NULL;
+    int ok = vt.snapshot != NULL && lock != NULL && blocker != NULL;
+    if (ok) {
+        jmethodID of = (*jni)->GetStaticMethodID(jni, vt.snapshot, "of", "(Ljava/lang/Thread;)Ljdk/internal/vm/ThreadSnapshot;");
+        vt.snap_stack = (*jni)->GetFieldID(jni, vt.snapshot, "stackTrace", "[Ljava/lang/StackTraceElement;");
+        vt.snap_locks = (*jni)->GetFieldID(jni, vt.snapshot, "locks", "[Ljdk/internal/vm/ThreadSnapshot$ThreadLock;");
+        vt.snap_blocker = (*jni)->GetFieldID(jni, vt.snapshot, "blocker", "Ljdk/internal/vm/ThreadSnapshot$ThreadBlocker;");
+        vt.lock_depth = (*jni)->GetFieldID(jni, lock, "depth", "I");
+        vt.lock_type = (*jni)->GetFieldID(jni, lock, "type", lock_sig);
+        vt.lock_object = (*jni)->GetFieldID(jni, lock, "obj", "Ljava/lang/Object;");
+        vt.blocker_type = (*jni)->GetFieldID(jni, blocker, "type", blocker_sig);
+        vt.blocker_object = (*jni)->GetFieldID(jni, blocker, "obj", "Ljava/lang/Object;");
+        jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
+        if (!failed(jni, element)) {
+            vt.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
+            vt.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
+            (*jni)->DeleteLocalRef(jni, element);
+        }
+        ok = !cleared(jni) && of != NULL && vt.snap_stack != NULL && vt.snap_locks != NULL && vt.snap_blocker != NULL
+            && vt.lock_depth != NULL && vt.lock_type != NULL && vt.lock_object != NULL && vt.blocker_type != NULL
+            && vt.blocker_object != NULL && vt.element_class != NULL && vt.element_method != NULL;
+        if (ok) {
+            vt.type_locked = global_static(jni, "jdk/internal/vm/ThreadSnapshot$OwnedLockType", "LOCKED", lock_sig);
+            vt.type_waiting_to_lock = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_TO_LOCK", blocker_sig);
+            vt.type_waiting_on = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_ON", blocker_sig);
+            ok = vt.type_locked != NULL && vt.type_waiting_to_lock != NULL && vt.type_waiting_on != NULL;
+        }
+        if (ok) {
+            vt.snapshot_of = of;
+        }
+    }
+    if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
+    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
+}
+
+/* Looks up what the walk needs. Returns NULL, or why virtual threads cannot be listed. */
+static const char *prepare(JNIEnv *jni) {
+    if (vt.ready) {
+        return NULL;
+    }
+    vt.containers = global_class(jni, "jdk/internal/vm/ThreadContainers");
+    jclass container = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadContainer");
+    if (failed(jni, container)) container = NULL;
+    vt.virtual_thread = global_class(jni, "java/lang/VirtualThread");
+    if (vt.containers == NULL || container == NULL || vt.virtual_thread == NULL) {
+        if (container != NULL) (*jni)->DeleteLocalRef(jni, container);
+        vthreads_release(jni);
+        return "no virtual threads in this JVM (they need JDK 21 or later)";
+    }
+    jclass stream = (*jni)->FindClass(jni, "java/util/stream/BaseStream");
+    jclass iterator = (*jni)->FindClass(jni, "java/util/Iterator");
+    jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+    int ok = !failed(jni, stream) && !failed(jni, iterator) && !failed(jni, thread);
+    if (ok) {
+        vt.root = (*jni)->GetStaticMethodID(jni, vt.containers, "root", "()Ljdk/internal/vm/ThreadContainer;");
+        vt.container_threads = (*jni)->GetMethodID(jni, container, "threads", "()Ljava/util/stream/Stream;");
+        vt.container_children = (*jni)->GetMethodID(jni, container, "children", "()Ljava/util/stream/Stream;");
+        vt.stream_iterator = (*jni)->GetMethodID(jni, stream, "iterator", "()Ljava/util/Iterator;");
+        vt.has_next = (*jni)->GetMethodID(jni, iterator, "hasNext", "()Z");
+        vt.next = (*jni)->GetMethodID(jni, iterator, "next", "()Ljava/lang/Object;");
+        vt.is_virtual = (*jni)->GetMethodID(jni, thread, "isVirtual", "()Z");
+        vt.carrier = (*jni)->GetFieldID(jni, vt.virtual_thread, "carrierThread", "Ljava/lang/Thread;");
+        vt.vt_state = (*jni)->GetFieldID(jni, vt.virtual_thread, "state", "I");
+        ok = !cleared(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
+            && vt.stream_iterator != NULL && vt.has_next != NULL && vt.next != NULL && vt.is_virtual != NULL
+            && vt.carrier != NULL && vt.vt_state != NULL;
+    }
+    if (ok) {
+        vt.pinned = static_int(jni, vt.virtual_thread, "PINNED");
+        vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
+        prepare_snapshot(jni);
+    }
+    (*jni)->DeleteLocalRef(jni, container);
+    if (stream != NULL) (*jni)->DeleteLocalRef(jni, stream);
+    if (iterator != NULL) (*jni)->DeleteLocalRef(jni, iterator);
+    if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
+    if (!ok) {
+        vthreads_release(jni);
+        return "this JDK's thread containers are not laid out as expected: virtual threads cannot be listed";
+    }
+    vt.ready = 1;
+    return NULL;
+}
+
+void vthreads_release(JNIEnv *jni) {
+    jobject refs[] = { vt.containers, vt.virtual_thread, vt.snapshot, vt.type_locked, vt.type_waiting_to_lock, vt.type_waiting_on };
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (refs[i] != NULL) {
+            (*jni)->DeleteGlobalRef(jni, refs[i]);
+        }
+    }
+    memset(&vt, 0, sizeof vt);
+}
+
+/* ---- the distinct stacks of one answer ---- */
+
+typedef struct {
+    uint64_t hash;
+    jint count;
+    int index;              /* in the answer's "stacks" */
+    jvmtiFrameInfo *frames; /* NULL: free slot */
+} stack_slot;
+
+typedef struct {
+    stack_slot *slots;
+    int *order;             /* index -> slot */
+    int used;
+    size_t frames_total;
+} stack_table;
+
+static uint64_t stack_hash(const jvmtiFrameInfo *frames, jint count) {
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)count;
+    for (jint i = 0; i < count; i++) {
+        h = (h ^ (uint64_t)(uintptr_t)frames[i].method) * 1099511628211ull;
+        h = (h ^ (uint64_t)frames[i].location) * 1099511628211ull;
+    }
+    return h;
+}
+
+/* The index of this stack in the table, added if new; -1 when the table is full. */
+static int stack_index(stack_table *t, const jvmtiFrameInfo *frames, jint count) {
+    uint64_t h = stack_hash(frames, count);
+    size_t slot = (size_t)h & (STACK_SLOTS - 1);
+    while (t->slots[slot].frames != NULL) {
+        stack_slot *s = &t->slots[slot];
+        if (s->hash == h && s->count == count && memcmp(s->frames, frames, (size_t)count * sizeof *frames) == 0) {
+            return s->index;
+        }
+        slot = (slot + 1) & (STACK_SLOTS - 1);
+    }
+    if (t->used >= STACKS_MAX || t->frames_total + (size_t)count > FRAMES_MAX) {
+        return -1;
+    }
+    jvmtiFrameInfo *copy = malloc((count > 0 ? (size_t)count : 1) * sizeof *frames);
+    if (copy == NULL) {
+        return -1;
+    }
+    memcpy(copy, frames, (size_t)count * sizeof *frames);
+    t->slots[slot] = (stack_slot) { h, count, t->used, copy };
+    t->order[t->used] = (int)slot;
+    t->frames_total += (size_t)count;
+    return t->used++;
+}
+
+static void stack_table_free(stack_table *t) {
+    if (t->slots != NULL) {
+        for (size_t i = 0; i < STACK_SLOTS; i++) {
+            free(t->slots[i].frames);
+        }
+    }
+    free(t->slots);
+    free(t->order);
+}
+
+/* ---- one answer ---- */
+
+enum { STATE_KINDS = 7 };
+static const char *const state_names[STATE_KINDS] = { "NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED", "UNKNOWN" };
+
+typedef struct {
+    command_ctx *ctx;
+    int want_frames;
+    int want_locks;
+    int summary;
+    int mounted_only;
+    jint max_depth;
+    jvmtiFrameInfo *frames;
+    stack_table stacks;
+    jlong seen;
+    jlong count;
+    jlong by_state[STATE_KINDS];
+    jlong mounted;
+    jlong pinned;
+    int locks_incomplete;
+    int failed;              /* the walk itself failed */
+} answer;
+
+static int wanted_id(const request *req, jlong id) {
+    if (request_get(req, "threads") == NULL) {
+        return 1;
+    }
+    size_t count = 0;
+    const int64_t *ids = request_ints(req, "threads", &count);
+    for (size_t i = 0; i < count; i++) {
+        if (ids[i] == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int state_kind(jint state) {
+    const char *name = thread_state_name(state);
+    for (int i = 0; i < STATE_KINDS - 1; i++) {
+        if (strcmp(state_names[i], name) == 0) {
+            return i;
+        }
+    }
+    return STATE_KINDS - 1;
+}
+
+/* Pinned: cannot unmount while it waits, so it keeps its carrier. The JDK says so in the
+ * VirtualThread state (PINNED, TIMED_PINNED: parked while pinned); a thread blocked or waiting that
+ * still has a carrier is pinned too (on JDK 21-23, entering a contended monitor). */
+static int is_pinned(JNIEnv *jni, jthread thread, jint jvmti_state, int mounted) {
+    jint state = (*jni)->GetIntField(jni, thread, vt.vt_state);
+    if ((vt.pinned >= 0 && state == vt.pinned) || (vt.timed_pinned >= 0 && state == vt.timed_pinned)) {
+        return 1;
+    }
+    return mounted && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
+}
+
+/* Whether JVMTI frame `frame` runs the method a StackTraceElement names. */
+static int same_method(JNIEnv *jni, const jvmtiFrameInfo *frame, jobject element) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    int same = 0;
+    jclass klass = NULL;
+    char *name = NULL;
+    char *signature = NULL;
+    jstring element_class = (*jni)->CallObjectMethod(jni, element, vt.element_class);
+    jstring element_method = failed(jni, element_class) ? NULL : (*jni)->CallObjectMethod(jni, element, vt.element_method);
+    if (!failed(jni, element_method)
+            && (*jvmti)->GetMethodName(jvmti, frame->method, &name, NULL, NULL) == JVMTI_ERROR_NONE
+            && (*jvmti)->GetMethodDeclaringClass(jvmti, frame->method, &klass) == JVMTI_ERROR_NONE
+            && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+        char *class_name = java_class_name(signature);
+        const char *ec = (*jni)->GetStringUTFChars(jni, element_class, NULL);
+        const char *em = (*jni)->GetStringUTFChars(jni, element_method, NULL);
+        same = class_name != NULL && ec != NULL && em != NULL && strcmp(class_name, ec) == 0 && strcmp(name, em) == 0;
+        if (ec != NULL) (*jni)->ReleaseStringUTFChars(jni, element_class, ec);
+        if (em != NULL) (*jni)->ReleaseStringUTFChars(jni, element_method, em);
+        cleared(jni);
+        free(class_name);
+    }
+    if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
+    if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+    if (element_class != NULL) (*jni)->DeleteLocalRef(jni, element_class);
+    if (element_method != NULL) (*jni)->DeleteLocalRef(jni, element_method);
+    return same;
+}
+
+/* The JVMTI depth of the snapshot's frame at snapshot_depth. The snapshot leaves out hidden frames
+ * (continuation and lambda plumbing) that JVMTI shows, so its frames are a subsequence of JVMTI's:
+ * they are matched in order, by class and method. Returns count (beyond the frames taken) when the
+ * frame is not among them. */
+static jint jvmti_depth(JNIEnv *jni, jobjectArray stack, jint snapshot_depth, const jvmtiFrameInfo *frames, jint count) {
+    jint j = 0;
+    for (jint i = 0; i <= snapshot_depth; i++, j++) {
+        jobject element = (*jni)->GetObjectArrayElement(jni, stack, i);
+        if (failed(jni, element)) {
+            return count;
+        }
+        while (j < count && !same_method(jni, &frames[j], element)) {
+            j++;
+        }
+        (*jni)->DeleteLocalRef(jni, element);
+        if (j >= count) {
+            return count;
+        }
+    }
+    return j - 1;
+}
+
+/* Monitors owned and waited for, from a ThreadSnapshot. Returns 0, or -1 when not known. */
+static int snapshot_locks(JNIEnv *jni, jthread thread, const jvmtiFrameInfo *frames, jint count, lock_facts *f) {
+    if (vt.snapshot_of == NULL) {
+        return -1;
+    }
+    if ((*jni)->PushLocalFrame(jni, 32) != 0) {
+        cleared(jni);
+        return -1;
+    }
+    int status = 0;
+    jobject snap = (*jni)->CallStaticObjectMethod(jni, vt.snapshot, vt.snapshot_of, thread);
+    if (failed(jni, snap)) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return 0; /* terminated meanwhile: nothing to know */
+    }
+    jobjectArray stack = (*jni)->GetObjectField(jni, snap, vt.snap_stack);
+    jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
+    jobjectArray locks = (*jni)->GetObjectField(jni, snap, vt.snap_locks);
+    jsize lock_count = locks == NULL ? 0 : (*jni)->GetArrayLength(jni, locks);
+    if (lock_count > 0) {
+        f->owned = calloc((size_t)lock_count, sizeof *f->owned);
+        status = f->owned == NULL ? -1 : 0;
+    }
+    for (jsize i = 0; i < lock_count && f->owned != NULL; i++) {
+        jobject lock = (*jni)->GetObjectArrayElement(jni, locks, i);
+        jobject type = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, vt.lock_type);
+        jobject object = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, vt.lock_object);
+        if (object != NULL && (*jni)->IsSameObject(jni, type, vt.type_locked)) {
+            jint depth = (*jni)->GetIntField(jni, lock, vt.lock_depth);
+            owned_monitor *m = &f->owned[f->owned_count++];
+            locks_describe_object(jni, object, &m->lock);
+            m->depth = frames == NULL || depth < 0 || depth >= snapshot_count ? depth
+                : jvmti_depth(jni, stack, depth, frames, count);
+        }
+        if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
+        if (type != NULL) (*jni)->DeleteLocalRef(jni, type);
+        if (object != NULL) (*jni)->DeleteLocalRef(jni, object);
+    }
+    jobject blocker = (*jni)->GetObjectField(jni, snap, vt.snap_blocker);
+    if (blocker != NULL) {
+        jobject type = (*jni)->GetObjectField(jni, blocker, vt.blocker_type);
+        jobject object = (*jni)->GetObjectField(jni, blocker, vt.blocker_object);
+        int enter = (*jni)->IsSameObject(jni, type, vt.type_waiting_to_lock);
+        if (object != NULL && (enter || (*jni)->IsSameObject(jni, type, vt.type_waiting_on))) {
+            f->waiting = enter ? WAIT_ENTER : WAIT_NOTIFY;
+            f->owner_id = -1;
+            locks_describe_object(jni, object, &f->waits_for);
+        }
+    }
+    cleared(jni);
+    (*jni)->PopLocalFrame(jni, NULL);
+    return status;
+}
+
+static void write_summary(answer *a) {
+    json_writer *w = a->ctx->out;
+    json_key(w, "summary");
+    json_begin_object(w);
+    json_key(w, "count");
+    json_int(w, a->count);
+    json_key(w, "mounted");
+    json_int(w, a->mounted);
+    json_key(w, "pinned");
+    json_int(w, a->pinned);
+    json_key(w, "byState");
+    json_begin_object(w);
+    for (int i = 0; i < STATE_KINDS; i++) {
+        if (a->by_state[i] > 0) {
+            json_key(w, state_names[i]);
+            json_int(w, a->by_state[i]);
+        }
+    }
+    json_end_object(w);
+    json_end_object(w);
+}
+
+/* Writes the thread's stack, left in a->frames; returns how many frames that is. */
+static jint write_frames(answer *a, jthread thread) {
+    json_writer *w = a->ctx->out;
+    jint count = 0;
+    jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, a->max_depth, a->frames, &count);
+    if (err != JVMTI_ERROR_NONE) {
+        count = 0;
+    }
+    int index = stack_index(&a->stacks, a->frames, count);
+    if (index >= 0) {
+        json_key(w, "stack");
+        json_int(w, index);
+    } else {
+        json_key(w, "frames");
+        frames_write(w, a->ctx->jni, a->frames, count);
+    }
+    if (err == JVMTI_ERROR_NONE && count == a->max_depth) {
+        json_key(w, "truncated");
+        json_bool(w, 1);
+    }
+    return count;
+}
+
+static void visit(answer *a, jthread thread) {
+    JNIEnv *jni = a->ctx->jni;
+    json_writer *w = a->ctx->out;
+    thread_facts facts;
+    if (++a->seen % 8192 == 0) {
+        /* whitespace, valid anywhere between JSON tokens: a long walk that writes little (a
+         * summary, a selection) still shows the client it is alive */
+        json_raw(w, " ");
+        json_flush(w);
+    }
+    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
+    if (a->mounted_only && carrier == NULL) {
+        return;
+    }
+    if (thread_facts_get(jni, thread, &facts) != JVMTI_ERROR_NONE) {
+        if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
+        return; /* ended meanwhile */
+    }
+    if (!wanted_id(a->ctx->req, facts.id)) {
+        if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
+        thread_facts_free(&facts);
+        return;
+    }
+    int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);
+    a->count++;
+    a->by_state[state_kind(facts.state)]++;
+    a->mounted += carrier != NULL;
+    a->pinned += pinned;
+    if (!a->summary) {
+        json_begin_object(w);
+        json_key(w, "thread");
+        json_begin_object(w);
+        thread_facts_write(w, &facts, 0);
+        json_key(w, "virtual");
+        json_bool(w, 1);
+        if (carrier != NULL) {
+            json_key(w, "carrierId");
+            json_int(w, thread_java_id(jni, carrier));
+        }
+        json_key(w, "pinned");
+        json_bool(w, pinned);
+        json_end_object(w);
+        jint count = a->want_frames ? write_frames(a, thread) : 0;
+        if (a->want_locks) {
+            lock_facts locks;
+            memset(&locks, 0, sizeof locks);
+            locks.owner_id = -1;
+            /* the frames were taken just before; the snapshot's depths are matched to them */
+            if (snapshot_locks(jni, thread, a->want_frames ? a->frames : NULL, count, &locks) != 0) {
+                a->locks_incomplete = 1;
+            }
+            if ((facts.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, &locks) != 0) {
+                a->locks_incomplete = 1;
+            }
+            locks_write(w, &locks, 1);
+            locks_free(&locks, 1);
+        }
+        json_end_object(w);
+    }
+    if (carrier != NULL) {
+        (*jni)->DeleteLocalRef(jni, carrier);
+    }
+    thread_facts_free(&facts);
+}
+
+/* Calls visit for each virtual thread of the container and, depth first, of its children. */
+static void walk(answer *a, jobject container, int depth) {
+    JNIEnv *jni = a->ctx->jni;
+    if (depth > CONTAINER_DEPTH_MAX || a->failed || a->ctx->out->failed) {
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+            cleared(jni);
+            a->failed = 1;
+            return;
+        }
+        jobject stream = (*jni)->CallObjectMethod(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
+        jobject it = failed(jni, stream) ? NULL : (*jni)->CallObjectMethod(jni, stream, vt.stream_iterator);
+        if (failed(jni, it)) {
+            a->failed = 1;
+        }
+        while (it != NULL && !a->failed && !a->ctx->out->failed) {
+            jboolean more = (*jni)->CallBooleanMethod(jni, it, vt.has_next);
+            if (cleared(jni)) {
+                a->failed = 1;
+                break;
+            }
+            if (!more) {
+                break;
+            }
+            jobject item = (*jni)->CallObjectMethod(jni, it, vt.next);
+            if (failed(jni, item)) {
+                a->failed = 1;
+                break;
+            }
+            if (pass == 1) {
+                walk(a, item, depth + 1);
+            } else if ((*jni)->CallBooleanMethod(jni, item, vt.is_virtual) && !cleared(jni)) {
+                visit(a, item);
+            }
+            (*jni)->DeleteLocalRef(jni, item);
+        }
+        (*jni)->PopLocalFrame(jni, NULL);
+    }
+}
+
+static int64_t now_millis(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void cmd_vthreads(command_ctx *ctx) {
+    JNIEnv *jni = ctx->jni;
+    answer a;
+    memset(&a, 0, sizeof a);
+    a.ctx = ctx;
+    a.want_frames = request_bool(ctx->req, "frames", 0);
+    a.want_locks = request_bool(ctx->req, "locks", 0);
+    a.summary = request_bool(ctx->req, "summary", 0);
+    a.mounted_only = request_bool(ctx->req, "mountedOnly", 0);
+    int64_t depth = request_int(ctx->req, "maxDepth", DEFAULT_MAX_DEPTH);
+    if (depth < 1 || depth > LIMIT_MAX_DEPTH) {
+        command_fail(ctx, "bad_request", "maxDepth must be between 1 and 65536");
+        return;
+    }
+    a.max_depth = (jint)depth;
+    const char *why = prepare(jni);
+    if (why == NULL && !capabilities_has_virtual_threads(&the_agent.held)) {
+        why = "the target JVM did not grant the agent can_support_virtual_threads";
+    }
+    if (why != NULL) {
+        command_fail(ctx, "no_virtual_threads", why);
+        return;
+    }
+    if (a.want_frames) {
+        a.frames = malloc((size_t)a.max_depth * sizeof *a.frames);
+        a.stacks.slots = calloc(STACK_SLOTS, sizeof *a.stacks.slots);
+        a.stacks.order = calloc(STACKS_MAX, sizeof *a.stacks.order);
+        if (a.frames == NULL || a.stacks.slots == NULL || a.stacks.order == NULL) {
+            free(a.frames);
+            stack_table_free(&a.stacks);
+            command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
+            return;
+        }
+    }
+    jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
+    if (failed(jni, root)) {
+        free(a.frames);
+        stack_table_free(&a.stacks);
+        command_fail(ctx, "internal", "ThreadContainers.root() failed");
+        return;
+    }
+    command_result(ctx);
+    json_writer *w = ctx->out;
+    json_begin_object(w);
+    json_key(w, "time");
+    json_int(w, now_millis());
+    json_key(w, "threads");
+    json_begin_array(w);
+    walk(&a, root, 0);
+    json_end_array(w);
+    if (a.want_frames) {
+        json_key(w, "stacks");
+        json_begin_array(w);
+        for (int i = 0; i < a.stacks.used; i++) {
+            const stack_slot *s = &a.stacks.slots[a.stacks.order[i]];
+            frames_write(w, jni, s->frames, s->count);
+        }
+        json_end_array(w);
+    }
+    json_key(w, "lockSource");
+    json_cstring(w, vt.snapshot_of != NULL ? "snapshot" : "parked-only");
+    json_key(w, "lockFactsComplete");
+    json_bool(w, !a.locks_incomplete && !a.failed);
+    json_key(w, "complete");
+    json_bool(w, !a.failed);
+    write_summary(&a);
+    json_end_object(w);
+    (*jni)->DeleteLocalRef(jni, root);
+    free(a.frames);
+    stack_table_free(&a.stacks);
+}
+
+/* The `blockers` command: for the platform threads asked for (by id), what a ThreadSnapshot says
+ * they are blocked entering or wait on. ThreadMXBean says nothing for a platform thread blocked on
+ * a monitor that an unmounted virtual thread owns; JDK 25's ThreadSnapshot does. Answer:
+ * {"threads": [{"id": N, "waitingFor": {...}}]}. */
+void cmd_blockers(command_ctx *ctx) {
+    JNIEnv *jni = ctx->jni;
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (prepare(jni) != NULL || vt.snapshot_of == NULL) {
+        command_fail(ctx, "unsupported", "this JVM has no jdk.internal.vm.ThreadSnapshot (JDK 25+)");
+        return;
+    }
+    jint count = 0;
+    jthread *threads = NULL;
+    jvmtiError err = (*jvmti)->GetAllThreads(jvmti, &count, &threads);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, "GetAllThreads", err);
+        return;
+    }
+    command_result(ctx);
+    json_writer *w = ctx->out;
+    json_begin_object(w);
+    json_key(w, "threads");
+    json_begin_array(w);
+    for (jint i = 0; i < count; i++) {
+        jlong id = thread_java_id(jni, threads[i]);
+        if (request_get(ctx->req, "threads") != NULL && wanted_id(ctx->req, id)) {
+            lock_facts facts;
+            memset(&facts, 0, sizeof facts);
+            facts.owner_id = -1;
+            if (snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
+                json_begin_object(w);
+                json_key(w, "id");
+                json_int(w, id);
+                locks_write(w, &facts, 0);
+                json_end_object(w);
+            }
+            locks_free(&facts, 1);
+        }
+        (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    json_end_array(w);
+    json_end_object(w);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
+}
