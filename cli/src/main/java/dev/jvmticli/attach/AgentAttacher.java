@@ -7,6 +7,7 @@ import com.sun.tools.attach.VirtualMachine;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -58,7 +59,7 @@ public final class AgentAttacher {
     private static void loadNow(TargetProcess target, Path library) {
         VirtualMachine vm;
         try {
-            vm = VirtualMachine.attach(Long.toString(target.pid()));
+            vm = attach(target);
         } catch (AttachNotSupportedException e) {
             throw attachRefused(target, e);
         } catch (IOException e) {
@@ -79,6 +80,25 @@ public final class AgentAttacher {
             } catch (IOException ignored) {
                 // the attach channel is gone either way
             }
+        }
+    }
+
+    /**
+     * Attaches; once more after removing a dead attach socket. A JVM removes a stale
+     * {@code /tmp/.java_pid<pid>} when it starts, but cannot when the file belongs to another user
+     * (a JVM of a reused pid that ran as root, say, in the sticky /tmp); the JDK's client then
+     * connects to the dead file and gets "Connection refused" instead of starting the attach listener.
+     */
+    private static VirtualMachine attach(TargetProcess target) throws AttachNotSupportedException, IOException {
+        try {
+            return VirtualMachine.attach(Long.toString(target.pid()));
+        } catch (IOException e) {
+            Path socket = target.root().resolve("tmp").resolve(".java_pid" + target.nsPid());
+            if (!String.valueOf(e.getMessage()).contains("Connection refused") || !target.isAlive()
+                    || !Files.deleteIfExists(socket)) {
+                throw e;
+            }
+            return VirtualMachine.attach(Long.toString(target.pid()));
         }
     }
 

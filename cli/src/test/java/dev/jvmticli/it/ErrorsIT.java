@@ -110,6 +110,19 @@ class ErrorsIT {
     }
 
     @Test
+    void aDeadAttachSocketLeftByAnEarlierJvmWithTheSamePidIsCleared() throws Exception {
+        try (TargetJvm fresh = TargetJvm.start(Jdks.current(), ThreadsTarget.class)) {
+            java.nio.file.Path stale = java.nio.file.Path.of("/tmp/.java_pid" + fresh.pid());
+            try (var channel = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX)) {
+                channel.bind(java.net.UnixDomainSocketAddress.of(stale));
+            }
+            java.nio.file.Files.setPosixFilePermissions(stale, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Result result = CliRun.run("threads", Long.toString(fresh.pid()));
+            assertEquals(0, result.exit(), result.toString());
+        }
+    }
+
+    @Test
     void verboseShowsTheStackTrace() throws Exception {
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor(10, TimeUnit.SECONDS);

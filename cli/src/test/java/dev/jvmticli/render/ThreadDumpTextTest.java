@@ -32,7 +32,7 @@ class ThreadDumpTextTest {
         TimeZone saved = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
         try {
-            ThreadDumpText.print(new PrintWriter(text), dump, new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"), true);
+            ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"), true);
         } finally {
             TimeZone.setDefault(saved);
         }
