@@ -8,6 +8,7 @@
 
 #include "capabilities.h"
 #include "commands.h"
+#include "events.h"
 #include "server.h"
 
 agent the_agent;
@@ -92,6 +93,7 @@ int agent_start_server(JNIEnv *jni) {
 }
 
 void agent_release(JNIEnv *jni) {
+    events_shutdown();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();

@@ -11,4 +11,15 @@ void cmd_detach(command_ctx *ctx);
 /* threads.c */
 void cmd_threads(command_ctx *ctx);
 
+/* alloc.c */
+void cmd_alloc_start(command_ctx *ctx);
+void cmd_alloc_stop(command_ctx *ctx);
+
+/* contention.c */
+void cmd_contention_start(command_ctx *ctx);
+void cmd_contention_stop(command_ctx *ctx);
+
+/* jit.c */
+void cmd_jit(command_ctx *ctx);
+
 #endif

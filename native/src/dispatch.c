@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "commands.h"
+#include "events.h"
 
 typedef struct {
     const char *name;
@@ -15,6 +16,11 @@ static const command commands[] = {
     { "hello", cmd_hello },
     { "threads", cmd_threads },
     { "detach", cmd_detach },
+    { "alloc.start", cmd_alloc_start },
+    { "alloc.stop", cmd_alloc_stop },
+    { "contention.start", cmd_contention_start },
+    { "contention.stop", cmd_contention_stop },
+    { "jit", cmd_jit },
 };
 
 static request parsed; /* one request at a time, on the agent thread */
@@ -101,5 +107,6 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
 }
 
 void dispatch_client_gone(int client_id) {
-    (void)client_id;
+    alloc_client_gone(client_id);
+    contention_client_gone(client_id);
 }

@@ -15,6 +15,9 @@ import picocli.CommandLine.ScopeType;
         description = "Live-attach diagnostics for running JVMs through a resident JVMTI agent.",
         subcommands = {
             ThreadsCommand.class,
+            AllocCommand.class,
+            ContentionCommand.class,
+            JitCommand.class,
             DetachCommand.class,
             DemoCommand.class,
             AgentPathCommand.class,
