@@ -1,0 +1,51 @@
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An allocation-heavy workload for bench/alloc-overhead.sh: two threads build short-lived lists of
+ * small objects and strings. Prints WARM when warmed up, then the operations per second measured
+ * over the measuring window, as "OPS <n>".
+ */
+public final class AllocBench {
+    static volatile Object sink;
+
+    static Object work(int seed) {
+        List<Object> list = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            list.add(new int[4 + (seed + i) % 16]);
+            list.add(Integer.toString(seed * 31 + i));
+        }
+        return list;
+    }
+
+    public static void main(String[] args) throws Exception {
+        long warmMillis = Long.parseLong(args[0]);
+        long measureMillis = Long.parseLong(args[1]);
+        int threads = 2;
+        long[] counts = new long[threads * 16];
+        boolean[] measuring = {false};
+        for (int t = 0; t < threads; t++) {
+            int slot = t * 16;
+            Thread worker = new Thread(() -> {
+                int seed = 0;
+                while (true) {
+                    sink = work(seed++);
+                    counts[slot]++;
+                }
+            });
+            worker.setDaemon(true);
+            worker.start();
+        }
+        Thread.sleep(warmMillis);
+        System.out.println("WARM " + ProcessHandle.current().pid());
+        long before = 0;
+        for (int t = 0; t < threads; t++) before += counts[t * 16];
+        long start = System.nanoTime();
+        Thread.sleep(measureMillis);
+        long after = 0;
+        for (int t = 0; t < threads; t++) after += counts[t * 16];
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("OPS %.0f%n", (after - before) / seconds);
+        System.exit(0);
+    }
+}
