@@ -15,24 +15,26 @@ trap 'rm -rf "$work"' EXIT
 javac -d "$work" "$here/AllocBench.java"
 
 run() { # $1 = "agent" or "plain"; prints ops/s
-  local out="$work/out.$$"
+  local out
+  out=$(mktemp "$work/out.XXXXXX")
   "$java" -Xmx256m -XX:+UseParallelGC -cp "$work" AllocBench $((warm * 1000)) $((measure * 1000)) >"$out" &
   local jvm=$!
-  while ! grep -q WARM "$out" 2>/dev/null; do sleep 0.1; done
+  while ! grep -q STARTED "$out" 2>/dev/null; do sleep 0.05; done
   if [[ $1 == agent ]]; then
-    # the agent is loaded before the window opens; sampling covers all of it
-    "$root/jvmti-cli" alloc "$jvm" --duration $((measure + 3))s --interval 512k >"$work/alloc.txt" &
+    # attach and start sampling during the warm-up: the measured window is all sampling
+    "$root/jvmti-cli" threads "$jvm" >/dev/null
+    "$root/jvmti-cli" alloc "$jvm" --duration $((warm + measure + 1))s --interval 512k >"$work/alloc.txt" &
     local cli=$!
   fi
-  wait "$jvm"
-  [[ $1 == agent ]] && { wait "$cli" || true; }
+  while ! grep -q '^OPS' "$out" 2>/dev/null; do sleep 0.1; done
+  if [[ $1 == agent ]]; then wait "$cli"; fi
+  kill "$jvm"; wait "$jvm" 2>/dev/null || true
   awk '/^OPS/ {print $2}' "$out"
 }
 
-# attach once up front so the agent's start-up is not part of the sampled window
 plain_total=0; agent_total=0
 for ((i = 1; i <= rounds; i++)); do
-  p=$(run plain); a=$(run agent)
+  if ((i % 2)); then p=$(run plain); a=$(run agent); else a=$(run agent); p=$(run plain); fi
   printf 'round %d: without agent %s ops/s, sampling at 512 KiB %s ops/s\n' "$i" "$p" "$a"
   plain_total=$((plain_total + p)); agent_total=$((agent_total + a))
 done
