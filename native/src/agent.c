@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "frames.h"
 #include "locks.h"
+#include "events.h"
 #include "server.h"
 #include "vthreads.h"
 
@@ -111,6 +112,7 @@ int agent_start_server(JNIEnv *jni) {
 }
 
 void agent_release(JNIEnv *jni) {
+    events_shutdown();
     locks_release(jni);
     vthreads_release(jni);
     frames_cache_clear();

@@ -95,11 +95,25 @@ jvmtiError capabilities_acquire(jvmtiEnv *jvmti, jvmtiCapabilities *held) {
     return (*jvmti)->GetCapabilities(jvmti, held);
 }
 
+/* Taken only while an event command runs (events.c), never at attach. */
+#define EVENT_CAPABILITIES(X)                   \
+    X(can_generate_sampled_object_alloc_events) \
+    X(can_generate_monitor_events)              \
+    X(can_generate_compiled_method_load_events)
+
+EVENT_CAPABILITIES(ACCESSORS)
+static const capability on_demand[] = { EVENT_CAPABILITIES(ENTRY) };
+
 void capabilities_write(json_writer *w, const jvmtiCapabilities *held) {
     json_begin_array(w);
     for (size_t i = 0; i < WANTED_COUNT; i++) {
         if (wanted[i].has(held)) {
             json_cstring(w, wanted[i].name);
+        }
+    }
+    for (size_t i = 0; i < sizeof on_demand / sizeof on_demand[0]; i++) {
+        if (on_demand[i].has(held)) {
+            json_cstring(w, on_demand[i].name);
         }
     }
     json_end_array(w);

@@ -21,4 +21,15 @@ void cmd_stacks(command_ctx *ctx);
 void cmd_vthreads(command_ctx *ctx);
 void cmd_blockers(command_ctx *ctx);
 
+/* alloc.c */
+void cmd_alloc_start(command_ctx *ctx);
+void cmd_alloc_stop(command_ctx *ctx);
+
+/* contention.c */
+void cmd_contention_start(command_ctx *ctx);
+void cmd_contention_stop(command_ctx *ctx);
+
+/* jit.c */
+void cmd_jit(command_ctx *ctx);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "commands.h"
+#include "events.h"
 
 typedef struct {
     const char *name;
@@ -19,6 +20,11 @@ static const command commands[] = {
     { "vthreads", cmd_vthreads },
     { "blockers", cmd_blockers },
     { "detach", cmd_detach },
+    { "alloc.start", cmd_alloc_start },
+    { "alloc.stop", cmd_alloc_stop },
+    { "contention.start", cmd_contention_start },
+    { "contention.stop", cmd_contention_stop },
+    { "jit", cmd_jit },
 };
 
 static request parsed; /* one request at a time, on the agent thread */
@@ -113,5 +119,6 @@ void dispatch_write_commands(json_writer *out) {
 }
 
 void dispatch_client_gone(int client_id) {
-    (void)client_id;
+    alloc_client_gone(client_id);
+    contention_client_gone(client_id);
 }

@@ -2,8 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "aggregate.h"
 #include "json.h"
+#include "perf_map.h"
 #include "mutf8.h"
 #include "request.h"
 #include "thread_state.h"
@@ -221,6 +225,133 @@ static void test_thread_state(void) {
     free(b.data);
 }
 
+
+static void test_stack_table(void) {
+    stack_table t;
+    CHECK(stack_table_init(&t, 16) == 0);
+    jvmtiFrameInfo a[3] = { { (jmethodID)0x10, 1 }, { (jmethodID)0x20, 2 }, { (jmethodID)0x30, 3 } };
+    jvmtiFrameInfo b[3] = { { (jmethodID)0x10, 1 }, { (jmethodID)0x20, 9 }, { (jmethodID)0x30, 3 } };
+    stack_entry *ea = stack_table_find_or_add(&t, 1, -1, a, 3);
+    CHECK(ea != NULL && ea->depth == 3 && ea->count == 0);
+    ea->count++;
+    CHECK(stack_table_find_or_add(&t, 1, -1, a, 3) == ea);      /* same key and stack */
+    CHECK(stack_table_find_or_add(&t, 1, -1, b, 3) != ea);      /* another bci */
+    CHECK(stack_table_find_or_add(&t, 2, -1, a, 3) != ea);      /* another class */
+    CHECK(stack_table_find_or_add(&t, 1, 7, a, 3) != ea);       /* another thread */
+    CHECK(stack_table_find_or_add(&t, 1, -1, a, 2) != ea);      /* shorter stack */
+    CHECK(t.used == 5);
+    int added = 0;
+    for (int i = 0; i < 100; i++) {
+        jvmtiFrameInfo f = { (jmethodID)(intptr_t)(0x1000 + i), 0 };
+        added += stack_table_find_or_add(&t, 3, -1, &f, 1) != NULL;
+    }
+    CHECK(t.used == 12 && added == 7);                           /* 3/4 of 16, then refused */
+    CHECK(stack_table_find_or_add(&t, 1, -1, a, 3) == ea);      /* still found when full */
+    jvmtiFrameInfo deep[STACK_MAX_FRAMES + 5];
+    memset(deep, 0, sizeof deep);
+    stack_table_free(&t);
+    CHECK(stack_table_init(&t, 4) == 0);
+    stack_entry *e = stack_table_find_or_add(&t, 0, -1, deep, STACK_MAX_FRAMES + 5);
+    CHECK(e != NULL && e->depth == STACK_MAX_FRAMES);
+    stack_table_free(&t);
+}
+
+static void test_name_table(void) {
+    name_table t;
+    CHECK(name_table_init(&t, 3, 16) == 0);
+    CHECK(name_table_intern(&t, "[B") == 0);
+    CHECK(name_table_intern(&t, "Ljava/lang/String;") == -1);   /* arena too small */
+    CHECK(name_table_intern(&t, "LFoo;") == 1);
+    CHECK(name_table_intern(&t, "[B") == 0);
+    CHECK(name_table_intern(&t, "I") == 2);
+    CHECK(name_table_intern(&t, "J") == -1);                    /* count full */
+    CHECK(strcmp(name_table_get(&t, 1), "LFoo;") == 0);
+    CHECK(name_table_get(&t, 3) == NULL && name_table_get(&t, -1) == NULL);
+    name_table_free(&t);
+}
+
+static void test_sample_weight(void) {
+    uint64_t interval = 512 * 1024;
+    /* a tiny object stands for about one interval */
+    CHECK(sample_weight(16, interval) >= interval && sample_weight(16, interval) <= interval + 16);
+    /* size == interval: 1 / (1 - 1/e) = 1.58198 */
+    uint64_t w = sample_weight(interval, interval);
+    CHECK(w > interval * 1.5818 && w < interval * 1.5821);
+    /* a huge object stands for itself */
+    CHECK(sample_weight(100 * interval, interval) == 100 * interval);
+    CHECK(sample_weight(0, interval) == 0);
+}
+
+static void test_perf_map_symbols(void) {
+    char out[64];
+    perf_map_symbol("Ldev/x/Hot$Inner;", "run", out, sizeof out);
+    CHECK(strcmp(out, "dev.x.Hot$Inner::run") == 0);
+    perf_map_symbol("[[I", "clone", out, sizeof out);
+    CHECK(strcmp(out, "int[][]::clone") == 0);
+    perf_map_symbol("[Ljava/lang/String;", "m", out, sizeof out);
+    CHECK(strcmp(out, "java.lang.String[]::m") == 0);
+    perf_map_symbol(NULL, NULL, out, sizeof out);
+    CHECK(strcmp(out, "?::?") == 0);
+    perf_map_symbol("LA;", "bad\nname", out, sizeof out);
+    CHECK(strcmp(out, "A::bad name") == 0);
+    char small[8];
+    perf_map_symbol("Lcom/example/VeryLong;", "method", small, sizeof small);
+    CHECK(strlen(small) == 7);
+    CHECK(perf_map_line(out, sizeof out, 0x7f00deadbeefULL, 0x1a0, "A::b") == strlen("7f00deadbeef 1a0 A::b\n"));
+    CHECK(strcmp(out, "7f00deadbeef 1a0 A::b\n") == 0);
+}
+
+static int write_map(perf_map *m, const char *text) {
+    int fd;
+    char tmp[128];
+    if (perf_map_begin(m, &fd, tmp, sizeof tmp) != 0) {
+        return -1;
+    }
+    perf_map_write(fd, text, strlen(text));
+    return perf_map_commit(m, fd, tmp);
+}
+
+static void test_perf_map_file(void) {
+    char path[64];
+    char victim[64];
+    char buf[64];
+    struct stat st;
+    perf_map_path(path, sizeof path);
+    snprintf(buf, sizeof buf, "/tmp/perf-%d.map", (int)getpid());
+    CHECK(strcmp(path, buf) == 0);
+    snprintf(victim, sizeof victim, "/tmp/perf-test-victim-%d", (int)getpid());
+    unlink(path);
+    FILE *f = fopen(victim, "w");
+    fputs("precious\n", f);
+    fclose(f);
+
+    perf_map m;
+    perf_map_init(&m, path);
+    CHECK(symlink(victim, path) == 0);
+    CHECK(write_map(&m, "1 2 A::b\n") == -1);                 /* a planted link is refused */
+    CHECK(strstr(m.error, "symbolic link") != NULL);
+    CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));      /* and left alone */
+    f = fopen(victim, "r");
+    CHECK(fgets(buf, sizeof buf, f) != NULL && strcmp(buf, "precious\n") == 0);
+    fclose(f);
+    unlink(path);
+
+    mode_t old = umask(077);
+    CHECK(write_map(&m, "1 2 A::b\n") == 0);
+    umask(old);
+    CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644 && st.st_uid == geteuid());
+    CHECK(m.fd >= 0 && perf_map_write(m.fd, "3 4 C::d\n", 9) == 0);  /* appends while following */
+    CHECK(write_map(&m, "5 6 E::f\n") == 0);                  /* a rewrite replaces it */
+    f = fopen(path, "r");
+    CHECK(fgets(buf, sizeof buf, f) != NULL && strcmp(buf, "5 6 E::f\n") == 0);
+    CHECK(fgets(buf, sizeof buf, f) == NULL);
+    fclose(f);
+    perf_map_close(&m);
+    CHECK(m.fd == -1);
+    unlink(path);
+    unlink(victim);
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -229,6 +360,11 @@ int main(void) {
     test_request_valid();
     test_request_invalid();
     test_thread_state();
+    test_stack_table();
+    test_name_table();
+    test_sample_weight();
+    test_perf_map_symbols();
+    test_perf_map_file();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -1,0 +1,48 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** How long a profiling command runs and how it reports: a table, --json, --collapsed, --html. */
+public final class ReportOptions {
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to profile (default: ${DEFAULT-VALUE}); Ctrl-C stops early and still reports.")
+    Duration duration;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Rows per table (default: ${DEFAULT-VALUE}).")
+    int top;
+
+    @Option(names = "--json", description = "Print one JSON document instead of tables.")
+    boolean json;
+
+    @Option(names = "--collapsed", description = "Print collapsed stacks (root;...;leaf weight), as flame graph tools read them.")
+    boolean collapsed;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained interactive flame graph page to FILE.")
+    Path html;
+
+    void validate() {
+        if (top <= 0) {
+            throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
+        }
+        if (json && collapsed) {
+            throw new CliFailure(ExitCode.USAGE, "--json and --collapsed are alternatives: choose one");
+        }
+    }
+
+    /** Writes the page; says so on stdout after a table, on stderr when stdout carries data. */
+    void writeHtml(CliContext context, String page) {
+        try {
+            Files.writeString(html, page, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + e.getMessage(), e);
+        }
+        (json || collapsed ? context.err() : context.out()).println("wrote " + html);
+    }
+}

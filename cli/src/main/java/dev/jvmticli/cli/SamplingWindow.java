@@ -1,0 +1,55 @@
+package dev.jvmticli.cli;
+
+import java.time.Duration;
+
+/**
+ * The time a duration-based command lets its events run. Ctrl-C (or a kill with SIGTERM) ends
+ * the window early instead of losing it: a shutdown hook interrupts the wait and lets the command
+ * stop its session and print what was gathered before the JVM exits. Should the CLI die without
+ * that, the agent still stops the session when the connection closes.
+ */
+final class SamplingWindow {
+    private static final long GRACE_MILLIS = 10_000;
+
+    private SamplingWindow() {
+    }
+
+    /** Waits for duration (or Ctrl-C), then runs finish: stop the session and print the report. */
+    static void run(Duration duration, Runnable finish) {
+        Thread waiter = Thread.currentThread();
+        Object lock = new Object();
+        boolean[] finished = {false};
+        Thread hook = new Thread(() -> {
+            waiter.interrupt();
+            synchronized (lock) {
+                long deadline = System.currentTimeMillis() + GRACE_MILLIS;
+                while (!finished[0] && System.currentTimeMillis() < deadline) {
+                    try {
+                        lock.wait(Math.max(1, deadline - System.currentTimeMillis()));
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        }, "jvmti-cli stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            try {
+                Thread.sleep(duration.toMillis());
+            } catch (InterruptedException e) {
+                // Ctrl-C: stop now and report what was gathered
+            }
+            finish.run();
+        } finally {
+            synchronized (lock) {
+                finished[0] = true;
+                lock.notifyAll();
+            }
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running: it has just been told we are done
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.client.MethodRef;
+import java.util.List;
+
+/** JVM names as a Java programmer writes them: {@code Ljava/lang/String;} is {@code java.lang.String}, {@code [B} is {@code byte[]}. */
+public final class JvmNames {
+    private JvmNames() {
+    }
+
+    public static String className(String signature) {
+        if (signature == null) {
+            return "?";
+        }
+        int dims = 0;
+        while (dims < signature.length() && signature.charAt(dims) == '[') {
+            dims++;
+        }
+        String element = signature.substring(dims);
+        String name = switch (element) {
+            case "Z" -> "boolean";
+            case "B" -> "byte";
+            case "C" -> "char";
+            case "S" -> "short";
+            case "I" -> "int";
+            case "J" -> "long";
+            case "F" -> "float";
+            case "D" -> "double";
+            case "V" -> "void";
+            default -> element.startsWith("L") && element.endsWith(";")
+                    ? element.substring(1, element.length() - 1).replace('/', '.')
+                    : element.replace('/', '.');
+        };
+        return name + "[]".repeat(dims);
+    }
+
+    /** {@code pkg.Class.method}, or {@code ?} for an index the answer does not hold. */
+    public static String method(List<MethodRef> methods, long index) {
+        if (index < 0 || index >= methods.size()) {
+            return "?";
+        }
+        MethodRef m = methods.get((int) index);
+        return className(m.classSignature()) + "." + (m.name() == null ? "?" : m.name());
+    }
+
+    /** {@code pkg.Class.method:line} for a frame {@code [method, bci, line]}. */
+    public static String frame(List<MethodRef> methods, long[] frame) {
+        String method = method(methods, frame[0]);
+        return frame.length > 2 && frame[2] >= 0 ? method + ":" + frame[2] : method;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
+import dev.jvmticli.targets.AllocTarget;
+import dev.jvmticli.testing.AgentProbe;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** `alloc` against a target whose dominant allocated class and site are known, on every installed JDK. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AllocIT {
+    static final String CAPABILITY = "can_generate_sampled_object_alloc_events";
+    static final String MARKER = "dev.jvmticli.targets.AllocTarget$Marker[]";
+    static final String CHURN = "dev.jvmticli.targets.AllocTarget.churn";
+
+    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+
+    @BeforeAll
+    void startTargets() {
+        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, AllocTarget.class)));
+    }
+
+    @AfterAll
+    void stopTargets() {
+        targets.values().forEach(TargetJvm::close);
+    }
+
+    Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    private String pid(Jdks.Jdk jdk) {
+        return Long.toString(targets.get(jdk).pid());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theDominantClassAndSiteTopTheReportAndTheCapabilityIsGivenBack(Jdks.Jdk jdk) {
+        Result result = CliRun.run("alloc", pid(jdk), "--duration", "1500ms", "--interval", "128k", "--json");
+        assertEquals(0, result.exit(), result.toString());
+        JsonNode doc = Json.parse(result.out());
+        assertEquals(128 * 1024, doc.path("intervalBytes").asLong());
+        assertTrue(doc.path("samples").asLong() >= 20, result.out());
+        JsonNode topClass = doc.path("classes").get(0);
+        assertEquals(MARKER, topClass.path("className").asText(), result.out());
+        assertTrue(topClass.path("estimatedBytes").asLong() > 0.8 * doc.path("estimatedBytes").asLong(), result.out());
+        JsonNode topSite = doc.path("sites").get(0);
+        assertTrue(topSite.path("site").asText().startsWith(CHURN + ":"), result.out());
+        assertEquals(MARKER, topSite.path("className").asText());
+        List<String> frames = Json.texts(doc.path("stacks").get(0).path("frames"));
+        assertTrue(frames.get(0).startsWith(CHURN + ":"), frames.toString());
+        assertTrue(frames.stream().anyMatch(f -> f.startsWith("java.lang.Thread.run")), frames.toString());
+        assertEquals(0, doc.path("droppedStacks").asLong());
+
+        assertFalse(AgentProbe.capabilities(targets.get(jdk).pid()).contains(CAPABILITY), "capability relinquished at stop");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void tableCollapsedStacksAndFlameGraphPage(Jdks.Jdk jdk, @TempDir Path dir) throws Exception {
+        Result table = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--top", "3");
+        assertEquals(0, table.exit(), table.toString());
+        String[] lines = table.out().split("\n");
+        assertTrue(lines[0].matches("\\d+ samples in [\\d.]+ s at one per 128 KiB on average: about .+ allocated"), table.out());
+        assertEquals("Top classes:", lines[2]);
+        assertTrue(lines[4].endsWith("  " + MARKER), table.out());
+
+        Path page = dir.resolve("alloc.html");
+        Result collapsed = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--collapsed", "--html", page.toString());
+        assertEquals(0, collapsed.exit(), collapsed.toString());
+        assertEquals("wrote " + page + "\n", collapsed.err());
+        boolean churnLine = false;
+        for (String line : collapsed.out().split("\n")) {
+            assertTrue(line.matches("[^ ;][^;]*(;[^;]+)* \\d+"), "collapsed line: " + line);
+            churnLine |= line.contains(";" + CHURN + ";" + MARKER + " ");
+        }
+        assertTrue(churnLine, collapsed.out());
+        String html = Files.readString(page, StandardCharsets.UTF_8);
+        assertTrue(html.startsWith("<!DOCTYPE html>"));
+        assertTrue(html.contains("AllocTarget$Marker[]"));
+        assertFalse(html.contains("http:") || html.contains("https:") || html.contains("src="), "self-contained");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void oneSessionAtATimeAndItEndsWithItsClient(Jdks.Jdk jdk) throws Exception {
+        long pid = targets.get(jdk).pid();
+        CliRun.run("threads", Long.toString(pid)); // the agent is resident
+        try (AgentClient owner = AgentProbe.open(pid)) {
+            owner.call("alloc.start", Map.of("interval", 65536), JsonNode.class);
+            assertTrue(AgentProbe.capabilities(pid).contains(CAPABILITY), "held while sampling");
+            Result second = CliRun.run("alloc", Long.toString(pid), "--duration", "100ms");
+            assertEquals(1, second.exit(), second.toString());
+            assertTrue(second.err().contains("allocation sampling is already running for another client"), second.err());
+            try (AgentClient other = AgentProbe.open(pid)) {
+                AgentError error = org.junit.jupiter.api.Assertions.assertThrows(AgentError.class,
+                        () -> other.call("alloc.stop", Map.of(), JsonNode.class));
+                assertEquals("not_owner", error.code());
+            }
+        } // the owner disconnects without stopping: the agent stops for it
+        assertFalse(AgentProbe.awaitCapability(pid, CAPABILITY, false).contains(CAPABILITY), "given back when the client went away");
+        Result again = CliRun.run("alloc", Long.toString(pid), "--duration", "200ms", "--json");
+        assertEquals(0, again.exit(), again.toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void anotherAgentHoldingTheCapabilityIsNamed(Jdks.Jdk jdk) {
+        Path holder = Path.of(System.getProperty("user.dir")).resolve("../native/target/test/libholdcap.so").normalize();
+        assertTrue(Files.isRegularFile(holder), "built by the native module's test phase: " + holder);
+        try (TargetJvm target = TargetJvm.start(jdk, AllocTarget.class, List.of("-agentpath:" + holder))) {
+            Result result = CliRun.run("alloc", Long.toString(target.pid()), "--duration", "100ms");
+            assertEquals(1, result.exit(), result.toString());
+            assertTrue(result.err().contains(CAPABILITY + " is not available: another JVMTI agent in this JVM holds it"), result.err());
+            assertTrue(result.err().contains("JVMTI_ERROR_NOT_AVAILABLE"), result.err());
+            assertFalse(AgentProbe.capabilities(target.pid()).contains(CAPABILITY));
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.ContentionTarget;
+import dev.jvmticli.testing.AgentProbe;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** `contention` against a target with a known contended monitor, its contenders and its holder, on every installed JDK. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ContentionIT {
+    static final String CAPABILITY = "can_generate_monitor_events";
+    static final String LOCK = "dev.jvmticli.targets.ContentionTarget$Lock";
+
+    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+
+    @BeforeAll
+    void startTargets() {
+        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, ContentionTarget.class)));
+    }
+
+    @AfterAll
+    void stopTargets() {
+        targets.values().forEach(TargetJvm::close);
+    }
+
+    Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theMonitorItsContendersAndItsHolder(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        String hash = target.ask("hash");
+        Result result = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json");
+        assertEquals(0, result.exit(), result.toString());
+        JsonNode doc = Json.parse(result.out());
+        JsonNode top = doc.path("monitors").get(0);
+        assertEquals(LOCK + "@" + hash, top.path("monitor").asText(), result.out());
+        assertTrue(top.path("enters").asLong() >= 4, result.out());
+        assertTrue(top.path("blockedNanos").asLong() > 10_000_000L, "contenders wait behind a 50 ms hold: " + result.out());
+        List<String> waiting = top.path("threads").findValuesAsText("thread");
+        assertTrue(waiting.containsAll(List.of("contender-1", "contender-2")), waiting.toString());
+        assertEquals("holder", top.path("holders").get(0).path("thread").asText(), result.out());
+
+        JsonNode site = Json.find(doc.path("sites"), "thread", "contender-1");
+        assertEquals(LOCK + "@" + hash, site.path("monitor").asText());
+        assertTrue(site.path("frames").get(0).asText().startsWith("dev.jvmticli.targets.ContentionTarget.contend:"), site.toString());
+
+        List<String> capabilities = AgentProbe.capabilities(target.pid());
+        assertFalse(capabilities.contains(CAPABILITY), "capability relinquished at stop: " + capabilities);
+        assertFalse(capabilities.isEmpty());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void tableAndFlameGraphWeightedByBlockedTime(Jdks.Jdk jdk, @TempDir Path dir) throws Exception {
+        TargetJvm target = targets.get(jdk);
+        Path page = dir.resolve("contention.html");
+        Result table = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1s", "--html", page.toString());
+        assertEquals(0, table.exit(), table.toString());
+        assertTrue(table.out().contains("Contended monitors:"), table.out());
+        assertTrue(table.out().lines().anyMatch(l -> l.contains(LOCK + "@") && l.contains("holder (") && l.contains("contender-")), table.out());
+        assertTrue(table.out().startsWith("wrote " + page + "\n"), table.out());
+        assertTrue(Files.readString(page).contains("ContentionTarget.contend"));
+
+        Result collapsed = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1s", "--collapsed");
+        assertEquals(0, collapsed.exit(), collapsed.toString());
+        long contenderWeight = 0;
+        for (String line : collapsed.out().split("\n")) {
+            assertTrue(line.matches("\\[[^;]+\\](;[^;]+)+ \\d+"), "collapsed line: " + line);
+            if (line.startsWith("[contender-1];") && line.contains(";dev.jvmticli.targets.ContentionTarget.contend;" + LOCK + "@")) {
+                contenderWeight += Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        assertTrue(contenderWeight > 1_000_000L, "weighted by nanoseconds blocked: " + collapsed.out());
+    }
+}

@@ -1,0 +1,505 @@
+/* `contention.start` / `contention.stop`: lock-contention profiling with MonitorContendedEnter
+ * and MonitorContendedEntered.
+ *
+ * The enter callback, on the thread about to block, records the monitor (class signature and
+ * identity hash), the thread's name (fetched once per thread and session) and its stack, and
+ * remembers the start time in a thread-local; the entered callback adds the blocked time. Who
+ * held the monitor is NOT looked up in the callback: GetObjectMonitorUsage is a VM operation (a
+ * safepoint) in HotSpot, too heavy for a callback. Instead the callback queues a global ref of the
+ * monitor (a few per monitor, in a small fixed queue) for a helper agent thread, which asks for the
+ * owner while the contender is still blocked behind it. Names and lines are resolved at stop. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "aggregate.h"
+#include "commands.h"
+#include "events.h"
+#include "method_table.h"
+
+#define CONT_STACK_SLOTS 2048
+#define CONT_MAX_MONITORS 1024
+#define CONT_MAX_NAMES 2048
+#define CONT_NAME_ARENA (256 * 1024)
+#define CONT_MAX_HOLDERS 4
+#define CONT_LOOKUPS_PER_MONITOR 8
+#define CONT_QUEUE 32
+
+typedef struct {
+    int32_t thread;   /* name index */
+    uint64_t seen;
+} holder;
+
+typedef struct {
+    int used;
+    jint hash;              /* identity hash */
+    int32_t klass;          /* name index of the class signature */
+    uint64_t count;
+    uint64_t blocked_nanos;
+    int lookups;            /* owner lookups queued */
+    holder holders[CONT_MAX_HOLDERS];
+    uint64_t other_holders;
+} monitor_entry;
+
+typedef struct {
+    jobject monitor;        /* global ref */
+    int32_t index;          /* monitor_entry */
+    int32_t contender;      /* name index */
+} lookup;
+
+static struct {
+    int running;
+    int client_id;
+    int generation;
+    jlong started_nanos;
+    jrawMonitorID lock;
+    event_gate gate;
+    stack_table stacks;
+    name_table names;       /* thread names and class signatures */
+    monitor_entry monitors[CONT_MAX_MONITORS];
+    size_t monitor_count;
+    uint64_t events;
+    uint64_t dropped;
+    lookup queue[CONT_QUEUE];
+    int queue_len;
+    int helper_run;
+    int helper_done;
+    jthread helper;
+} session;
+
+/* What the thread's last contended enter was, for its entered event. */
+static _Thread_local struct {
+    int generation;
+    int32_t thread_name;
+    int pending;
+    stack_entry *stack;
+    int32_t monitor;
+    jlong since;
+} me;
+
+static monitor_entry *find_monitor(jint hash, int32_t klass, int32_t *index) {
+    size_t mask = CONT_MAX_MONITORS - 1;
+    for (size_t i = ((uint32_t)hash * 2654435761u) & mask, probes = 0; probes < CONT_MAX_MONITORS; i = (i + 1) & mask, probes++) {
+        monitor_entry *m = &session.monitors[i];
+        if (m->used && m->hash == hash && m->klass == klass) {
+            *index = (int32_t)i;
+            return m;
+        }
+        if (!m->used) {
+            if (session.monitor_count * 4 >= CONT_MAX_MONITORS * 3) {
+                return NULL;
+            }
+            m->used = 1;
+            m->hash = hash;
+            m->klass = klass;
+            session.monitor_count++;
+            *index = (int32_t)i;
+            return m;
+        }
+    }
+    return NULL;
+}
+
+static char *thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof info);
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) {
+        return NULL;
+    }
+    if (info.thread_group != NULL) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader != NULL) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    return info.name;
+}
+
+static char *class_signature(jvmtiEnv *jvmti, JNIEnv *jni, jobject object) {
+    char *signature = NULL;
+    jclass klass = (*jni)->GetObjectClass(jni, object);
+    if (klass == NULL) {
+        return NULL;
+    }
+    if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE) {
+        signature = NULL;
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    return signature;
+}
+
+void JNICALL contention_on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!gate_enter(&session.gate)) {
+        return;
+    }
+    jvmtiFrameInfo frames[STACK_MAX_FRAMES];
+    jint depth = 0;
+    jint hash = 0;
+    char *name = NULL;
+    char *signature = class_signature(jvmti, jni, object);
+    int generation = __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST);
+    if (me.generation != generation) {
+        name = thread_name(jvmti, jni, thread);
+    }
+    if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, STACK_MAX_FRAMES, frames, &depth) != JVMTI_ERROR_NONE) {
+        depth = 0;
+    }
+    if ((*jvmti)->GetObjectHashCode(jvmti, object, &hash) != JVMTI_ERROR_NONE) {
+        hash = 0;
+    }
+    me.pending = 0;
+    if ((*jvmti)->RawMonitorEnter(jvmti, session.lock) == JVMTI_ERROR_NONE) {
+        session.events++;
+        if (me.generation != generation) {
+            me.thread_name = name == NULL ? -1 : name_table_intern(&session.names, name);
+            me.generation = generation;
+        }
+        int32_t klass = signature == NULL ? -1 : name_table_intern(&session.names, signature);
+        int32_t index = -1;
+        monitor_entry *m = klass < 0 ? NULL : find_monitor(hash, klass, &index);
+        stack_entry *e = m == NULL ? NULL : stack_table_find_or_add(&session.stacks, index, me.thread_name, frames, depth);
+        if (e == NULL) {
+            session.dropped++;
+        } else {
+            m->count++;
+            e->count++;
+            me.pending = 1;
+            me.stack = e;
+            me.monitor = index;
+            me.since = events_now_nanos();
+            if (m->lookups < CONT_LOOKUPS_PER_MONITOR && session.queue_len < CONT_QUEUE) {
+                jobject ref = (*jni)->NewGlobalRef(jni, object);
+                if (ref != NULL) {
+                    m->lookups++;
+                    session.queue[session.queue_len++] = (lookup){ ref, index, me.thread_name };
+                    (*jvmti)->RawMonitorNotifyAll(jvmti, session.lock);
+                }
+            }
+        }
+        (*jvmti)->RawMonitorExit(jvmti, session.lock);
+    }
+    if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
+    gate_leave(&session.gate);
+}
+
+void JNICALL contention_on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    (void)jni;
+    (void)thread;
+    (void)object;
+    if (!gate_enter(&session.gate)) {
+        return;
+    }
+    if (me.pending && me.generation == __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST)) {
+        jlong blocked = events_now_nanos() - me.since;
+        me.pending = 0;
+        if ((*jvmti)->RawMonitorEnter(jvmti, session.lock) == JVMTI_ERROR_NONE) {
+            me.stack->sum += (uint64_t)blocked;
+            session.monitors[me.monitor].blocked_nanos += (uint64_t)blocked;
+            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+        }
+    }
+    gate_leave(&session.gate);
+}
+
+static void record_holder(int32_t index, int32_t thread) {
+    monitor_entry *m = &session.monitors[index];
+    for (int i = 0; i < CONT_MAX_HOLDERS; i++) {
+        if (m->holders[i].seen == 0 || m->holders[i].thread == thread) {
+            m->holders[i].thread = thread;
+            m->holders[i].seen++;
+            return;
+        }
+    }
+    m->other_holders++;
+}
+
+/* The helper thread: asks who owns each queued monitor. */
+static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)arg;
+    for (;;) {
+        lookup item;
+        (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+        while (session.helper_run && session.queue_len == 0) {
+            (*jvmti)->RawMonitorWait(jvmti, session.lock, 200);
+        }
+        if (!session.helper_run) {
+            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+            break;
+        }
+        item = session.queue[0];
+        memmove(session.queue, session.queue + 1, (size_t)(--session.queue_len) * sizeof item);
+        (*jvmti)->RawMonitorExit(jvmti, session.lock);
+
+        jvmtiMonitorUsage usage;
+        memset(&usage, 0, sizeof usage);
+        char *name = NULL;
+        if ((*jvmti)->GetObjectMonitorUsage(jvmti, item.monitor, &usage) == JVMTI_ERROR_NONE) {
+            if (usage.owner != NULL) {
+                name = thread_name(jvmti, jni, usage.owner);
+                (*jni)->DeleteLocalRef(jni, usage.owner);
+            }
+            for (jint i = 0; i < usage.waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.waiters[i]);
+            for (jint i = 0; i < usage.notify_waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.notify_waiters[i]);
+            if (usage.waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.waiters);
+            if (usage.notify_waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.notify_waiters);
+        }
+        (*jni)->DeleteGlobalRef(jni, item.monitor);
+        if (name != NULL) {
+            (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+            int32_t owner = name_table_intern(&session.names, name);
+            /* the contender itself owning it means it got in before we looked: no holder seen */
+            if (owner >= 0 && owner != item.contender) {
+                record_holder(item.index, owner);
+            }
+            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+            (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+        }
+    }
+    __atomic_store_n(&session.helper_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static int start_helper(JNIEnv *jni) {
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID init = thread_class == NULL ? NULL : (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
+    jstring name = init == NULL ? NULL : (*jni)->NewStringUTF(jni, "jvmti-cli contention");
+    jobject thread = name == NULL ? NULL : (*jni)->NewObject(jni, thread_class, init, name);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni);
+    }
+    session.helper = thread == NULL ? NULL : (*jni)->NewGlobalRef(jni, thread);
+    if (thread_class != NULL) (*jni)->DeleteLocalRef(jni, thread_class);
+    if (name != NULL) (*jni)->DeleteLocalRef(jni, name);
+    if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
+    if (session.helper == NULL) {
+        return -1;
+    }
+    session.helper_run = 1;
+    session.helper_done = 0;
+    if ((*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, session.helper, owner_lookups, NULL, JVMTI_THREAD_NORM_PRIORITY)
+            != JVMTI_ERROR_NONE) {
+        session.helper_run = 0;
+        (*jni)->DeleteGlobalRef(jni, session.helper);
+        session.helper = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void stop_helper(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (session.helper == NULL) {
+        return;
+    }
+    (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+    session.helper_run = 0;
+    (*jvmti)->RawMonitorNotifyAll(jvmti, session.lock);
+    (*jvmti)->RawMonitorExit(jvmti, session.lock);
+    while (!__atomic_load_n(&session.helper_done, __ATOMIC_SEQ_CST)) {
+        struct timespec pause = { 0, 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    for (int i = 0; i < session.queue_len; i++) {
+        (*jni)->DeleteGlobalRef(jni, session.queue[i].monitor);
+    }
+    session.queue_len = 0;
+    (*jni)->DeleteGlobalRef(jni, session.helper);
+    session.helper = NULL;
+}
+
+static void free_session(void) {
+    stack_table_free(&session.stacks);
+    name_table_free(&session.names);
+    if (session.lock != NULL) {
+        (*the_agent.jvmti)->DestroyRawMonitor(the_agent.jvmti, session.lock);
+        session.lock = NULL;
+    }
+    session.running = 0;
+}
+
+static void stop_events(JNIEnv *jni) {
+    (void)events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, 0);
+    (void)events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, 0);
+    gate_close(&session.gate);
+    if (jni != NULL) {
+        stop_helper(jni);
+    }
+    events_give_back_capability(FAMILY_CONTENTION);
+}
+
+void cmd_contention_start(command_ctx *ctx) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    char message[256];
+    if (session.running) {
+        command_fail(ctx, "busy", session.client_id == ctx->client_id
+                     ? "contention profiling is already running for this client"
+                     : "contention profiling is already running for another client of this JVM; only one session at a time");
+        return;
+    }
+    jvmtiError err = events_take_capability(FAMILY_CONTENTION);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail(ctx, "capability_unavailable", events_capability_error(FAMILY_CONTENTION, err, message, sizeof message));
+        return;
+    }
+    memset(session.monitors, 0, sizeof session.monitors);
+    session.monitor_count = 0;
+    session.events = session.dropped = 0;
+    session.queue_len = 0;
+    if ((err = (*jvmti)->CreateRawMonitor(jvmti, "jvmti-cli contention", &session.lock)) != JVMTI_ERROR_NONE) {
+        session.lock = NULL;
+        events_give_back_capability(FAMILY_CONTENTION);
+        command_fail_jvmti(ctx, "CreateRawMonitor", err);
+        return;
+    }
+    if (stack_table_init(&session.stacks, CONT_STACK_SLOTS) != 0
+            || name_table_init(&session.names, CONT_MAX_NAMES, CONT_NAME_ARENA) != 0) {
+        free_session();
+        events_give_back_capability(FAMILY_CONTENTION);
+        command_fail(ctx, "no_memory", "cannot allocate the contention tables");
+        return;
+    }
+    if (start_helper(ctx->jni) != 0) {
+        free_session();
+        events_give_back_capability(FAMILY_CONTENTION);
+        command_fail(ctx, "internal", "cannot start the owner lookup thread");
+        return;
+    }
+    session.running = 1;
+    session.client_id = ctx->client_id;
+    session.started_nanos = events_now_nanos();
+    __atomic_add_fetch(&session.generation, 1, __ATOMIC_SEQ_CST);
+    gate_open(&session.gate);
+    const char *what = "SetEventCallbacks";
+    err = events_install();
+    if (err == JVMTI_ERROR_NONE) {
+        what = "SetEventNotificationMode(MonitorContendedEnter)";
+        err = events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, 1);
+    }
+    if (err == JVMTI_ERROR_NONE) {
+        what = "SetEventNotificationMode(MonitorContendedEntered)";
+        err = events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, 1);
+    }
+    if (err != JVMTI_ERROR_NONE) {
+        stop_events(ctx->jni);
+        free_session();
+        command_fail_jvmti(ctx, what, err);
+        return;
+    }
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_key(ctx->out, "started");
+    json_bool(ctx->out, 1);
+    json_end_object(ctx->out);
+}
+
+static void write_name(json_writer *w, int32_t index) {
+    const char *name = name_table_get(&session.names, index);
+    if (name == NULL) {
+        json_null(w);
+    } else {
+        json_mutf8(w, name);
+    }
+}
+
+static void write_answer(command_ctx *ctx, jlong elapsed) {
+    json_writer *w = ctx->out;
+    method_table methods;
+    int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
+    command_result(ctx);
+    json_begin_object(w);
+    json_key(w, "durationNanos");
+    json_int(w, elapsed);
+    json_key(w, "events");
+    json_int(w, (int64_t)session.events);
+    json_key(w, "dropped");
+    json_int(w, (int64_t)session.dropped);
+    json_key(w, "monitors");
+    json_begin_array(w);
+    for (size_t i = 0; i < CONT_MAX_MONITORS; i++) {
+        const monitor_entry *m = &session.monitors[i];
+        if (!m->used) {
+            continue;
+        }
+        json_begin_object(w);
+        json_key(w, "id");
+        json_int(w, (int64_t)i);
+        json_key(w, "class");
+        write_name(w, m->klass);
+        json_key(w, "identityHash");
+        json_int(w, (uint32_t)m->hash);
+        json_key(w, "count");
+        json_int(w, (int64_t)m->count);
+        json_key(w, "blockedNanos");
+        json_int(w, (int64_t)m->blocked_nanos);
+        json_key(w, "holders");
+        json_begin_array(w);
+        for (int h = 0; h < CONT_MAX_HOLDERS && m->holders[h].seen > 0; h++) {
+            json_begin_object(w);
+            json_key(w, "thread");
+            write_name(w, m->holders[h].thread);
+            json_key(w, "seen");
+            json_int(w, (int64_t)m->holders[h].seen);
+            json_end_object(w);
+        }
+        json_end_array(w);
+        json_key(w, "otherHolders");
+        json_int(w, (int64_t)m->other_holders);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_key(w, "stacks");
+    json_begin_array(w);
+    for (size_t i = 0; have_methods && i < session.stacks.capacity; i++) {
+        const stack_entry *e = &session.stacks.slots[i];
+        if (e->hash == 0) {
+            continue;
+        }
+        json_begin_object(w);
+        json_key(w, "monitor");
+        json_int(w, e->key);
+        json_key(w, "thread");
+        write_name(w, e->aux);
+        json_key(w, "count");
+        json_int(w, (int64_t)e->count);
+        json_key(w, "blockedNanos");
+        json_int(w, (int64_t)e->sum);
+        json_key(w, "frames");
+        method_table_write_frames(&methods, w, e->frames, e->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_key(w, "methods");
+    if (have_methods) {
+        method_table_write(&methods, ctx->jni, w);
+        method_table_free(&methods);
+    } else {
+        json_begin_array(w);
+        json_end_array(w);
+    }
+    json_end_object(w);
+}
+
+void cmd_contention_stop(command_ctx *ctx) {
+    if (!session.running) {
+        command_fail(ctx, "not_running", "no contention profiling is running");
+        return;
+    }
+    if (session.client_id != ctx->client_id) {
+        command_fail(ctx, "not_owner", "the contention profiling session belongs to another client");
+        return;
+    }
+    stop_events(ctx->jni);
+    write_answer(ctx, events_now_nanos() - session.started_nanos);
+    free_session();
+}
+
+void contention_client_gone(int client_id) {
+    if (session.running && session.client_id == client_id) {
+        stop_events(events_jni());
+        free_session();
+    }
+}
+
+void contention_shutdown(void) {
+    if (session.running) {
+        stop_events(events_jni());
+        free_session();
+    }
+}
