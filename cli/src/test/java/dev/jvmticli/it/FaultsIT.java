@@ -38,7 +38,7 @@ class FaultsIT {
         try {
             long pid = target.pid();
             assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit());
-            int idle = Proc.fds(pid).size();
+            int idle = settledFdCount(pid);
             CompletableFuture<Result> top = CompletableFuture.supplyAsync(
                     () -> CliRun.run("threads", Long.toString(pid), "--top", "1", "--interval", "60s"));
             await(() -> Proc.fds(pid).size() > idle, "the CLI connected");
@@ -130,6 +130,18 @@ class FaultsIT {
                 Files.delete(p);
             }
         }
+    }
+
+    /** The target's descriptor count once the agent has closed the connection of an earlier command. */
+    private static int settledFdCount(long pid) throws Exception {
+        int previous = -1;
+        int count = Proc.fds(pid).size();
+        while (count != previous) {
+            Thread.sleep(200);
+            previous = count;
+            count = Proc.fds(pid).size();
+        }
+        return count;
     }
 
     static void await(BooleanSupplier condition, String what) throws InterruptedException {
