@@ -20,9 +20,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Usage: java BenchTarget THREADS DEPTH
  */
 public final class BenchTarget {
-    private static final int HOLDERS = 8;
-    private static final Object[] CONTENDED = new Object[HOLDERS];
-    private static final ReentrantLock[] LOCKS = new ReentrantLock[HOLDERS];
+    private static final int MAX_HOLDERS = 8;
+    private static final Object[] CONTENDED = new Object[MAX_HOLDERS];
+    private static final ReentrantLock[] LOCKS = new ReentrantLock[MAX_HOLDERS];
+    private static int holders;
     private static final CountDownLatch NEVER = new CountDownLatch(1);
     private static final List<Pipe> PIPES = new ArrayList<>();
     private static volatile long sink;
@@ -33,8 +34,9 @@ public final class BenchTarget {
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
         int depth = Integer.parseInt(args[1]);
-        CountDownLatch holdersReady = new CountDownLatch(2 * HOLDERS);
-        for (int i = 0; i < HOLDERS; i++) {
+        holders = Math.max(1, Math.min(MAX_HOLDERS, threads / 10));
+        CountDownLatch holdersReady = new CountDownLatch(2 * holders);
+        for (int i = 0; i < holders; i++) {
             CONTENDED[i] = new Object();
             LOCKS[i] = new ReentrantLock();
             int which = i;
@@ -51,7 +53,7 @@ public final class BenchTarget {
             }));
         }
         holdersReady.await();
-        int workers = Math.max(0, threads - 2 * HOLDERS - 1);
+        int workers = Math.max(0, threads - 2 * holders - 1);
         CountDownLatch ready = new CountDownLatch(workers);
         for (int i = 0; i < workers; i++) {
             int slot = i % 20;
@@ -69,7 +71,7 @@ public final class BenchTarget {
                 leaf = () -> waitWithLocks(own, depth, ready);
             } else if (slot < 13) {
                 kind = "blocked";
-                Object monitor = CONTENDED[i % HOLDERS];
+                Object monitor = CONTENDED[i % holders];
                 leaf = () -> {
                     ready.countDown();
                     synchronized (monitor) {
@@ -78,7 +80,7 @@ public final class BenchTarget {
                 };
             } else if (slot < 16) {
                 kind = "lock-waiter";
-                ReentrantLock lock = LOCKS[i % HOLDERS];
+                ReentrantLock lock = LOCKS[i % holders];
                 leaf = () -> {
                     ready.countDown();
                     lock.lock();

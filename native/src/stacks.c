@@ -1,6 +1,9 @@
 /* The `stacks` command: threads with their frames and lock facts. Frames come from a per-thread
  * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
- * not atomic across threads, which is what makes it gentle on the target. */
+ * not atomic across threads, which is what makes it gentle on the target. Frames are taken first,
+ * for every thread, then lock facts, which after a live attach are read from the stack at a
+ * safepoint: a thread whose frames cannot hold a monitor (see frames_monitor_depth) is not asked
+ * for the monitors it owns, and a waiting one only as deep as its deepest frame that may hold one. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +22,9 @@
 typedef struct {
     jthread thread;
     thread_facts facts;
-    int alive;
+    jvmtiFrameInfo *frames;  /* malloc'd, frame_count of them */
+    jint frame_count;
+    int truncated;
 } stack_subject;
 
 static int wanted(const request *req, jlong id) {
@@ -43,7 +48,7 @@ static int64_t now_millis(void) {
 }
 
 static void write_thread(command_ctx *ctx, stack_subject *s, const lock_facts *locks, task_table *tasks,
-                         jvmtiFrameInfo *frames, jint max_depth, int want_frames, int want_owned) {
+                         int want_frames, int want_owned) {
     char utf8_name[64];
     json_writer *w = ctx->out;
     mutf8_to_utf8(s->facts.name, utf8_name, sizeof utf8_name);
@@ -53,17 +58,39 @@ static void write_thread(command_ctx *ctx, stack_subject *s, const lock_facts *l
     thread_facts_write(w, &s->facts, task_table_match(tasks, utf8_name, s->facts.cpu_nanos));
     json_end_object(w);
     if (want_frames) {
-        jint count = 0;
-        jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, s->thread, 0, max_depth, frames, &count);
         json_key(w, "frames");
-        frames_write(w, ctx->jni, frames, err == JVMTI_ERROR_NONE ? count : 0);
-        if (err == JVMTI_ERROR_NONE && count == max_depth) {
+        frames_write(w, ctx->jni, s->frames, s->frame_count);
+        if (s->truncated) {
             json_key(w, "truncated");
             json_bool(w, 1);
         }
     }
     locks_write(w, locks, want_owned);
     json_end_object(w);
+}
+
+/* The thread's frames, copied out of scratch (max_depth of room); none when it has ended. */
+static void take_frames(stack_subject *s, jvmtiFrameInfo *scratch, jint max_depth) {
+    jint count = 0;
+    if ((*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, s->thread, 0, max_depth, scratch, &count) != JVMTI_ERROR_NONE
+            || count <= 0) {
+        return;
+    }
+    s->frames = malloc((size_t)count * sizeof *scratch);
+    if (s->frames != NULL) {
+        memcpy(s->frames, scratch, (size_t)count * sizeof *scratch);
+        s->frame_count = count;
+        s->truncated = count == max_depth;
+    }
+}
+
+/* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
+ * thread that runs may have moved since its frames were taken: it is looked at whole. */
+static jint owned_depth_of(JNIEnv *jni, const stack_subject *s) {
+    if (s->truncated || s->frame_count == 0 || (s->facts.state & JVMTI_THREAD_STATE_RUNNABLE) != 0) {
+        return 0; /* deeper than asked, no Java frames (or none could be had), or moving: all of it */
+    }
+    return frames_monitor_depth(jni, s->frames, s->frame_count, 0);
 }
 
 void cmd_stacks(command_ctx *ctx) {
@@ -102,8 +129,16 @@ void cmd_stacks(command_ctx *ctx) {
                 thread_facts_free(&s->facts);
                 continue;
             }
-            lock_subjects[chosen] = (lock_subject) { s->thread, s->facts.id, s->facts.state };
             chosen++;
+        }
+        for (size_t i = 0; i < chosen; i++) {
+            stack_subject *s = &subjects[i];
+            jint owned_depth = 0;
+            if (want_frames) {
+                take_frames(s, frames, max_depth);
+                owned_depth = owned_depth_of(jni, s);
+            }
+            lock_subjects[i] = (lock_subject) { s->thread, s->facts.id, s->facts.state, owned_depth };
         }
         int lock_status = locks_collect(jni, lock_subjects, chosen, max_depth, want_owned, locks);
         task_table tasks;
@@ -119,7 +154,7 @@ void cmd_stacks(command_ctx *ctx) {
         json_key(ctx->out, "threads");
         json_begin_array(ctx->out);
         for (size_t i = 0; i < chosen; i++) {
-            write_thread(ctx, &subjects[i], &locks[i], &tasks, frames, max_depth, want_frames, want_owned);
+            write_thread(ctx, &subjects[i], &locks[i], &tasks, want_frames, want_owned);
         }
         json_end_array(ctx->out);
         json_end_object(ctx->out);
@@ -127,6 +162,7 @@ void cmd_stacks(command_ctx *ctx) {
     }
     for (size_t i = 0; i < chosen; i++) {
         thread_facts_free(&subjects[i].facts);
+        free(subjects[i].frames);
     }
     if (locks != NULL) {
         locks_free(locks, chosen);
