@@ -7,7 +7,11 @@
 #include "frames.h"
 #include "thread_facts.h"
 
+/* Threads per ThreadMXBean call (one safepoint each). A safepoint also costs time per thread
+ * alive in the JVM, however few it looks at, so with many threads the batches grow: at most
+ * MANAGEMENT_BATCHES of them, each of at least MANAGEMENT_BATCH threads. */
 #define MANAGEMENT_BATCH 64
+#define MANAGEMENT_BATCHES 16
 
 /* JNI handles for the management path and for parked threads, looked up once per agent run. */
 static struct {
@@ -306,16 +310,20 @@ static jint walk_depth(const lock_subject *s, jint max_depth, int want_owned) {
     return s->owned_depth <= 0 || s->owned_depth > max_depth ? max_depth : s->owned_depth;
 }
 
-/* One ThreadMXBean.getThreadInfo call (one short safepoint) for up to MANAGEMENT_BATCH threads,
- * walking depth frames of each. */
+/* One ThreadMXBean.getThreadInfo call (one short safepoint) for n threads, walking depth frames
+ * of each. */
 static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, const size_t *which, size_t n,
                                     jint depth, int want_owned, lock_facts *facts) {
-    jlong ids[MANAGEMENT_BATCH];
+    jlong *ids = malloc(n * sizeof *ids);
+    if (ids == NULL) {
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         ids[i] = subjects[which[i]].id;
     }
     if ((*jni)->PushLocalFrame(jni, 64) != 0) {
         cleared_exception(jni);
+        free(ids);
         return -1;
     }
     int status = -1;
@@ -336,6 +344,7 @@ static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, c
         }
     }
     (*jni)->PopLocalFrame(jni, NULL);
+    free(ids);
     return status;
 }
 
@@ -358,7 +367,6 @@ static int by_depth(const void *a, const void *b) {
  * (a batch walks as deep as its deepest member). */
 static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t count, const unsigned char *chosen,
                               jint max_depth, int want_owned, lock_facts *facts) {
-    size_t batch[MANAGEMENT_BATCH];
     size_t n = 0;
     size_t walks = 0;
     int status = 0;
@@ -366,7 +374,10 @@ static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t 
         return -1;
     }
     walk *todo = malloc((count > 0 ? count : 1) * sizeof *todo);
-    if (todo == NULL) {
+    size_t *batch = malloc((count > 0 ? count : 1) * sizeof *batch);
+    if (todo == NULL || batch == NULL) {
+        free(todo);
+        free(batch);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
@@ -376,14 +387,16 @@ static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t 
         todo[walks++] = (walk) { i, walk_depth(&subjects[i], max_depth, want_owned) };
     }
     qsort(todo, walks, sizeof *todo, by_depth);
+    size_t batch_size = count / MANAGEMENT_BATCHES > MANAGEMENT_BATCH ? count / MANAGEMENT_BATCHES : MANAGEMENT_BATCH;
     for (size_t i = 0; i < walks; i++) {
         batch[n++] = todo[i].index;
-        if (n == MANAGEMENT_BATCH || i + 1 == walks) {
+        if (n == batch_size || i + 1 == walks) {
             status |= collect_management_batch(jni, subjects, batch, n, todo[i].depth, want_owned, facts);
             n = 0;
         }
     }
     free(todo);
+    free(batch);
     return status;
 }
 
