@@ -11,14 +11,16 @@
  * stale only by never being asked for again. The table is cleared whole when it fills up. */
 #define CACHE_SLOTS 16384
 #define CACHE_LIMIT (CACHE_SLOTS * 3 / 4)
+#define ACC_SYNCHRONIZED 0x0020
 #define ACC_NATIVE 0x0100
+#define OP_MONITORENTER 0xC2
 
 typedef struct {
     jmethodID method;
-    char *class_name;
-    char *method_name;
-    char *file;
+    char *json;         /* the frame as JSON up to its line: {"class":..,"method":..,"file":..,"line": */
+    size_t json_len;
     int native;
+    int may_lock;       /* synchronized, or its bytecode may hold a monitorenter */
     jvmtiLineNumberEntry *lines;
     jint line_count;
 } method_entry;
@@ -44,8 +46,65 @@ char *java_class_name(const char *signature) {
     return name;
 }
 
-static char *copy(const char *s) {
-    return s == NULL ? NULL : strdup(s);
+typedef struct {
+    char *data;
+    size_t len;
+    int failed;
+} growing;
+
+static int to_growing(void *ctx, const char *data, size_t len) {
+    growing *g = ctx;
+    char *bigger = realloc(g->data, g->len + len + 1);
+    if (bigger == NULL) {
+        g->failed = 1;
+        return -1;
+    }
+    memcpy(bigger + g->len, data, len);
+    g->data = bigger;
+    g->len += len;
+    return 0;
+}
+
+/* The frame's JSON up to the value of "line" (a native frame's is whole: line -2, native), made
+ * once per method so that writing a frame is a copy and a number. */
+static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file) {
+    static json_writer w; /* one request at a time, on the agent thread */
+    growing out = { NULL, 0, 0 };
+    json_init(&w, to_growing, &out);
+    json_begin_object(&w);
+    json_key(&w, "class");
+    json_mutf8(&w, class_name);
+    json_key(&w, "method");
+    json_mutf8(&w, method_name);
+    json_key(&w, "file");
+    json_mutf8(&w, file);
+    json_key(&w, "line");
+    if (e->native) {
+        json_int(&w, -2);
+        json_key(&w, "native");
+        json_bool(&w, 1);
+        json_end_object(&w);
+    }
+    if (json_flush(&w) != 0 || out.failed) {
+        free(out.data);
+        return;
+    }
+    e->json = out.data;
+    e->json_len = out.len;
+}
+
+/* Whether the bytecode holds a monitorenter opcode. A byte scan, not a decoder: an operand that
+ * happens to equal the opcode gives a false "yes", which only costs a look that was not needed. */
+static int has_monitorenter(jmethodID method) {
+    jint length = 0;
+    unsigned char *code = NULL;
+    if (!the_agent.held.can_get_bytecodes
+            || (*the_agent.jvmti)->GetBytecodes(the_agent.jvmti, method, &length, &code) != JVMTI_ERROR_NONE) {
+        return 1;
+    }
+    int found = memchr(code, OP_MONITORENTER, (size_t)length) != NULL;
+    agent_deallocate(code);
+    return found;
 }
 
 static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
@@ -53,28 +112,27 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
     jclass klass = NULL;
     char *name = NULL;
     char *signature = NULL;
+    char *class_name = NULL;
     char *file = NULL;
     jint modifiers = 0;
     jvmtiLineNumberEntry *lines = NULL;
     memset(e, 0, sizeof *e);
     e->method = method;
-    if ((*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) == JVMTI_ERROR_NONE) {
-        e->method_name = copy(name);
-        agent_deallocate(name);
-    }
+    e->may_lock = 1;
+    (void)(*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL);
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE) {
         if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
-            e->class_name = java_class_name(signature);
+            class_name = java_class_name(signature);
             agent_deallocate(signature);
         }
-        if (the_agent.held.can_get_source_file_name
-                && (*jvmti)->GetSourceFileName(jvmti, klass, &file) == JVMTI_ERROR_NONE) {
-            e->file = copy(file);
-            agent_deallocate(file);
+        if (!the_agent.held.can_get_source_file_name
+                || (*jvmti)->GetSourceFileName(jvmti, klass, &file) != JVMTI_ERROR_NONE) {
+            file = NULL;
         }
     }
     if ((*jvmti)->GetMethodModifiers(jvmti, method, &modifiers) == JVMTI_ERROR_NONE) {
         e->native = (modifiers & ACC_NATIVE) != 0;
+        e->may_lock = (modifiers & ACC_SYNCHRONIZED) != 0 || (!e->native && has_monitorenter(method));
     }
     if (!e->native && the_agent.held.can_get_line_numbers
             && (*jvmti)->GetLineNumberTable(jvmti, method, &e->line_count, &lines) == JVMTI_ERROR_NONE) {
@@ -86,15 +144,17 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
         }
         agent_deallocate(lines);
     }
+    encode(e, class_name, name, file);
+    free(class_name);
+    agent_deallocate(name);
+    agent_deallocate(file);
     if (klass != NULL) {
         (*jni)->DeleteLocalRef(jni, klass);
     }
 }
 
 static void free_entry(method_entry *e) {
-    free(e->class_name);
-    free(e->method_name);
-    free(e->file);
+    free(e->json);
     free(e->lines);
     memset(e, 0, sizeof *e);
 }
@@ -139,20 +199,32 @@ void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jin
     json_begin_array(w);
     for (jint i = 0; i < count; i++) {
         const method_entry *e = lookup(jni, frames[i].method);
-        json_begin_object(w);
-        json_key(w, "class");
-        json_mutf8(w, e->class_name);
-        json_key(w, "method");
-        json_mutf8(w, e->method_name);
-        json_key(w, "file");
-        json_mutf8(w, e->file);
-        json_key(w, "line");
-        json_int(w, e->native ? -2 : line_of(e, frames[i].location));
-        if (e->native) {
-            json_key(w, "native");
-            json_bool(w, 1);
+        if (e->json == NULL) { /* out of memory when it was resolved */
+            json_null(w);
+            continue;
         }
-        json_end_object(w);
+        json_fragment(w, e->json, e->json_len);
+        if (!e->native) {
+            char tail[26];
+            size_t n = json_format_int(line_of(e, frames[i].location), tail);
+            tail[n++] = '}';
+            json_raw_bytes(w, tail, n);
+        }
     }
     json_end_array(w);
+}
+
+jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int in_native) {
+    jint depth = -1;
+    for (jint i = 0; i < count; i++) {
+        const method_entry *e = lookup(jni, frames[i].method);
+        if (e->may_lock) {
+            depth = i + 1;
+        } else if (e->native && (i > 0 || in_native) && depth < 1) {
+            /* JNI code may have entered monitors: below the top frame (it called back into
+             * Java), or at the top while the thread runs native code. They are found at any depth. */
+            depth = 1;
+        }
+    }
+    return depth;
 }

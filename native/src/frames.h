@@ -11,6 +11,12 @@
  * unknown and -2 for a native method. */
 void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
 
+/* How many frames (top first, of the whole stack) must be looked at to find every monitor a
+ * thread with these frames may own: up to the deepest frame that is synchronized or has a
+ * monitorenter; 1 when only a native frame may have entered one through JNI (below the top, or at
+ * the top while the thread runs native code: in_native); -1 when it can own none. */
+jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int in_native);
+
 /* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" (malloc'd; NULL when out of memory);
  * array signatures keep their form with dots. */
 char *java_class_name(const char *signature);

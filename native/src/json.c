@@ -146,7 +146,27 @@ void json_key_mutf8(json_writer *w, const char *key) {
     w->after_key = 1;
 }
 
-/* A string value, decoded code point by code point with next and re-encoded escaped. */
+/* Printable ASCII other than '"' and '\\' goes out as it is. */
+static int plain(unsigned char c) {
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
+
+/* Copies the run of plain bytes starting at *pos in one go; returns 1 if any. */
+static int put_plain_run(json_writer *w, const unsigned char *s, size_t len, size_t *pos) {
+    size_t end = *pos;
+    while (end < len && plain(s[end])) {
+        end++;
+    }
+    if (end == *pos) {
+        return 0;
+    }
+    put(w, (const char *)s + *pos, end - *pos);
+    *pos = end;
+    return 1;
+}
+
+/* A string value: plain runs copied, the rest decoded code point by code point with next and
+ * re-encoded escaped. */
 static void put_string(json_writer *w, const char *text, size_t len,
                        uint32_t (*next)(const unsigned char *, size_t, size_t *)) {
     const unsigned char *s = (const unsigned char *)text;
@@ -154,7 +174,9 @@ static void put_string(json_writer *w, const char *text, size_t len,
     before_value(w);
     put_char(w, '"');
     while (pos < len) {
-        put_code_point(w, next(s, len, &pos));
+        if (!put_plain_run(w, s, len, &pos)) {
+            put_code_point(w, next(s, len, &pos));
+        }
     }
     put_char(w, '"');
 }
@@ -179,11 +201,29 @@ void json_mutf8(json_writer *w, const char *mutf8) {
     put_string(w, mutf8, strlen(mutf8), mutf8_next);
 }
 
+size_t json_format_int(int64_t value, char out[24]) {
+    char digits[24];
+    size_t n = 0;
+    uint64_t magnitude = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    do {
+        digits[n++] = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude > 0);
+    size_t len = 0;
+    if (value < 0) {
+        out[len++] = '-';
+    }
+    while (n > 0) {
+        out[len++] = digits[--n];
+    }
+    return len;
+}
+
 void json_int(json_writer *w, int64_t value) {
     char num[24];
-    int n = snprintf(num, sizeof num, "%lld", (long long)value);
+    size_t n = json_format_int(value, num);
     before_value(w);
-    put(w, num, (size_t)n);
+    put(w, num, n);
 }
 
 void json_bool(json_writer *w, int value) {
@@ -202,4 +242,13 @@ void json_null(json_writer *w) {
 
 void json_raw(json_writer *w, const char *text) {
     put(w, text, strlen(text));
+}
+
+void json_fragment(json_writer *w, const char *bytes, size_t len) {
+    before_value(w);
+    put(w, bytes, len);
+}
+
+void json_raw_bytes(json_writer *w, const char *bytes, size_t len) {
+    put(w, bytes, len);
 }

@@ -41,6 +41,12 @@ void json_bool(json_writer *w, int value);
 void json_null(json_writer *w);
 /* Writes raw bytes (a newline between messages, say). */
 void json_raw(json_writer *w, const char *text);
+/* Writes a value already encoded as JSON (or the start of one, finished with json_raw_bytes),
+ * with the comma that separates it from the value before. */
+void json_fragment(json_writer *w, const char *bytes, size_t len);
+void json_raw_bytes(json_writer *w, const char *bytes, size_t len);
+/* value in decimal into out (no NUL); returns the length */
+size_t json_format_int(int64_t value, char out[24]);
 /* Pushes everything buffered to the sink; returns 0, or -1 if any write failed. */
 int json_flush(json_writer *w);
 

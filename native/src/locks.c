@@ -7,7 +7,11 @@
 #include "frames.h"
 #include "thread_facts.h"
 
+/* Threads per ThreadMXBean call (one safepoint each). A safepoint also costs time per thread
+ * alive in the JVM, however few it looks at, so with many threads the batches grow: at most
+ * MANAGEMENT_BATCHES of them, each of at least MANAGEMENT_BATCH threads. */
 #define MANAGEMENT_BATCH 64
+#define MANAGEMENT_BATCHES 16
 
 /* JNI handles for the management path and for parked threads, looked up once per agent run. */
 static struct {
@@ -170,7 +174,7 @@ int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts) {
     if (prepare(jni) != 0) {
         return -1;
     }
-    lock_subject subject = { thread, -1, JVMTI_THREAD_STATE_PARKED };
+    lock_subject subject = { thread, -1, JVMTI_THREAD_STATE_PARKED, 0 };
     collect_parked(jni, &subject, facts);
     return 0;
 }
@@ -302,18 +306,32 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
 }
 
 static int needs_thread_info(const lock_subject *s, int want_owned) {
-    return want_owned || (s->state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
+    return (want_owned && s->owned_depth >= 0)
+        || (s->state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
 }
 
-/* One ThreadMXBean.getThreadInfo call (one short safepoint) for up to MANAGEMENT_BATCH threads. */
+/* The stack depth a management call must walk for this subject. */
+static jint walk_depth(const lock_subject *s, jint max_depth, int want_owned) {
+    if (!want_owned) {
+        return 0;
+    }
+    return s->owned_depth <= 0 || s->owned_depth > max_depth ? max_depth : s->owned_depth;
+}
+
+/* One ThreadMXBean.getThreadInfo call (one short safepoint) for n threads, walking depth frames
+ * of each. */
 static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, const size_t *which, size_t n,
-                                    jint max_depth, int want_owned, lock_facts *facts) {
-    jlong ids[MANAGEMENT_BATCH];
+                                    jint depth, int want_owned, lock_facts *facts) {
+    jlong *ids = malloc(n * sizeof *ids);
+    if (ids == NULL) {
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         ids[i] = subjects[which[i]].id;
     }
     if ((*jni)->PushLocalFrame(jni, 64) != 0) {
         cleared_exception(jni);
+        free(ids);
         return -1;
     }
     int status = -1;
@@ -321,7 +339,7 @@ static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, c
     if (!failed(jni, id_array)) {
         (*jni)->SetLongArrayRegion(jni, id_array, 0, (jsize)n, ids);
         jobjectArray infos = (*jni)->CallObjectMethod(jni, jni_handles.thread_bean, jni_handles.get_thread_info, id_array,
-                                                      (jboolean)(want_owned != 0), JNI_FALSE, want_owned ? max_depth : 0);
+                                                      (jboolean)(want_owned != 0), JNI_FALSE, depth);
         if (!failed(jni, infos)) {
             for (size_t i = 0; i < n; i++) {
                 jobject info = (*jni)->GetObjectArrayElement(jni, infos, (jsize)i);
@@ -334,31 +352,59 @@ static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, c
         }
     }
     (*jni)->PopLocalFrame(jni, NULL);
+    free(ids);
     return status;
 }
 
-/* ThreadMXBean answers for the subjects whose flag in chosen is set (all when chosen is NULL). */
+typedef struct {
+    size_t index;
+    jint depth;
+} walk;
+
+static int by_depth(const void *a, const void *b) {
+    const walk *x = a;
+    const walk *y = b;
+    if (x->depth != y->depth) {
+        return x->depth < y->depth ? -1 : 1;
+    }
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* ThreadMXBean answers for the subjects whose flag in chosen is set (all when chosen is NULL).
+ * The stack walk at the safepoint costs per frame, so threads are batched by the depth they need
+ * (a batch walks as deep as its deepest member). */
 static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t count, const unsigned char *chosen,
                               jint max_depth, int want_owned, lock_facts *facts) {
-    size_t batch[MANAGEMENT_BATCH];
     size_t n = 0;
+    size_t walks = 0;
     int status = 0;
     if (prepare_thread_bean(jni) != 0) {
+        return -1;
+    }
+    walk *todo = malloc((count > 0 ? count : 1) * sizeof *todo);
+    size_t *batch = malloc((count > 0 ? count : 1) * sizeof *batch);
+    if (todo == NULL || batch == NULL) {
+        free(todo);
+        free(batch);
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
         if (subjects[i].id < 0 || !needs_thread_info(&subjects[i], want_owned) || (chosen != NULL && !chosen[i])) {
             continue;
         }
-        batch[n++] = i;
-        if (n == MANAGEMENT_BATCH) {
-            status |= collect_management_batch(jni, subjects, batch, n, max_depth, want_owned, facts);
+        todo[walks++] = (walk) { i, walk_depth(&subjects[i], max_depth, want_owned) };
+    }
+    qsort(todo, walks, sizeof *todo, by_depth);
+    size_t batch_size = count / MANAGEMENT_BATCHES > MANAGEMENT_BATCH ? count / MANAGEMENT_BATCHES : MANAGEMENT_BATCH;
+    for (size_t i = 0; i < walks; i++) {
+        batch[n++] = todo[i].index;
+        if (n == batch_size || i + 1 == walks) {
+            status |= collect_management_batch(jni, subjects, batch, n, todo[i].depth, want_owned, facts);
             n = 0;
         }
     }
-    if (n > 0) {
-        status |= collect_management_batch(jni, subjects, batch, n, max_depth, want_owned, facts);
-    }
+    free(todo);
+    free(batch);
     return status;
 }
 

@@ -42,6 +42,8 @@ typedef struct {
     jthread thread;
     jlong id;
     jint state;         /* GetThreadState bits */
+    jint owned_depth;   /* frames to look at for owned monitors: 0 all of them (up to max_depth),
+                           -1 none (its frames show it can own none) */
 } lock_subject;
 
 /* "jvmti" when the start-up capabilities are held, else "management". */

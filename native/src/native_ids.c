@@ -40,6 +40,28 @@ static void read_task(task_entry *t) {
     }
 }
 
+static int by_comm(const void *a, const void *b) {
+    const task_entry *x = a;
+    const task_entry *y = b;
+    int c = strcmp(x->comm, y->comm);
+    return c != 0 ? c : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The tasks are sorted by comm (see task_table_load): the first whose comm is not below key. */
+static size_t lower_bound(const task_table *table, const char *key) {
+    size_t lo = 0;
+    size_t hi = table->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(table->tasks[mid].comm, key) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
 int task_table_load(task_table *table) {
     size_t cap = 256;
     struct dirent *entry;
@@ -71,30 +93,37 @@ int task_table_load(task_table *table) {
         read_task(t);
     }
     closedir(dir);
+    qsort(table->tasks, table->count, sizeof *table->tasks, by_comm);
     return 0;
 }
 
-/* The launcher's main thread keeps the process name, not "main". */
-static int comm_matches(const task_entry *t, const char *name) {
-    if (strncmp(t->comm, name, COMM_BYTES) == 0) {
-        return 1;
-    }
-    return strcmp(name, "main") == 0 && t->tid != getpid() && strcmp(t->comm, "java") == 0;
-}
-
-pid_t task_table_match(task_table *table, const char *utf8_name, int64_t cpu_nanos) {
-    task_entry *best = NULL;
-    int64_t best_gap = 0;
-    for (size_t i = 0; i < table->count; i++) {
+/* Among the untaken tasks named comm, the one whose CPU time is closest; main: the launcher's
+ * main thread keeps the process name ("java"), not "main". */
+static task_entry *best_named(task_table *table, const char *comm, int64_t cpu_nanos, task_entry *best, int64_t *best_gap) {
+    int is_java = strcmp(comm, "java") == 0;
+    for (size_t i = lower_bound(table, comm); i < table->count && strcmp(table->tasks[i].comm, comm) == 0; i++) {
         task_entry *t = &table->tasks[i];
-        if (t->taken || !comm_matches(t, utf8_name)) {
+        if (t->taken || (is_java && t->tid == getpid())) {
             continue;
         }
         int64_t gap = llabs(t->cpu_nanos - cpu_nanos);
-        if (best == NULL || gap < best_gap) {
+        if (best == NULL || gap < *best_gap) {
             best = t;
-            best_gap = gap;
+            *best_gap = gap;
         }
+    }
+    return best;
+}
+
+pid_t task_table_match(task_table *table, const char *utf8_name, int64_t cpu_nanos) {
+    char comm[COMM_BYTES + 1];
+    size_t n = strlen(utf8_name) < COMM_BYTES ? strlen(utf8_name) : COMM_BYTES;
+    memcpy(comm, utf8_name, n);
+    comm[n] = '\0';
+    int64_t best_gap = 0;
+    task_entry *best = best_named(table, comm, cpu_nanos, NULL, &best_gap);
+    if (strcmp(utf8_name, "main") == 0) {
+        best = best_named(table, "java", cpu_nanos, best, &best_gap);
     }
     if (best == NULL) {
         return 0;

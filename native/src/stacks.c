@@ -1,7 +1,11 @@
 /* The `stacks` command: threads with their frames and lock facts. Frames come from a per-thread
  * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
- * not atomic across threads, which is what makes it gentle on the target. */
+ * not atomic across threads, which is what makes it gentle on the target. Frames are taken first,
+ * for every thread, then lock facts, which after a live attach are read from the stack at a
+ * safepoint: a thread whose frames cannot hold a monitor (see frames_monitor_depth) is not asked
+ * for the monitors it owns, and a waiting one only as deep as its deepest frame that may hold one. */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "agent.h"
@@ -14,18 +18,47 @@
 #define DEFAULT_MAX_DEPTH 8192
 #define LIMIT_MAX_DEPTH 65536
 
+/* One thread's frames, copied out of the scratch buffer. */
+typedef struct {
+    jvmtiFrameInfo *frames; /* malloc'd, count of them */
+    jint count;
+    int truncated;
+} taken_frames;
+
 static int64_t now_millis(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void write_frames(command_ctx *ctx, jthread thread, jvmtiFrameInfo *frames, jint max_depth) {
+/* The thread's frames, copied out of scratch (max_depth of room); none when it has ended. */
+static void take_frames(jthread thread, taken_frames *taken, jvmtiFrameInfo *scratch, jint max_depth) {
     jint count = 0;
-    jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, max_depth, frames, &count);
+    if ((*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, max_depth, scratch, &count) != JVMTI_ERROR_NONE
+            || count <= 0) {
+        return;
+    }
+    taken->frames = malloc((size_t)count * sizeof *scratch);
+    if (taken->frames != NULL) {
+        memcpy(taken->frames, scratch, (size_t)count * sizeof *scratch);
+        taken->count = count;
+        taken->truncated = count == max_depth;
+    }
+}
+
+/* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
+ * thread that runs may have moved since its frames were taken: it is looked at whole. */
+static jint owned_depth_of(JNIEnv *jni, const taken_frames *taken, jint state) {
+    if (taken->truncated || taken->count == 0 || (state & JVMTI_THREAD_STATE_RUNNABLE) != 0) {
+        return 0; /* deeper than asked, no Java frames (or none could be had), or moving: all of it */
+    }
+    return frames_monitor_depth(jni, taken->frames, taken->count, 0);
+}
+
+static void write_frames(command_ctx *ctx, const taken_frames *taken) {
     json_key(ctx->out, "frames");
-    frames_write(ctx->out, ctx->jni, frames, err == JVMTI_ERROR_NONE ? count : 0);
-    if (err == JVMTI_ERROR_NONE && count == max_depth) {
+    frames_write(ctx->out, ctx->jni, taken->frames, taken->count);
+    if (taken->truncated) {
         json_key(ctx->out, "truncated");
         json_bool(ctx->out, 1);
     }
@@ -40,18 +73,26 @@ void cmd_stacks(command_ctx *ctx) {
         return;
     }
     jint max_depth = (jint)requested_depth;
-    jvmtiFrameInfo *frames = want_frames ? malloc((size_t)max_depth * sizeof *frames) : NULL;
-    if (want_frames && frames == NULL) {
-        command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
-        return;
-    }
     thread_set set;
     jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
-        free(frames);
         return;
     }
+    jvmtiFrameInfo *scratch = want_frames ? malloc((size_t)max_depth * sizeof *scratch) : NULL;
+    taken_frames *taken = calloc(set.count > 0 ? set.count : 1, sizeof *taken);
+    if ((want_frames && scratch == NULL) || taken == NULL) {
+        command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
+        free(scratch);
+        free(taken);
+        thread_set_free(ctx->jni, &set);
+        return;
+    }
+    for (size_t i = 0; want_frames && i < set.count; i++) {
+        take_frames(set.threads[i], &taken[i], scratch, max_depth);
+        set.subjects[i].owned_depth = owned_depth_of(ctx->jni, &taken[i], set.facts[i].state);
+    }
+    free(scratch);
     int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
     task_table tasks;
     (void)task_table_load(&tasks); /* on failure every nid is 0, "not matched" */
@@ -73,7 +114,7 @@ void cmd_stacks(command_ctx *ctx) {
         thread_facts_write(w, &set.facts[i], thread_facts_nid(&tasks, &set.facts[i]));
         json_end_object(w);
         if (want_frames) {
-            write_frames(ctx, set.threads[i], frames, max_depth);
+            write_frames(ctx, &taken[i]);
         }
         locks_write(w, &set.locks[i], want_owned);
         json_end_object(w);
@@ -81,6 +122,9 @@ void cmd_stacks(command_ctx *ctx) {
     json_end_array(w);
     json_end_object(w);
     task_table_free(&tasks);
+    for (size_t i = 0; i < set.count; i++) {
+        free(taken[i].frames);
+    }
+    free(taken);
     thread_set_free(ctx->jni, &set);
-    free(frames);
 }

@@ -1,4 +1,5 @@
 /* Unit tests of the agent's pure parts, run under AddressSanitizer and UBSan by the build. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,24 @@ static void test_json_escaping(void) {
     CHECK(strcmp(b.data, "[\"q\\\"b\\\\t\\tn\\nc\\u0001\\u007f\","
                          "\"weird \\\"name\\\"\\\\ \xF0\x9F\x9A\x80 \xC3\xA9\\t\\n\\u0000\","
                          "\"\xEF\xBF\xBD\xEF\xBF\xBD\",null]") == 0);
+    free(b.data);
+}
+
+static void test_json_numbers_and_fragments(void) {
+    sink_buffer b;
+    start(&b);
+    json_begin_array(&writer);
+    json_int(&writer, 0);
+    json_int(&writer, INT64_MIN);
+    json_int(&writer, INT64_MAX);
+    json_fragment(&writer, "{\"a\":", 5);
+    json_raw_bytes(&writer, "1}", 2);
+    json_fragment(&writer, "true", 4);
+    json_cstring(&writer, "long plain ASCII run, then \"quoted\" and \x01");
+    json_end_array(&writer);
+    json_flush(&writer);
+    CHECK(strcmp(b.data, "[0,-9223372036854775808,9223372036854775807,{\"a\":1},true,"
+                         "\"long plain ASCII run, then \\\"quoted\\\" and \\u0001\"]") == 0);
     free(b.data);
 }
 
@@ -356,6 +375,7 @@ int main(void) {
     test_mutf8();
     test_json_structure();
     test_json_escaping();
+    test_json_numbers_and_fragments();
     test_json_streams_large_output();
     test_request_valid();
     test_request_invalid();

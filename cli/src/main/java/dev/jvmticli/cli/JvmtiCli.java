@@ -76,6 +76,7 @@ public final class JvmtiCli implements Runnable {
         commandLine.setOut(context.out());
         commandLine.setErr(context.err());
         commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
+            context.out().flush(); // what was printed before the failure comes first
             if (exception instanceof CliFailure failure) {
                 context.err().println("jvmti-cli: " + failure.getMessage());
                 if (failure.exitCode() == ExitCode.USAGE) {

@@ -1,16 +1,25 @@
 package dev.jvmticli.cli;
 
+import java.io.BufferedWriter;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 
 /** The launcher's entry point. */
 public final class Main {
+    private static final int OUTPUT_BUFFER = 64 * 1024;
+
     private Main() {
     }
 
     public static void main(String[] args) {
-        PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), true);
-        PrintWriter err = new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
+        // buffered, not flushed per line: a dump of thousands of threads is hundreds of thousands
+        // of lines; commands flush when they are done (and before any error message)
+        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(
+                new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int exit = JvmtiCli.commandLine(new CliContext(out, err)).execute(args);
         out.flush();
         err.flush();

@@ -1,21 +1,22 @@
 package dev.jvmticli.client;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -24,20 +25,18 @@ import java.util.Map;
 public final class AgentClient implements Closeable {
     public static final int PROTOCOL_VERSION = 1;
 
-    private static final ObjectMapper MAPPER = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
+    private static final JsonFactory FACTORY = new JsonFactory();
 
     private final ChannelStreams streams;
-    private final JsonParser parser;
+    private JsonParser parser;
     private final String targetName;
     private long nextId = 1;
     private Hello hello;
 
-    private AgentClient(ChannelStreams streams, String targetName) throws IOException {
+    private AgentClient(ChannelStreams streams, String targetName) {
         this.streams = streams;
         this.targetName = targetName;
-        // a Reader, not the stream: Jackson would read ahead at creation to sniff the encoding
-        this.parser = MAPPER.getFactory().createParser(new InputStreamReader(streams.input, StandardCharsets.UTF_8));
     }
 
     /** Connects to the agent socket at path; throws IOException when nothing listens there. */
@@ -52,12 +51,18 @@ public final class AgentClient implements Closeable {
         }
     }
 
+    /** Jackson databind, set up only by the commands that need it (--json, generic calls). */
+    private static final class Databind {
+        static final ObjectMapper MAPPER = new ObjectMapper()
+                .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    }
+
     public static ObjectMapper mapper() {
-        return MAPPER;
+        return Databind.MAPPER;
     }
 
     public Hello hello() {
-        hello = call("hello", Map.of(), Hello.class);
+        hello = exchange("hello", Map.of(), () -> new AnswerReader(parser).hello());
         return hello;
     }
 
@@ -67,7 +72,7 @@ public final class AgentClient implements Closeable {
     }
 
     public ThreadList threads() {
-        return call("threads", Map.of(), ThreadList.class);
+        return exchange("threads", Map.of(), () -> new AnswerReader(parser).threadList());
     }
 
     /**
@@ -86,7 +91,7 @@ public final class AgentClient implements Closeable {
         arguments.put("maxDepth", maxDepth);
         arguments.put("frames", frames);
         arguments.put("owned", owned);
-        return call("stacks", arguments, StackDump.class);
+        return exchange("stacks", arguments, () -> new AnswerReader(parser).stackDump());
     }
 
     public VmInfo vm() {
@@ -143,7 +148,10 @@ public final class AgentClient implements Closeable {
     }
 
     public void detach() {
-        call("detach", Map.of(), JsonNode.class);
+        exchange("detach", Map.of(), () -> {
+            parser.skipChildren();
+            return null;
+        });
     }
 
     /**
@@ -162,50 +170,149 @@ public final class AgentClient implements Closeable {
         }
     }
 
-    /** Sends a command with arguments and reads its result as type. */
+    /**
+     * Sends a command with arguments and reads its result as type, binding it while it streams
+     * in: a large answer (a stacks of thousands of threads is tens of megabytes) never exists as a
+     * JSON tree.
+     */
     public <T> T call(String command, Map<String, ?> arguments, Class<T> type) {
-        JsonNode result = callRaw(command, arguments);
-        try {
-            return MAPPER.treeToValue(result, type);
-        } catch (IOException e) {
-            throw new CliFailure(ExitCode.FAILURE, "unexpected answer to " + command + ": " + e.getMessage(), e);
-        }
+        return exchange(command, arguments, () -> mapper().readValue(parser, type));
     }
 
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
+        return exchange(command, arguments, () -> mapper().readTree(parser));
+    }
+
+    /** How the result value is read; the parser stands on its first token. */
+    private interface ResultReader<T> {
+        T read() throws IOException;
+    }
+
+    /**
+     * One request and its answer {@code {"v":..,"id":..,"ok":..,"result"|"error":..}}, read field by
+     * field as the agent writes them: the envelope is checked before the result is bound.
+     */
+    private <T> T exchange(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
         long id = nextId++;
-        ObjectNode request = MAPPER.createObjectNode();
-        request.put("v", PROTOCOL_VERSION);
-        request.put("id", id);
-        request.put("cmd", command);
-        arguments.forEach((key, value) -> request.set(key, MAPPER.valueToTree(value)));
-        JsonNode answer;
         try {
             OutputStream out = streams.output;
-            out.write(MAPPER.writeValueAsString(request).getBytes(StandardCharsets.UTF_8));
-            out.write('\n');
-            answer = MAPPER.readTree(parser);
+            out.write(request(id, command, arguments));
+            if (parser == null) {
+                // made once the first request is out: Jackson reads the first bytes at creation
+                parser = FACTORY.createParser(streams.input);
+            }
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw lost(command, null);
+            }
+            long answerId = -1;
+            boolean ok = false;
+            T result = null;
+            boolean hasResult = false;
+            String[] error = null;
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                parser.nextToken();
+                switch (field) {
+                    case "id" -> answerId = parser.getValueAsLong(-1);
+                    case "ok" -> ok = parser.getValueAsBoolean(false);
+                    case "error" -> error = error();
+                    case "result" -> {
+                        if (ok && answerId != id) {
+                            throw new CliFailure(ExitCode.FAILURE, "answer out of order from " + targetName);
+                        }
+                        try {
+                            result = resultReader.read();
+                        } catch (JsonProcessingException e) {
+                            throw new CliFailure(ExitCode.FAILURE, "unexpected answer to " + command + ": " + e.getOriginalMessage(), e);
+                        }
+                        hasResult = true;
+                    }
+                    default -> parser.skipChildren();
+                }
+            }
+            if (!ok) {
+                throw failure(error);
+            }
+            if (answerId != id) {
+                throw new CliFailure(ExitCode.FAILURE, "answer out of order from " + targetName);
+            }
+            if (!hasResult) {
+                throw new CliFailure(ExitCode.FAILURE, "unexpected answer to " + command + ": no result");
+            }
+            return result;
         } catch (SocketTimeoutException e) {
             throw new CliFailure(ExitCode.TIMEOUT, targetName + " did not answer " + command + " in time", e);
         } catch (IOException e) {
             throw lost(command, e);
         }
-        if (answer == null) {
-            throw lost(command, null);
-        }
-        if (!answer.path("ok").asBoolean(false)) {
-            JsonNode error = answer.path("error");
-            String code = error.path("code").asText("unknown");
-            if (code.equals("unsupported_version")) {
-                throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + targetName + " speaks another protocol version: detach it and run again");
+    }
+
+    private static byte[] request(long id, String command, Map<String, ?> arguments) throws IOException {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(128);
+        try (JsonGenerator json = FACTORY.createGenerator(bytes)) {
+            json.writeStartObject();
+            json.writeNumberField("v", PROTOCOL_VERSION);
+            json.writeNumberField("id", id);
+            json.writeStringField("cmd", command);
+            for (Map.Entry<String, ?> argument : arguments.entrySet()) {
+                json.writeFieldName(argument.getKey());
+                writeValue(json, argument.getValue());
             }
-            throw new AgentError(code, error.path("message").asText("no message"));
+            json.writeEndObject();
         }
-        if (answer.path("id").asLong(-1) != id) {
-            throw new CliFailure(ExitCode.FAILURE, "answer out of order from " + targetName);
+        bytes.write('\n');
+        return bytes.toByteArray();
+    }
+
+    /** Plain values without databind; anything else through it. */
+    private static void writeValue(JsonGenerator json, Object value) throws IOException {
+        if (value == null) {
+            json.writeNull();
+        } else if (value instanceof String text) {
+            json.writeString(text);
+        } else if (value instanceof Boolean flag) {
+            json.writeBoolean(flag);
+        } else if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            json.writeNumber(((Number) value).longValue());
+        } else if (value instanceof Iterable<?> items) {
+            json.writeStartArray();
+            for (Object item : items) {
+                writeValue(json, item);
+            }
+            json.writeEndArray();
+        } else {
+            mapper().writeValue(json, value);
         }
-        return answer.path("result");
+    }
+
+    /** The error object: {"code": .., "message": ..}. */
+    private String[] error() throws IOException {
+        String[] error = {"unknown", "no message"};
+        if (parser.currentToken() != JsonToken.START_OBJECT) {
+            parser.skipChildren();
+            return error;
+        }
+        while (parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = parser.currentName();
+            parser.nextToken();
+            if (field.equals("code") && parser.currentToken() == JsonToken.VALUE_STRING) {
+                error[0] = parser.getText();
+            } else if (field.equals("message") && parser.currentToken() == JsonToken.VALUE_STRING) {
+                error[1] = parser.getText();
+            } else {
+                parser.skipChildren();
+            }
+        }
+        return error;
+    }
+
+    private RuntimeException failure(String[] error) {
+        String code = error == null ? "unknown" : error[0];
+        if (code.equals("unsupported_version")) {
+            return new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + targetName + " speaks another protocol version: detach it and run again");
+        }
+        return new AgentError(code, error == null ? "no message" : error[1]);
     }
 
     private CliFailure lost(String during, IOException cause) {
@@ -216,7 +323,9 @@ public final class AgentClient implements Closeable {
     @Override
     public void close() {
         try {
-            parser.close();
+            if (parser != null) {
+                parser.close();
+            }
             streams.close();
         } catch (IOException ignored) {
             // closing a dead connection

@@ -9,4 +9,21 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  */
 public record Frame(@JsonProperty("class") String className, String method, String file, int line,
                     @JsonProperty("native") boolean nativeMethod) {
+    // written out rather than generated: frames are compared by the hundred thousand when a large
+    // dump shares its identical frames (see AnswerReader)
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Frame f && line == f.line && nativeMethod == f.nativeMethod
+                && java.util.Objects.equals(method, f.method) && java.util.Objects.equals(className, f.className)
+                && java.util.Objects.equals(file, f.file);
+    }
+
+    @Override
+    public int hashCode() {
+        int h = java.util.Objects.hashCode(className);
+        h = 31 * h + java.util.Objects.hashCode(method);
+        h = 31 * h + java.util.Objects.hashCode(file);
+        h = 31 * h + line;
+        return 31 * h + (nativeMethod ? 1 : 0);
+    }
 }
