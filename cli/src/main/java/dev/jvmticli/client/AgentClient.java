@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
@@ -29,13 +30,24 @@ public final class AgentClient implements Closeable {
     private final ChannelStreams streams;
     private final JsonParser parser;
     private final String targetName;
-    private long nextId = 1;
+    private final AtomicLong nextId;
+    private final boolean owner;
 
     private AgentClient(ChannelStreams streams, String targetName) throws IOException {
         this.streams = streams;
         this.targetName = targetName;
         // a Reader, not the stream: Jackson would read ahead at creation to sniff the encoding
         this.parser = MAPPER.getFactory().createParser(new InputStreamReader(streams.input, StandardCharsets.UTF_8));
+        this.nextId = new AtomicLong(1);
+        this.owner = true;
+    }
+
+    private AgentClient(AgentClient lender) {
+        this.streams = lender.streams;
+        this.parser = lender.parser;
+        this.targetName = lender.targetName;
+        this.nextId = lender.nextId;
+        this.owner = false;
     }
 
     /** Connects to the agent socket at path; throws IOException when nothing listens there. */
@@ -48,6 +60,14 @@ public final class AgentClient implements Closeable {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * The same connection for a borrower whose {@link #close()} must leave it open (the shell lends
+     * its one connection to each command it runs); requests still go one at a time.
+     */
+    public AgentClient borrowed() {
+        return new AgentClient(this);
     }
 
     public static ObjectMapper mapper() {
@@ -78,7 +98,7 @@ public final class AgentClient implements Closeable {
 
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
-        long id = nextId++;
+        long id = nextId.getAndIncrement();
         ObjectNode request = MAPPER.createObjectNode();
         request.put("v", PROTOCOL_VERSION);
         request.put("id", id);
@@ -119,6 +139,9 @@ public final class AgentClient implements Closeable {
 
     @Override
     public void close() {
+        if (!owner) {
+            return;
+        }
         try {
             parser.close();
             streams.close();
