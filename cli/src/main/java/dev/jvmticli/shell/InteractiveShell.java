@@ -142,8 +142,7 @@ final class InteractiveShell {
         Thread worker = running;
         if (worker != null) {
             cancelled = true;
-            shell.cancel();
-            worker.interrupt();
+            shell.cancel(worker);
         }
     }
 

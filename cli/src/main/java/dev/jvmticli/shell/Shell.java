@@ -163,18 +163,22 @@ public final class Shell {
     }
 
     /**
-     * Stops the running command from any thread: its further output is dropped and the
-     * connection it may be using is closed (an answer still on its way would come out of order);
-     * the next command opens a new one. The caller interrupts the command's thread.
+     * Stops the command running on worker, from any thread: its further output is dropped, the
+     * thread interrupted, and the connection it may be using closed (an answer still on its way
+     * would come out of order); the next command opens a new one. Returns at once.
      */
-    void cancel() {
+    void cancel(Thread worker) {
         Running now = running;
         if (now != null) {
             now.shut();
         }
         SharedConnection old = connection;
         connection = new SharedConnection(() -> launch.connect(target));
-        old.close();
+        worker.interrupt();
+        // closing waits for the worker to leave a read it is blocked in: not on the caller's thread
+        Thread closer = new Thread(old::close, "jvmti-cli cancel");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /** Closes the connection for good. */
