@@ -3,6 +3,7 @@ package dev.jvmticli.shell;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.failure.CliFailure;
+import java.io.IOError;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -33,6 +34,8 @@ final class InteractiveShell {
     private final Terminal terminal;
     private volatile Thread running;
     private volatile boolean cancelled;
+    /** The terminal's width, read on the main thread before each command (the exec terminal asks stty each time). */
+    private volatile int width;
 
     private InteractiveShell(Shell shell, Terminal terminal) {
         this.shell = shell;
@@ -42,15 +45,18 @@ final class InteractiveShell {
     static int run(CliContext context, TargetProcess target) {
         Terminal terminal;
         try {
-            terminal = TerminalBuilder.builder().system(true).name("jvmti-cli").encoding(StandardCharsets.UTF_8).build();
+            terminal = TerminalBuilder.builder().system(true).name("jvmti-cli").encoding(StandardCharsets.UTF_8)
+                    .signalHandler(Terminal.SignalHandler.SIG_IGN) // never the OS default: a Ctrl-C must not kill the shell
+                    .build();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (terminal) {
+        try {
             boolean colour = Terminals.colour(1);
             PrintWriter out = terminal.writer();
             PrintWriter err = errors(terminal, colour && Terminals.colour(2));
-            Shell shell = new Shell(context, target, new Shell.Io(out, err, true, terminal::getWidth,
+            InteractiveShell[] self = new InteractiveShell[1];
+            Shell shell = new Shell(context, target, new Shell.Io(out, err, true, () -> self[0].width,
                     () -> terminal.puts(InfoCmp.Capability.clear_screen)));
             try {
                 shell.connection().client(); // attach now: a target that cannot be reached fails at once
@@ -60,12 +66,26 @@ final class InteractiveShell {
                 return failure.exitCode().code();
             }
             try {
-                return new InteractiveShell(shell, terminal).loop(colour);
+                self[0] = new InteractiveShell(shell, terminal);
+                return self[0].loop(colour);
             } finally {
                 shell.close();
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        } finally {
+            close(terminal);
+        }
+    }
+
+    /** Restores the terminal's modes; retried, since stty may be killed by a late Ctrl-C. */
+    private static void close(Terminal terminal) {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                Thread.interrupted();
+                terminal.close();
+                return;
+            } catch (IOException | IOError e) {
+                // try again
+            }
         }
     }
 
@@ -90,14 +110,23 @@ final class InteractiveShell {
                 .build();
         terminal.handle(Terminal.Signal.INT, signal -> cancel());
         String prompt = prompt(colour);
+        int failures = 0;
         while (!shell.exitRequested()) {
             String line;
             try {
                 line = reader.readLine(prompt);
+                failures = 0;
             } catch (UserInterruptException e) {
                 continue; // Ctrl-C at the prompt drops the line, as in bash
             } catch (EndOfFileException e) {
                 break;
+            } catch (IOError e) {
+                // the exec terminal runs stty for each mode change; a Ctrl-C at that moment kills it: ask again
+                if (++failures > 10) {
+                    throw e;
+                }
+                Thread.interrupted();
+                continue;
             }
             if (!line.isBlank()) {
                 execute(line);
@@ -109,26 +138,37 @@ final class InteractiveShell {
     /** Runs the line on a worker thread, waits for it, or for Ctrl-C and then at most a little longer. */
     private void execute(String line) {
         cancelled = false;
+        try {
+            width = terminal.getWidth();
+        } catch (IOError e) {
+            // stty was interrupted or killed by a Ctrl-C: the width stays as it was; an interrupt is dealt with below
+        }
+        if (Thread.interrupted()) {
+            // Ctrl-C right after Enter reached the line reader's own handler, still in place: the command is cancelled before it starts
+            terminal.writer().println();
+            terminal.writer().println("(cancelled)");
+            terminal.writer().flush();
+            return;
+        }
         Thread worker = new Thread(() -> shell.runLine(line), "jvmti-cli command");
         worker.setDaemon(true);
         running = worker;
         worker.start();
-        try {
-            long cancelledAt = 0;
-            while (worker.isAlive()) {
+        long cancelledAt = 0;
+        while (worker.isAlive()) {
+            try {
                 worker.join(50);
-                if (cancelled && cancelledAt == 0) {
-                    cancelledAt = System.nanoTime();
-                }
-                if (cancelledAt != 0 && System.nanoTime() - cancelledAt > ABANDON_AFTER_MILLIS * 1_000_000) {
-                    break; // it ignores the interrupt: leave it, its output goes nowhere
-                }
+            } catch (InterruptedException e) {
+                cancel(); // the line reader's own Ctrl-C handler, still in place right after Enter, interrupted us
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            running = null;
+            if (cancelled && cancelledAt == 0) {
+                cancelledAt = System.nanoTime();
+            }
+            if (cancelledAt != 0 && System.nanoTime() - cancelledAt > ABANDON_AFTER_MILLIS * 1_000_000) {
+                break; // it ignores the interrupt: leave it, its output goes nowhere
+            }
         }
+        running = null;
         terminal.writer().flush();
         if (cancelled) {
             terminal.writer().println();
@@ -138,9 +178,9 @@ final class InteractiveShell {
     }
 
     /** Ctrl-C while a command runs: cancel it, keep the shell. */
-    private void cancel() {
+    private synchronized void cancel() {
         Thread worker = running;
-        if (worker != null) {
+        if (worker != null && !cancelled) {
             cancelled = true;
             shell.cancel(worker);
         }

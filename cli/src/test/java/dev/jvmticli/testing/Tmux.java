@@ -3,6 +3,7 @@ package dev.jvmticli.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,7 +28,13 @@ public final class Tmux implements AutoCloseable {
     /** Starts command (a sh command line) in a 160x50 terminal. */
     public static Tmux start(Path dir, String command) {
         Tmux tmux = new Tmux(dir.resolve("tmux.sock"));
-        tmux.tmux("-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "50", command);
+        Path config = dir.resolve("tmux.conf");
+        try {
+            Files.writeString(config, "set -g remain-on-exit on\n"); // a pane whose command died stays to be looked at
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        tmux.tmux("-f", config.toString(), "new-session", "-d", "-x", "160", "-y", "50", command);
         return tmux;
     }
 
