@@ -27,7 +27,8 @@ public final class Tmux implements AutoCloseable {
 
     /** Starts command (a sh command line) in a 160x50 terminal. */
     public static Tmux start(Path dir, String command) {
-        Tmux tmux = new Tmux(dir.resolve("tmux.sock"));
+        // a socket of its own: the server of a previous session in dir may still be on its way out
+        Tmux tmux = new Tmux(dir.resolve("tmux-" + System.nanoTime() + ".sock"));
         Path config = dir.resolve("tmux.conf");
         try {
             Files.writeString(config, "set -g remain-on-exit on\n"); // a pane whose command died stays to be looked at
