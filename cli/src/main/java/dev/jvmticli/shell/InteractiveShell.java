@@ -121,11 +121,15 @@ final class InteractiveShell {
             } catch (EndOfFileException e) {
                 break;
             } catch (IOError e) {
-                // the exec terminal runs stty for each mode change; a Ctrl-C at that moment kills it: ask again
+                // the exec terminal runs stty for each mode change, and a Ctrl-C right after Enter kills it:
+                // the line is dropped, as a command cancelled before it started, and the prompt comes again
                 if (++failures > 10) {
                     throw e;
                 }
                 Thread.interrupted();
+                terminal.writer().println();
+                terminal.writer().println("(cancelled)");
+                terminal.writer().flush();
                 continue;
             }
             if (!line.isBlank()) {

@@ -64,6 +64,7 @@ class ShellTerminalIT {
                 tmux.type("threads --top 1 --interval 60s");
                 tmux.keys("Enter");
                 long start = System.nanoTime();
+                tmux.awaitEntered("threads --top 1 --interval 60s"); // a Ctrl-C before that would discard the line being edited
                 tmux.keys("C-c");
                 long[] sentAt = {System.nanoTime()};
                 tmux.await("the cancel", screen -> {

@@ -56,6 +56,20 @@ public final class Tmux implements AutoCloseable {
         return tmux("capture-pane", "-p", "-t", "0");
     }
 
+    /** The row of the cursor, 0 at the top. */
+    public int cursorRow() {
+        return Integer.parseInt(tmux("display-message", "-p", "-t", "0", "#{cursor_y}").strip());
+    }
+
+    /** Waits until the line editor has taken a line typed and entered: the cursor left that line. */
+    public void awaitEntered(String line) {
+        await("'" + line + "' entered", screen -> {
+            List<String> rows = screen.lines().toList();
+            int cursor = cursorRow();
+            return cursor > 0 && cursor <= rows.size() && rows.get(cursor - 1).endsWith(line);
+        });
+    }
+
     /** The screen with its colours as escape sequences. */
     public String screenWithEscapes() {
         return tmux("capture-pane", "-p", "-e", "-t", "0");
