@@ -43,7 +43,6 @@ import picocli.CommandLine.Model.OptionSpec;
 public final class Shell {
     /** Subcommands that make no sense inside the shell, or that the shell replaces. */
     private static final Set<String> NOT_IN_SHELL = Set.of("shell", "help");
-    private static final Set<String> BUILTINS = Set.of("help", "watch", "exit", "quit");
 
     /** Where the shell writes, and what it knows of the screen. */
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
@@ -113,10 +112,6 @@ public final class Shell {
     /** The target as the prompt shows it: pid and main class. */
     String label() {
         return target.pid() + (jvm == null ? "" : " " + jvm.shortName());
-    }
-
-    TargetProcess target() {
-        return target;
     }
 
     SharedConnection connection() {
@@ -308,10 +303,6 @@ public final class Shell {
             }
         });
         return commands;
-    }
-
-    static Set<String> builtins() {
-        return BUILTINS;
     }
 
     private int help(List<String> words, PrintWriter out, PrintWriter err) {
