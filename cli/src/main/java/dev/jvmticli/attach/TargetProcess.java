@@ -30,16 +30,21 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         } catch (IOException e) {
             throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "cannot read /proc/" + pid + "/status: " + e.getMessage());
         }
-        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
-        String[] nsPids = field(status, "NSpid:").split("\\s+");
-        long nsPid = nsPids.length == 0 || nsPids[0].isEmpty() ? pid : Long.parseLong(nsPids[nsPids.length - 1]);
         if (field(status, "State:").startsWith("Z")) {
             throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + pid + " has exited (zombie)");
         }
         if (!mapsJvm(proc, pid)) {
             throw new CliFailure(ExitCode.NOT_A_JVM, "process " + pid + " is not a JVM (no libjvm.so mapped)");
         }
-        return new TargetProcess(pid, nsPid, uid, proc.resolve("root"));
+        return fromStatus(pid, status);
+    }
+
+    /** The process as its /proc/<pid>/status lines describe it, checked to be a JVM by the caller. */
+    static TargetProcess fromStatus(long pid, List<String> status) {
+        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
+        String[] nsPids = field(status, "NSpid:").split("\\s+");
+        long nsPid = nsPids.length == 0 || nsPids[0].isEmpty() ? pid : Long.parseLong(nsPids[nsPids.length - 1]);
+        return new TargetProcess(pid, nsPid, uid, Path.of("/proc", Long.toString(pid), "root"));
     }
 
     /** The agent's socket for this process, as the agent names it inside the target's /tmp. */

@@ -3,9 +3,11 @@ package dev.jvmticli.cli;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ScopeType;
 
 /** The top command: global options, subcommands, and how failures become exit codes. */
@@ -14,6 +16,7 @@ import picocli.CommandLine.ScopeType;
         version = "jvmti-cli 0.1.0",
         description = "Live-attach diagnostics for running JVMs through a resident JVMTI agent.",
         subcommands = {
+            ListCommand.class,
             ThreadsCommand.class,
             StacksCommand.class,
             MonitorsCommand.class,
@@ -23,6 +26,7 @@ import picocli.CommandLine.ScopeType;
             ContentionCommand.class,
             JitCommand.class,
             DetachCommand.class,
+            ShellCommand.class,
             DemoCommand.class,
             AgentPathCommand.class,
             CommandLine.HelpCommand.class
@@ -43,11 +47,14 @@ import picocli.CommandLine.ScopeType;
             "11:the resident agent speaks another protocol version",
             "12:--virtual on a JVM without virtual threads (before JDK 21)"
         })
-public final class JvmtiCli implements Runnable {
+public final class JvmtiCli implements Callable<Integer> {
     private final CliContext context;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    @Parameters(arity = "0..1", paramLabel = "<pid>", description = "With no command: open the shell on this JVM (as 'shell <pid>').")
+    String shellTarget;
 
     public JvmtiCli(CliContext context) {
         this.context = context;
@@ -66,8 +73,15 @@ public final class JvmtiCli implements Runnable {
     }
 
     @Override
-    public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    public Integer call() {
+        if (shellTarget == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+        }
+        CommandLine shell = spec.subcommands().get("shell");
+        ShellCommand command = shell.getCommand();
+        command.target = new TargetOption();
+        command.target.target = shellTarget;
+        return command.call();
     }
 
     /** A command line for one run, with its failures mapped to exit codes and one-line messages. */

@@ -49,7 +49,7 @@ final class ThreadsCommand implements Callable<Integer> {
             description = "Only threads in these states (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING), comma-separated.")
     List<String> states;
 
-    @Option(names = "--name", paramLabel = "GLOB", description = "Only threads whose name matches the glob (* and ?).")
+    @Option(names = "--name", paramLabel = "GLOB", completionCandidates = ThreadCompletion.class, description = "Only threads whose name matches the glob (* and ?).")
     String nameGlob;
 
     @Option(names = "--sort", paramLabel = "KEY", defaultValue = "id", description = "Sort by cpu, name, state or id (default: ${DEFAULT-VALUE}).")

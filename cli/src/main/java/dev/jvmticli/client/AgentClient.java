@@ -28,15 +28,26 @@ public final class AgentClient implements Closeable {
     /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
     private static final JsonFactory FACTORY = new JsonFactory();
 
-    private final ChannelStreams streams;
-    private JsonParser parser;
-    private final String targetName;
-    private long nextId = 1;
-    private Hello hello;
+    /** The state of one socket connection, shared by its owner and the views it lends. */
+    private static final class Connection {
+        final ChannelStreams streams;
+        JsonParser parser;
+        long nextId = 1;
+        Hello hello;
 
-    private AgentClient(ChannelStreams streams, String targetName) {
-        this.streams = streams;
+        Connection(ChannelStreams streams) {
+            this.streams = streams;
+        }
+    }
+
+    private final Connection connection;
+    private final String targetName;
+    private final boolean owner;
+
+    private AgentClient(Connection connection, String targetName, boolean owner) {
+        this.connection = connection;
         this.targetName = targetName;
+        this.owner = owner;
     }
 
     /** Connects to the agent socket at path; throws IOException when nothing listens there. */
@@ -44,11 +55,19 @@ public final class AgentClient implements Closeable {
         var channel = java.nio.channels.SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            return new AgentClient(new ChannelStreams(channel, timeout), targetName);
+            return new AgentClient(new Connection(new ChannelStreams(channel, timeout)), targetName, true);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
+    }
+
+    /**
+     * The same connection for a borrower whose {@link #close()} must leave it open (the shell lends
+     * its one connection to each command it runs); requests still go one at a time.
+     */
+    public AgentClient borrowed() {
+        return new AgentClient(connection, targetName, false);
     }
 
     /** Jackson databind, set up only by the commands that need it (--json, generic calls). */
@@ -62,17 +81,17 @@ public final class AgentClient implements Closeable {
     }
 
     public Hello hello() {
-        hello = exchange("hello", Map.of(), () -> new AnswerReader(parser).hello());
-        return hello;
+        connection.hello = exchange("hello", Map.of(), () -> new AnswerReader(connection.parser).hello());
+        return connection.hello;
     }
 
     /** The target JVM as the last hello described it (one is made on connecting). */
     public Hello.Jvm jvm() {
-        return (hello == null ? hello() : hello).jvm();
+        return (connection.hello == null ? hello() : connection.hello).jvm();
     }
 
     public ThreadList threads() {
-        return exchange("threads", Map.of(), () -> new AnswerReader(parser).threadList());
+        return exchange("threads", Map.of(), () -> new AnswerReader(connection.parser).threadList());
     }
 
     /**
@@ -91,7 +110,7 @@ public final class AgentClient implements Closeable {
         arguments.put("maxDepth", maxDepth);
         arguments.put("frames", frames);
         arguments.put("owned", owned);
-        return exchange("stacks", arguments, () -> new AnswerReader(parser).stackDump());
+        return exchange("stacks", arguments, () -> new AnswerReader(connection.parser).stackDump());
     }
 
     public VmInfo vm() {
@@ -149,7 +168,7 @@ public final class AgentClient implements Closeable {
 
     public void detach() {
         exchange("detach", Map.of(), () -> {
-            parser.skipChildren();
+            connection.parser.skipChildren();
             return null;
         });
     }
@@ -161,7 +180,7 @@ public final class AgentClient implements Closeable {
      */
     public void pause(Duration duration) {
         try {
-            streams.idle(duration.toMillis());
+            connection.streams.idle(duration.toMillis());
         } catch (InterruptedIOException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(ExitCode.FAILURE, "interrupted", e);
@@ -176,12 +195,12 @@ public final class AgentClient implements Closeable {
      * JSON tree.
      */
     public <T> T call(String command, Map<String, ?> arguments, Class<T> type) {
-        return exchange(command, arguments, () -> mapper().readValue(parser, type));
+        return exchange(command, arguments, () -> mapper().readValue(connection.parser, type));
     }
 
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
-        return exchange(command, arguments, () -> mapper().readTree(parser));
+        return exchange(command, arguments, () -> mapper().readTree(connection.parser));
     }
 
     /** How the result value is read; the parser stands on its first token. */
@@ -194,15 +213,15 @@ public final class AgentClient implements Closeable {
      * field as the agent writes them: the envelope is checked before the result is bound.
      */
     private <T> T exchange(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
-        long id = nextId++;
+        long id = connection.nextId++;
         try {
-            OutputStream out = streams.output;
+            OutputStream out = connection.streams.output;
             out.write(request(id, command, arguments));
-            if (parser == null) {
+            if (connection.parser == null) {
                 // made once the first request is out: Jackson reads the first bytes at creation
-                parser = FACTORY.createParser(streams.input);
+                connection.parser = FACTORY.createParser(connection.streams.input);
             }
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
+            if (connection.parser.nextToken() != JsonToken.START_OBJECT) {
                 throw lost(command, null);
             }
             long answerId = -1;
@@ -210,12 +229,12 @@ public final class AgentClient implements Closeable {
             T result = null;
             boolean hasResult = false;
             String[] error = null;
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                parser.nextToken();
+            while (connection.parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = connection.parser.currentName();
+                connection.parser.nextToken();
                 switch (field) {
-                    case "id" -> answerId = parser.getValueAsLong(-1);
-                    case "ok" -> ok = parser.getValueAsBoolean(false);
+                    case "id" -> answerId = connection.parser.getValueAsLong(-1);
+                    case "ok" -> ok = connection.parser.getValueAsBoolean(false);
                     case "error" -> error = error();
                     case "result" -> {
                         if (ok && answerId != id) {
@@ -228,7 +247,7 @@ public final class AgentClient implements Closeable {
                         }
                         hasResult = true;
                     }
-                    default -> parser.skipChildren();
+                    default -> connection.parser.skipChildren();
                 }
             }
             if (!ok) {
@@ -289,19 +308,19 @@ public final class AgentClient implements Closeable {
     /** The error object: {"code": .., "message": ..}. */
     private String[] error() throws IOException {
         String[] error = {"unknown", "no message"};
-        if (parser.currentToken() != JsonToken.START_OBJECT) {
-            parser.skipChildren();
+        if (connection.parser.currentToken() != JsonToken.START_OBJECT) {
+            connection.parser.skipChildren();
             return error;
         }
-        while (parser.nextToken() == JsonToken.FIELD_NAME) {
-            String field = parser.currentName();
-            parser.nextToken();
-            if (field.equals("code") && parser.currentToken() == JsonToken.VALUE_STRING) {
-                error[0] = parser.getText();
-            } else if (field.equals("message") && parser.currentToken() == JsonToken.VALUE_STRING) {
-                error[1] = parser.getText();
+        while (connection.parser.nextToken() == JsonToken.FIELD_NAME) {
+            String field = connection.parser.currentName();
+            connection.parser.nextToken();
+            if (field.equals("code") && connection.parser.currentToken() == JsonToken.VALUE_STRING) {
+                error[0] = connection.parser.getText();
+            } else if (field.equals("message") && connection.parser.currentToken() == JsonToken.VALUE_STRING) {
+                error[1] = connection.parser.getText();
             } else {
-                parser.skipChildren();
+                connection.parser.skipChildren();
             }
         }
         return error;
@@ -320,13 +339,17 @@ public final class AgentClient implements Closeable {
                 + ": the JVM exited or the agent was detached", cause);
     }
 
+    /** Closes the connection; a borrowed view leaves it to its owner. */
     @Override
     public void close() {
+        if (!owner) {
+            return;
+        }
         try {
-            if (parser != null) {
-                parser.close();
+            if (connection.parser != null) {
+                connection.parser.close();
             }
-            streams.close();
+            connection.streams.close();
         } catch (IOException ignored) {
             // closing a dead connection
         }

@@ -1,0 +1,412 @@
+package dev.jvmticli.shell;
+
+import dev.jvmticli.attach.JvmDiscovery;
+import dev.jvmticli.attach.LocalJvm;
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.cli.CliContext;
+import dev.jvmticli.cli.JvmtiCli;
+import dev.jvmticli.cli.TargetOption;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.shell.ShellLine.Grep;
+import dev.jvmticli.shell.ShellLine.Pipeline;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntSupplier;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * The shell's engine, free of any terminal library: runs lines of commands against one target
+ * over one open connection. Every subcommand registered in {@link JvmtiCli} runs here with its
+ * one-shot options and output; the target's pid is put in for the commands that take one.
+ * Lines come from a script ({@link #runScript}), from {@code -c}, or from {@code InteractiveShell}.
+ */
+public final class Shell {
+    /** Subcommands that make no sense inside the shell, or that the shell replaces. */
+    private static final Set<String> NOT_IN_SHELL = Set.of("shell", "help");
+
+    /** Where the shell writes, and what it knows of the screen. */
+    record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
+    }
+
+    private final CliContext launch;
+    private final TargetProcess target;
+    private final LocalJvm jvm;
+    private final Io io;
+    private volatile SharedConnection connection;
+    private volatile Running running;
+    private int status;
+    private boolean exitRequested;
+
+    private record Running(GatedWriter out, GatedWriter err) {
+        void shut() {
+            out.shut();
+            err.shut();
+        }
+    }
+
+    Shell(CliContext launch, TargetProcess target, Io io) {
+        this.launch = launch;
+        this.target = target;
+        this.io = io;
+        this.jvm = JvmDiscovery.describe(target.pid()).orElse(null);
+        this.connection = new SharedConnection(() -> launch.connect(target));
+    }
+
+    /**
+     * {@code jvmti-cli shell <pid>}: runs commands (lines, {@code ;}-separated) when given, else
+     * reads them from standard input, interactively when it and standard output are a terminal.
+     * Returns 0 when every command succeeded, else the exit code of the first that failed.
+     */
+    public static int launch(CliContext context, TargetProcess target, String commands) {
+        boolean terminal = commands == null && Terminals.isTerminal(0) && Terminals.isTerminal(1);
+        if (terminal) {
+            return InteractiveShell.run(context, target);
+        }
+        Shell shell = new Shell(context, target, new Io(context.out(), context.err(), false, () -> 0, () -> { }));
+        try {
+            shell.connection.client(); // attach now: a target that cannot be reached fails at once
+            Reader lines = commands != null ? new StringReader(commands) : new InputStreamReader(System.in, StandardCharsets.UTF_8);
+            return shell.runScript(new BufferedReader(lines));
+        } catch (CliFailure failure) {
+            context.err().println("jvmti-cli: " + failure.getMessage());
+            return failure.exitCode().code();
+        } finally {
+            shell.close();
+        }
+    }
+
+    /** Runs every line until the end or {@code exit}. */
+    int runScript(BufferedReader lines) {
+        try {
+            String line;
+            while (!exitRequested && (line = lines.readLine()) != null) {
+                runLine(line);
+            }
+        } catch (IOException e) {
+            io.err().println("jvmti-cli: cannot read commands: " + e.getMessage());
+            record(ExitCode.FAILURE.code());
+        }
+        return status;
+    }
+
+    /** The target as the prompt shows it: pid and main class. */
+    String label() {
+        return target.pid() + (jvm == null ? "" : " " + jvm.shortName());
+    }
+
+    SharedConnection connection() {
+        return connection;
+    }
+
+    int status() {
+        return status;
+    }
+
+    boolean exitRequested() {
+        return exitRequested;
+    }
+
+    /** Runs one line; returns the exit code of its first failing command, or 0. */
+    int runLine(String line) {
+        List<Pipeline> pipelines;
+        try {
+            pipelines = ShellLine.parse(line);
+        } catch (CliFailure failure) {
+            io.err().println("jvmti-cli: " + failure.getMessage());
+            return record(failure.exitCode().code());
+        }
+        int first = 0;
+        for (Pipeline pipeline : pipelines) {
+            int code = runPipeline(pipeline);
+            if (Thread.currentThread().isInterrupted()) {
+                return first; // cancelled: neither this command nor the rest of the line count
+            }
+            record(code);
+            first = first == 0 ? code : first;
+            if (exitRequested) {
+                break;
+            }
+        }
+        return first;
+    }
+
+    private int record(int code) {
+        if (status == 0) {
+            status = code;
+        }
+        return code;
+    }
+
+    /**
+     * Stops the command running on worker, from any thread: its further output is dropped, the
+     * thread interrupted, and the connection it may be using closed (an answer still on its way
+     * would come out of order); the next command opens a new one. Returns at once.
+     */
+    void cancel(Thread worker) {
+        Running now = running;
+        if (now != null) {
+            now.shut();
+        }
+        SharedConnection old = connection;
+        connection = new SharedConnection(() -> launch.connect(target));
+        worker.interrupt();
+        // closing waits for the worker to leave a read it is blocked in: not on the caller's thread
+        Thread closer = new Thread(old::close, "jvmti-cli cancel");
+        closer.setDaemon(true);
+        closer.start();
+    }
+
+    /** Closes the connection for good. */
+    void close() {
+        connection.close();
+    }
+
+    private int runPipeline(Pipeline pipeline) {
+        Writer sink;
+        try {
+            sink = pipeline.file() == null ? unclosable(io.out()) : Files.newBufferedWriter(Path.of(pipeline.file()), StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    pipeline.append() ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING);
+        } catch (IOException e) {
+            io.err().println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
+            return ExitCode.FAILURE.code();
+        }
+        Running run = new Running(new GatedWriter(sink), new GatedWriter(unclosable(io.err())));
+        running = run;
+        PrintWriter err = new PrintWriter(run.err(), true);
+        try (sink) {
+            if (pipeline.words().get(0).equals("watch")) {
+                return watch(pipeline.words(), pipeline.greps(), run.out(), err);
+            }
+            return runFiltered(pipeline.words(), pipeline.greps(), run.out(), err);
+        } catch (IOException e) {
+            err.println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
+            return ExitCode.FAILURE.code();
+        } finally {
+            err.flush();
+            running = null;
+        }
+    }
+
+    private int runFiltered(List<String> words, List<Grep> greps, Writer out, PrintWriter err) {
+        Writer filtered = out;
+        List<LineWriter> filters = new ArrayList<>();
+        for (int i = greps.size() - 1; i >= 0; i--) {
+            LineWriter filter = grep(filtered, greps.get(i));
+            filters.add(0, filter);
+            filtered = filter;
+        }
+        PrintWriter commandOut = new PrintWriter(filtered, true);
+        try {
+            return dispatch(words, commandOut, err);
+        } finally {
+            commandOut.flush();
+            filters.forEach(LineWriter::finish); // the first grep's last line, then the next one's
+        }
+    }
+
+    private static LineWriter grep(Writer out, Grep grep) {
+        return new LineWriter(line -> {
+            if (grep.keeps(line)) {
+                try {
+                    out.write(line + "\n");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }, () -> {
+            try {
+                out.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    private int dispatch(List<String> words, PrintWriter out, PrintWriter err) {
+        String name = words.get(0);
+        return switch (name) {
+            case "exit", "quit" -> {
+                exitRequested = true;
+                yield ExitCode.OK.code();
+            }
+            case "help" -> help(words, out, err);
+            case "watch" -> {
+                err.println("jvmti-cli: watch cannot be nested");
+                yield ExitCode.USAGE.code();
+            }
+            default -> runCommand(words, out, err);
+        };
+    }
+
+    private int runCommand(List<String> words, PrintWriter out, PrintWriter err) {
+        String name = words.get(0);
+        CommandLine commandLine = JvmtiCli.commandLine(new ShellContext(out, err, connection, target.pid()));
+        CommandLine command = NOT_IN_SHELL.contains(name) ? null : commandLine.getSubcommands().get(name);
+        if (command == null) {
+            err.println("jvmti-cli: unknown command '" + name + "' (try help)");
+            return ExitCode.USAGE.code();
+        }
+        commandLine.setDefaultValueProvider(argument -> {
+            if (argument instanceof OptionSpec option) {
+                return switch (option.longestName()) {
+                    case "--timeout" -> launch.timeout().toMillis() + "ms";
+                    case "--verbose" -> Boolean.toString(launch.verbose());
+                    default -> null;
+                };
+            }
+            return null;
+        });
+        if (io.width().getAsInt() > 0) {
+            commandLine.setUsageHelpWidth(Math.max(55, Math.min(160, io.width().getAsInt())));
+        }
+        List<String> args = new ArrayList<>();
+        args.add(name);
+        if (takesTarget(command)) {
+            args.add(Long.toString(target.pid()));
+        }
+        args.addAll(words.subList(1, words.size()));
+        return commandLine.execute(args.toArray(String[]::new));
+    }
+
+    /** Whether a subcommand takes the {@code <pid>} (it mixes in {@link TargetOption}). */
+    static boolean takesTarget(CommandLine command) {
+        return command.getCommandSpec().mixins().values().stream().anyMatch(mixin -> mixin.userObject() instanceof TargetOption);
+    }
+
+    /** The subcommands usable in the shell, with their one-line descriptions, in registration order. */
+    Map<String, CommandLine> commands() {
+        Map<String, CommandLine> commands = new LinkedHashMap<>();
+        JvmtiCli.commandLine(launch).getSubcommands().forEach((name, command) -> {
+            if (!NOT_IN_SHELL.contains(name) && !command.getCommandSpec().usageMessage().hidden()) {
+                commands.put(name, command);
+            }
+        });
+        return commands;
+    }
+
+    private int help(List<String> words, PrintWriter out, PrintWriter err) {
+        if (words.size() > 2) {
+            err.println("jvmti-cli: help takes at most one COMMAND");
+            return ExitCode.USAGE.code();
+        }
+        if (words.size() == 2) {
+            String name = words.get(1);
+            if (name.equals("watch")) {
+                out.println("watch [-n SECONDS] COMMAND: run COMMAND every SECONDS (default 2), redrawing the screen, until Ctrl-C.");
+                return ExitCode.OK.code();
+            }
+            return runCommand(List.of(name, "--help"), out, err);
+        }
+        Map<String, CommandLine> commands = commands();
+        int width = commands.keySet().stream().mapToInt(String::length).max().orElse(0) + 2;
+        out.println("Commands: the options of each are those of 'jvmti-cli COMMAND'; the target (" + target.pid() + ") is implied.");
+        commands.forEach((name, command) -> {
+            String[] description = command.getCommandSpec().usageMessage().description();
+            out.println("  " + name + " ".repeat(width - name.length()) + (description.length == 0 ? "" : description[0]));
+        });
+        out.println();
+        out.println("Shell:");
+        out.println("  COMMAND | grep [-v] [-i] TEXT    keep the lines matching TEXT (a regular expression)");
+        out.println("  COMMAND > FILE, COMMAND >> FILE  write (append) the output to FILE");
+        out.println("  COMMAND; COMMAND                 run one after the other");
+        out.println("  watch [-n SECONDS] COMMAND       repeat COMMAND every SECONDS (default 2), redrawing, until Ctrl-C");
+        out.println("  help [COMMAND]                   this, or the options of COMMAND");
+        out.println("  exit, quit, Ctrl-D               leave the shell");
+        out.println("Keys: Tab completes commands, options and thread names; Ctrl-R searches the history; Ctrl-C cancels a command.");
+        return ExitCode.OK.code();
+    }
+
+    private int watch(List<String> words, List<Grep> greps, Writer out, PrintWriter err) throws IOException {
+        double seconds = 2;
+        int first = 1;
+        if (words.size() > 2 && (words.get(1).equals("-n") || words.get(1).equals("--interval"))) {
+            try {
+                seconds = Double.parseDouble(words.get(2));
+            } catch (NumberFormatException e) {
+                seconds = -1;
+            }
+            if (!(seconds >= 0.1 && seconds <= 86_400)) {
+                err.println("jvmti-cli: watch -n takes a number of seconds from 0.1 to 86400, not '" + words.get(2) + "'");
+                return ExitCode.USAGE.code();
+            }
+            first = 3;
+        }
+        List<String> command = words.subList(first, words.size());
+        if (command.isEmpty()) {
+            err.println("jvmti-cli: usage: watch [-n SECONDS] COMMAND");
+            return ExitCode.USAGE.code();
+        }
+        String header = "Every " + (seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds))
+                + "s: " + String.join(" ", command);
+        DateTimeFormatter clock = DateTimeFormatter.ofPattern("HH:mm:ss");
+        while (true) {
+            StringWriter frame = new StringWriter();
+            int code = runFiltered(command, greps, frame, err);
+            if (Thread.currentThread().isInterrupted()) {
+                return ExitCode.OK.code();
+            }
+            if (code != 0) {
+                return code;
+            }
+            if (io.terminal()) {
+                io.clearScreen().run();
+            }
+            out.write(header + "    " + LocalTime.now().format(clock) + "\n\n" + clip(frame.toString(), io.width().getAsInt()));
+            if (!io.terminal()) {
+                out.write("\n");
+            }
+            out.flush();
+            try {
+                Thread.sleep(Math.round(seconds * 1000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return ExitCode.OK.code();
+            }
+        }
+    }
+
+    /** Cuts each line to width columns (0: no limit), so that a redrawn screen does not wrap. */
+    static String clip(String text, int width) {
+        if (width <= 0) {
+            return text;
+        }
+        StringBuilder clipped = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            if (clipped.length() > 0) {
+                clipped.append('\n');
+            }
+            clipped.append(line.codePointCount(0, line.length()) <= width ? line : line.substring(0, line.offsetByCodePoints(0, width)));
+        }
+        return clipped.toString();
+    }
+
+    private static Writer unclosable(Writer writer) {
+        return new java.io.FilterWriter(writer) {
+            @Override
+            public void close() throws IOException {
+                flush();
+            }
+        };
+    }
+}

@@ -1,0 +1,139 @@
+package dev.jvmticli.shell;
+
+import dev.jvmticli.cli.ThreadCompletion;
+import dev.jvmticli.client.ThreadEntry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.jline.reader.Candidate;
+import org.jline.reader.Completer;
+import org.jline.reader.LineReader;
+import org.jline.reader.ParsedLine;
+import org.jline.reader.impl.completer.FileNameCompleter;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Tab completion from the picocli model: command names, then the options of the command being
+ * typed, enum values, and for thread options the target's live threads, asked of the agent.
+ */
+final class ShellCompleter implements Completer {
+    private static final long THREADS_TTL_NANOS = 2_000_000_000L;
+
+    private final Map<String, CommandLine> commands;
+    private final Supplier<List<ThreadEntry>> liveThreads;
+    private final FileNameCompleter files = new FileNameCompleter();
+    private List<ThreadEntry> threads;
+    private long threadsAt;
+
+    ShellCompleter(Map<String, CommandLine> commands, Supplier<List<ThreadEntry>> liveThreads) {
+        this.commands = commands;
+        this.liveThreads = liveThreads;
+    }
+
+    @Override
+    public void complete(LineReader reader, ParsedLine line, List<Candidate> candidates) {
+        List<String> before = line.words().subList(0, line.wordIndex());
+        int start = 0;
+        for (int i = before.size() - 1; i >= 0; i--) {
+            String word = before.get(i);
+            if (word.equals(";") || word.equals("|") || word.equals(">") || word.equals(">>")) {
+                if (word.startsWith(">")) {
+                    if (i == before.size() - 1) {
+                        files.complete(reader, line, candidates);
+                    }
+                    return;
+                }
+                if (word.equals("|")) {
+                    if (i == before.size() - 1) {
+                        candidates.add(new Candidate("grep", "grep", null, "keep the lines matching TEXT", null, null, true));
+                    }
+                    return;
+                }
+                start = i + 1;
+                break;
+            }
+        }
+        List<String> segment = new ArrayList<>(before.subList(start, before.size()));
+        boolean watched = !segment.isEmpty() && segment.get(0).equals("watch");
+        if (watched) {
+            segment.remove(0);
+            if (!segment.isEmpty() && segment.get(0).equals("-n")) {
+                segment.remove(0);
+                if (segment.isEmpty()) {
+                    return; // the interval
+                }
+                segment.remove(0);
+            }
+        }
+        if (segment.isEmpty() || segment.size() == 1 && segment.get(0).equals("help")) {
+            commandNames(candidates, segment.isEmpty() && !watched);
+            return;
+        }
+        CommandLine command = commands.get(segment.get(0));
+        if (command == null) {
+            return;
+        }
+        CommandSpec spec = command.getCommandSpec();
+        OptionSpec previous = segment.size() > 1 ? spec.findOption(segment.get(segment.size() - 1)) : null;
+        if (previous != null && previous.arity().max() > 0) {
+            optionValues(previous, candidates);
+            return;
+        }
+        for (OptionSpec option : spec.options()) {
+            if (!option.hidden()) {
+                String description = option.description().length == 0 ? null : option.description()[0];
+                for (String name : option.names()) {
+                    candidates.add(new Candidate(name, name, null, description, null, option.longestName(), true));
+                }
+            }
+        }
+    }
+
+    private void commandNames(List<Candidate> candidates, boolean withBuiltins) {
+        commands.forEach((name, command) -> {
+            String[] description = command.getCommandSpec().usageMessage().description();
+            candidates.add(new Candidate(name, name, null, description.length == 0 ? null : description[0], null, null, true));
+        });
+        if (withBuiltins) {
+            candidates.add(new Candidate("watch", "watch", null, "repeat a command every -n SECONDS until Ctrl-C", null, null, true));
+            candidates.add(new Candidate("help", "help", null, "the commands, or the options of one", null, null, true));
+            candidates.add(new Candidate("exit", "exit", null, "leave the shell", null, null, true));
+        }
+    }
+
+    private void optionValues(OptionSpec option, List<Candidate> candidates) {
+        Iterable<String> values = option.completionCandidates();
+        boolean threadOption = values instanceof ThreadCompletion || option.longestName().equals("--thread");
+        if (!threadOption) {
+            if (values != null) {
+                values.forEach(value -> candidates.add(new Candidate(value)));
+            }
+            return;
+        }
+        for (ThreadEntry thread : threads()) {
+            if (thread.name().codePoints().noneMatch(Character::isISOControl)) {
+                candidates.add(new Candidate(thread.name(), thread.name(), null, "id " + thread.id() + ", " + thread.state(), null, null, true));
+            }
+            if (option.longestName().equals("--thread")) {
+                String id = Long.toString(thread.id());
+                candidates.add(new Candidate(id, id, null, thread.name(), null, null, true));
+            }
+        }
+    }
+
+    /** The target's threads, asked again at most every 2 s; none when the agent cannot be asked. */
+    private List<ThreadEntry> threads() {
+        if (threads == null || System.nanoTime() - threadsAt > THREADS_TTL_NANOS) {
+            try {
+                threads = liveThreads.get();
+            } catch (RuntimeException e) {
+                threads = List.of();
+            }
+            threadsAt = System.nanoTime();
+        }
+        return threads;
+    }
+}

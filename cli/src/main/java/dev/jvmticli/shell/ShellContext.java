@@ -1,0 +1,27 @@
+package dev.jvmticli.shell;
+
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.cli.CliContext;
+import dev.jvmticli.client.AgentClient;
+import java.io.PrintWriter;
+
+/**
+ * The context of one command run inside the shell: its own output (a file, a grep, the terminal)
+ * and, for the shell's target, the shell's open connection lent so that the command's
+ * try-with-resources leaves it open.
+ */
+final class ShellContext extends CliContext {
+    private final SharedConnection connection;
+    private final long pid;
+
+    ShellContext(PrintWriter out, PrintWriter err, SharedConnection connection, long pid) {
+        super(out, err);
+        this.connection = connection;
+        this.pid = pid;
+    }
+
+    @Override
+    public AgentClient connect(TargetProcess target) {
+        return target.pid() == pid ? connection.client().borrowed() : super.connect(target);
+    }
+}

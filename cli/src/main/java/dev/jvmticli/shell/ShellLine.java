@@ -1,0 +1,181 @@
+package dev.jvmticli.shell;
+
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * One line typed into the shell: commands separated by {@code ;}, each with its words, optional
+ * {@code | grep [-v] [-i] TEXT} filters and an optional {@code > FILE} or {@code >> FILE} at the end.
+ * Words are split as a POSIX shell would: {@code '...'} is literal, {@code "..."} takes {@code \"}
+ * and {@code \\}, a backslash outside quotes escapes the next character, and {@code #} at the
+ * start of a word begins a comment.
+ */
+public final class ShellLine {
+    private ShellLine() {
+    }
+
+    /** A command with what filters its output. */
+    public record Pipeline(List<String> words, List<Grep> greps, String file, boolean append) {
+    }
+
+    /** Keeps the lines in which pattern is found (or, inverted, those in which it is not). */
+    public record Grep(Pattern pattern, boolean invert) {
+        public boolean keeps(String line) {
+            return pattern.matcher(line).find() != invert;
+        }
+    }
+
+    private record Token(String text, boolean operator) {
+    }
+
+    /** The commands of a line; none for a blank or comment line. */
+    public static List<Pipeline> parse(String line) {
+        List<Pipeline> pipelines = new ArrayList<>();
+        List<Token> segment = new ArrayList<>();
+        for (Token token : tokens(line)) {
+            if (token.operator() && token.text().equals(";")) {
+                if (segment.isEmpty()) {
+                    throw syntax("nothing before ';'");
+                }
+                pipelines.add(pipeline(segment));
+                segment = new ArrayList<>();
+            } else {
+                segment.add(token);
+            }
+        }
+        if (!segment.isEmpty()) {
+            pipelines.add(pipeline(segment));
+        }
+        return pipelines;
+    }
+
+    private static Pipeline pipeline(List<Token> tokens) {
+        List<List<String>> parts = new ArrayList<>();
+        parts.add(new ArrayList<>());
+        String file = null;
+        boolean append = false;
+        for (int i = 0; i < tokens.size(); i++) {
+            Token token = tokens.get(i);
+            if (file != null) {
+                throw syntax("'" + (append ? ">>" : ">") + " FILE' must come last");
+            }
+            if (!token.operator()) {
+                parts.get(parts.size() - 1).add(token.text());
+            } else if (token.text().equals("|")) {
+                parts.add(new ArrayList<>());
+            } else { // > or >>
+                if (i + 1 >= tokens.size() || tokens.get(i + 1).operator()) {
+                    throw syntax("'" + token.text() + "' needs a file name");
+                }
+                append = token.text().equals(">>");
+                file = tokens.get(++i).text();
+            }
+        }
+        List<String> words = parts.get(0);
+        if (words.isEmpty()) {
+            throw syntax("a command is missing before '" + tokens.get(0).text() + "'");
+        }
+        List<Grep> greps = new ArrayList<>();
+        for (List<String> filter : parts.subList(1, parts.size())) {
+            greps.add(grep(filter));
+        }
+        return new Pipeline(List.copyOf(words), List.copyOf(greps), file, append);
+    }
+
+    private static Grep grep(List<String> words) {
+        if (words.isEmpty() || !words.get(0).equals("grep")) {
+            throw syntax("only 'grep' can follow '|'" + (words.isEmpty() ? "" : ", not '" + words.get(0) + "'"));
+        }
+        boolean invert = false;
+        boolean ignoreCase = false;
+        String text = null;
+        for (String word : words.subList(1, words.size())) {
+            if (text == null && word.matches("-[vi]+")) {
+                invert |= word.contains("v");
+                ignoreCase |= word.contains("i");
+            } else if (text == null) {
+                text = word;
+            } else {
+                throw syntax("grep takes one TEXT (quote it if it has spaces): '" + word + "'");
+            }
+        }
+        if (text == null) {
+            throw syntax("grep needs a TEXT to look for");
+        }
+        try {
+            return new Grep(Pattern.compile(text, ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0), invert);
+        } catch (PatternSyntaxException e) {
+            throw syntax("grep: bad regular expression '" + text + "': " + e.getDescription());
+        }
+    }
+
+    private static List<Token> tokens(String line) {
+        List<Token> tokens = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        int i = 0;
+        while (i < line.length()) {
+            char c = line.charAt(i);
+            if (c == '\'' || c == '"') {
+                int end = c == '\'' ? line.indexOf('\'', i + 1) : closingDoubleQuote(line, i + 1);
+                if (end < 0) {
+                    throw syntax("unclosed " + (c == '\'' ? "single" : "double") + " quote");
+                }
+                String quoted = line.substring(i + 1, end);
+                word.append(c == '"' ? quoted.replaceAll("\\\\([\"\\\\])", "$1") : quoted);
+                inWord = true;
+                i = end + 1;
+            } else if (c == '\\') {
+                if (i + 1 < line.length()) {
+                    word.append(line.charAt(i + 1));
+                }
+                inWord = true;
+                i += 2;
+            } else if (c == '#' && !inWord) {
+                break;
+            } else if (Character.isWhitespace(c) || c == ';' || c == '|' || c == '>') {
+                if (inWord) {
+                    tokens.add(new Token(word.toString(), false));
+                    word.setLength(0);
+                    inWord = false;
+                }
+                if (c == '>' && i + 1 < line.length() && line.charAt(i + 1) == '>') {
+                    tokens.add(new Token(">>", true));
+                    i += 2;
+                    continue;
+                }
+                if (!Character.isWhitespace(c)) {
+                    tokens.add(new Token(String.valueOf(c), true));
+                }
+                i++;
+            } else {
+                word.append(c);
+                inWord = true;
+                i++;
+            }
+        }
+        if (inWord) {
+            tokens.add(new Token(word.toString(), false));
+        }
+        return tokens;
+    }
+
+    private static int closingDoubleQuote(String line, int from) {
+        for (int i = from; i < line.length(); i++) {
+            if (line.charAt(i) == '\\') {
+                i++;
+            } else if (line.charAt(i) == '"') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static CliFailure syntax(String message) {
+        return new CliFailure(ExitCode.USAGE, message);
+    }
+}

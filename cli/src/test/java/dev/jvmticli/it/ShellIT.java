@@ -1,0 +1,104 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.targets.NamedTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Launcher;
+import dev.jvmticli.testing.TargetJvm;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The shell without a terminal: -c lists and scripts on standard input, against real targets on every JDK. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ShellIT {
+    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+
+    @BeforeAll
+    void startTargets() {
+        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, NamedTarget.class)));
+    }
+
+    @AfterAll
+    void stopTargets() {
+        targets.values().forEach(TargetJvm::close);
+    }
+
+    Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void dashCRunsEachCommandWithTheOutputOfItsOneShotForm(Jdks.Jdk jdk) {
+        String pid = Long.toString(targets.get(jdk).pid());
+        Result sleeper = CliRun.run("threads", pid, "--name", "sleeper");
+        Result blocked = CliRun.run("threads", pid, "--state", "BLOCKED", "--sort", "name");
+        Result agentPath = CliRun.run("agent-path");
+        Result shell = CliRun.run("shell", pid, "-c", "threads --name sleeper; threads --state BLOCKED --sort name\nagent-path");
+        assertEquals(0, shell.exit(), shell.toString());
+        assertEquals(sleeper.out() + blocked.out() + agentPath.out(), shell.out());
+        assertEquals("", shell.err());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theExitCodeIsThatOfTheFirstFailingCommandAndErrorsGoToStderr(Jdks.Jdk jdk) {
+        String pid = Long.toString(targets.get(jdk).pid());
+        Result shell = CliRun.run("shell", pid, "-c", "threads --name main | grep -v NAME; threads --state NOPE; threads --top 0; threads --name spinner | grep -i runnable");
+        assertEquals(2, shell.exit(), shell.toString());
+        assertEquals(2, shell.out().lines().count(), shell.out());
+        assertTrue(shell.out().lines().findFirst().orElseThrow().endsWith("  main"), shell.out());
+        assertTrue(shell.out().lines().skip(1).findFirst().orElseThrow().matches(".*RUNNABLE.*  spinner"), shell.out());
+        assertEquals("jvmti-cli: unknown state 'NOPE' (expected one of NEW, RUNNABLE, BLOCKED, WAITING, TIMED_WAITING, TERMINATED)\n"
+                + "jvmti-cli: --top takes a positive number\n", shell.err());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aScriptOnStandardInputRunsLineByLineWithoutPromptsOrColour(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        String script = """
+                # a comment, then a blank line
+
+                threads --name waiter
+                threads --name 'nobody here'; threads --json --name parker | grep '"state"'
+                frobnicate
+                exit
+                threads --name sleeper
+                """;
+        Result result = Launcher.run(jdk, script, "shell", Long.toString(target.pid()));
+        assertEquals(2, result.exit(), result.toString());
+        String[] lines = result.out().split("\n");
+        assertEquals(4, lines.length, result.out());
+        assertTrue(lines[0].startsWith("ID ") && lines[1].matches(".*WAITING.*in_object_wait.*  waiter"), result.out());
+        assertTrue(lines[2].startsWith("ID "), "a header and no rows for a name nobody has: " + result.out());
+        assertEquals("    \"state\" : \"WAITING\",", lines[3]);
+        assertEquals("jvmti-cli: unknown command 'frobnicate' (try help)\n", result.err());
+        assertFalse(result.out().contains("\u001b") || result.err().contains("\u001b"), "no escape sequences");
+        assertFalse(result.out().contains("sleeper"), "nothing runs after exit");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aPidWithNoCommandOpensTheShellAndANameWorksToo(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        Result byPid = Launcher.run(jdk, "threads --name holder\n", Long.toString(target.pid()));
+        assertEquals(0, byPid.exit(), byPid.toString());
+        assertTrue(byPid.out().endsWith("  holder\n"), byPid.out());
+
+        Result unknown = Launcher.run(jdk, "", "NoSuchMain" + System.nanoTime());
+        assertEquals(2, unknown.exit(), unknown.toString());
+        assertTrue(unknown.err().contains("is not a process id, and no JVM's main class or jar contains it"), unknown.err());
+    }
+}

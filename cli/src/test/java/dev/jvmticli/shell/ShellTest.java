@@ -1,0 +1,125 @@
+package dev.jvmticli.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.cli.CliContext;
+import dev.jvmticli.client.AgentClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shell's engine against a fake agent: one connection for many commands, and what happens when it breaks. */
+class ShellTest {
+    @TempDir
+    Path dir;
+
+    private FakeAgent agent;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+    private final AtomicInteger opened = new AtomicInteger();
+    private Shell shell;
+
+    @BeforeEach
+    void start() throws IOException {
+        agent = new FakeAgent(dir.resolve("agent.sock"));
+        // the test JVM itself is the target: a real JVM pid for the commands' checks, a fake agent to talk to
+        TargetProcess self = TargetProcess.of(ProcessHandle.current().pid());
+        CliContext launch = new CliContext(new PrintWriter(out, true), new PrintWriter(err, true)) {
+            @Override
+            public AgentClient connect(TargetProcess target) {
+                opened.incrementAndGet();
+                try {
+                    return AgentClient.connect(agent.socket(), Duration.ofSeconds(5), "fake agent");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+        shell = new Shell(launch, self, new Shell.Io(new PrintWriter(out, true), new PrintWriter(err, true), false, () -> 0, () -> { }));
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        shell.close();
+        agent.close();
+    }
+
+    @Test
+    void everyCommandGoesOverOneConnectionThatCommandsDoNotClose() {
+        assertEquals(0, shell.runLine("threads; threads --json; threads --name 'fake*' | grep fake-main"), err.toString());
+        assertEquals(0, shell.runLine("threads --sort name"), err.toString());
+        assertEquals(1, agent.accepted(), "one connection");
+        assertEquals(1, opened.get());
+        assertEquals(4, out.toString().lines().filter(l -> l.contains("fake-main")).count(), out.toString());
+        assertEquals(0, shell.status());
+    }
+
+    @Test
+    void aConnectionTheAgentDroppedIsOpenedAgainBeforeTheNextCommand() throws Exception {
+        assertEquals(0, shell.runLine("threads"));
+        agent.dropClients();
+        assertEquals(0, shell.runLine("threads"), err.toString());
+        assertEquals(2, agent.accepted());
+        assertEquals("", err.toString());
+    }
+
+    @Test
+    void cancellingDropsTheOutputAndTheConnectionAndTheNextCommandGetsAFreshOne() throws Exception {
+        assertEquals(0, shell.runLine("threads"));
+        agent.answerDelay(30_000);
+        Thread worker = new Thread(() -> shell.runLine("threads --json"));
+        worker.start();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (agent.requests() < 3 && System.nanoTime() < deadline) { // threads, then hello and the slow threads
+            Thread.sleep(10);
+        }
+        assertEquals(3, agent.requests());
+        String before = out.toString();
+        long cancelledAt = System.nanoTime();
+        shell.cancel(worker);
+        assertTrue(System.nanoTime() - cancelledAt < 1_000_000_000L, "cancel returns at once");
+        worker.join(10_000);
+        assertTrue(!worker.isAlive(), "the cancelled command ended");
+        assertEquals(before, out.toString(), "nothing printed by the cancelled command");
+        assertEquals(0, shell.status(), "a cancelled command is no failure");
+        agent.answerDelay(0);
+        assertEquals(0, shell.runLine("threads"), err.toString());
+        assertEquals(2, agent.accepted(), "a new connection after the cancel");
+    }
+
+    @Test
+    void theStatusIsTheFirstFailingExitCodeAndRedirectionWritesAFile() throws Exception {
+        Path file = dir.resolve("threads.txt");
+        assertEquals(0, shell.runLine("threads > '" + file + "'"));
+        assertEquals(2, shell.runLine("threads --state NOPE; threads --top 0"));
+        assertEquals(2, shell.runLine("nosuchcommand"));
+        assertEquals(0, shell.runLine("threads >> '" + file + "'"));
+        assertEquals(2, shell.status());
+        assertEquals(2, Files.readAllLines(file).stream().filter(l -> l.endsWith("fake-main")).count());
+        assertTrue(err.toString().contains("jvmti-cli: unknown state 'NOPE'"), err.toString());
+        assertTrue(err.toString().contains("jvmti-cli: unknown command 'nosuchcommand' (try help)"), err.toString());
+        assertEquals(0, shell.runLine("exit"));
+        assertTrue(shell.exitRequested());
+    }
+
+    @Test
+    void helpListsEveryRegisteredCommandButShellAndHelp() {
+        assertEquals(0, shell.runLine("help"));
+        assertTrue(out.toString().contains("  threads "), out.toString());
+        assertTrue(out.toString().contains("  list "), out.toString());
+        assertTrue(!out.toString().contains("  shell "), out.toString());
+        assertEquals(0, shell.runLine("help threads"));
+        assertTrue(out.toString().contains("--top=N"), out.toString());
+    }
+}
