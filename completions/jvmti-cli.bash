@@ -156,6 +156,13 @@ function _complete_jvmti-cli() {
   # Edge case: if command line has no space after subcommand, then don't assume this subcommand is selected (remkop/picocli#1468).
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} list" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} threads" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} stacks" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} monitors" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} deadlocks" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} alloc" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} contention" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} jit" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} detach" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} shell" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} demo" ];    then _picocli_jvmti-cli; return $?; fi
@@ -165,17 +172,31 @@ function _complete_jvmti-cli() {
   # Find the longest sequence of subcommands and call the bash function for that subcommand.
   local cmds0=(list)
   local cmds1=(threads)
-  local cmds2=(detach)
-  local cmds3=(shell)
-  local cmds4=(demo)
-  local cmds5=(agent-path)
-  local cmds6=(help)
+  local cmds2=(stacks)
+  local cmds3=(monitors)
+  local cmds4=(deadlocks)
+  local cmds5=(dump)
+  local cmds6=(alloc)
+  local cmds7=(contention)
+  local cmds8=(jit)
+  local cmds9=(detach)
+  local cmds10=(shell)
+  local cmds11=(demo)
+  local cmds12=(agent-path)
+  local cmds13=(help)
 
-  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_jvmti-cli_help; return $?; fi
-  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
-  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
-  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
-  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_help; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
+  if CompWordsContainsArray "${cmds7[@]}"; then _picocli_jvmti-cli_contention; return $?; fi
+  if CompWordsContainsArray "${cmds6[@]}"; then _picocli_jvmti-cli_alloc; return $?; fi
+  if CompWordsContainsArray "${cmds5[@]}"; then _picocli_jvmti-cli_dump; return $?; fi
+  if CompWordsContainsArray "${cmds4[@]}"; then _picocli_jvmti-cli_deadlocks; return $?; fi
+  if CompWordsContainsArray "${cmds3[@]}"; then _picocli_jvmti-cli_monitors; return $?; fi
+  if CompWordsContainsArray "${cmds2[@]}"; then _picocli_jvmti-cli_stacks; return $?; fi
   if CompWordsContainsArray "${cmds1[@]}"; then _picocli_jvmti-cli_threads; return $?; fi
   if CompWordsContainsArray "${cmds0[@]}"; then _picocli_jvmti-cli_list; return $?; fi
 
@@ -189,7 +210,7 @@ function _picocli_jvmti-cli() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads detach shell demo agent-path help"
+  local commands="list threads stacks monitors deadlocks dump alloc contention jit detach shell demo agent-path help"
   local flag_opts="'--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--timeout'"
 
@@ -244,7 +265,7 @@ function _picocli_jvmti-cli_threads() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--virtual' '--all' '--json' '--summary' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--state' '--name' '--sort' '--top' '--interval' '--timeout'"
   local GLOB_option_args=("") # --name values
   local KEY_option_args=("cpu" "name" "state" "id") # --sort values
@@ -269,6 +290,246 @@ function _picocli_jvmti-cli_threads() {
       return
       ;;
     '--interval')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `stacks` subcommand.
+function _picocli_jvmti-cli_stacks() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--virtual' '--all' '-l' '--locks' '--json' '--group' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--thread' '--max-depth' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--thread')
+      return
+      ;;
+    '--max-depth')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `monitors` subcommand.
+function _picocli_jvmti-cli_monitors() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--by-lock' '--json' '--no-virtual' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `deadlocks` subcommand.
+function _picocli_jvmti-cli_deadlocks() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--no-virtual' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `dump` subcommand.
+function _picocli_jvmti-cli_dump() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--zip' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--out' '--count' '--interval' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--out')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--count')
+      return
+      ;;
+    '--interval')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `alloc` subcommand.
+function _picocli_jvmti-cli_alloc() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--top' '--html' '--interval' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--duration')
+      return
+      ;;
+    '--top')
+      return
+      ;;
+    '--html')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--interval')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `contention` subcommand.
+function _picocli_jvmti-cli_contention() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--top' '--html' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--duration')
+      return
+      ;;
+    '--top')
+      return
+      ;;
+    '--html')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `jit` subcommand.
+function _picocli_jvmti-cli_jit() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--perf-map' '--follow' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--class' '--method' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--class')
+      return
+      ;;
+    '--method')
       return
       ;;
     '--timeout')
@@ -402,7 +663,7 @@ function _picocli_jvmti-cli_help() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads detach shell demo agent-path"
+  local commands="list threads stacks monitors deadlocks dump alloc contention jit detach shell demo agent-path"
   local flag_opts="'-h' '--help' '--verbose'"
   local arg_opts="'--timeout'"
 

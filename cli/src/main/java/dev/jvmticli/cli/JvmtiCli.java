@@ -81,6 +81,15 @@ public final class JvmtiCli implements Callable<Integer> {
         ShellCommand command = shell.getCommand();
         command.target = new TargetOption();
         command.target.target = shellTarget;
+        try {
+            command.target.resolve();
+        } catch (CliFailure failure) {
+            if (failure.exitCode() == ExitCode.USAGE && !shellTarget.chars().allMatch(Character::isDigit)) {
+                throw new CliFailure(ExitCode.USAGE, "'" + shellTarget + "' is not a command, a process id, or the name of a running JVM"
+                        + " (see jvmti-cli --help and jvmti-cli list)");
+            }
+            throw failure;
+        }
         return command.call();
     }
 

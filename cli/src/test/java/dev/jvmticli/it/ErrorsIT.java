@@ -97,7 +97,7 @@ class ErrorsIT {
         assertUsage(CliRun.run("threads", "1", "--top", "many"), "jvmti-cli: Invalid value for option '--top': 'many' is not an int", "threads");
         assertUsage(CliRun.run("threads", "1", "--sort", "size"), "jvmti-cli: Invalid value for option '--sort'", "threads");
         assertUsage(CliRun.run("--timeout", "forever", "threads", "1"), "jvmti-cli: Invalid value for option '--timeout'", "");
-        assertUsage(CliRun.run("frobnicate"), "jvmti-cli: Unmatched argument at index 0: 'frobnicate'", "");
+        assertUsage(CliRun.run("frobnicate"), "jvmti-cli: 'frobnicate' is not a command, a process id, or the name of a running JVM", "");
     }
 
     private static void assertUsage(Result result, String firstLine, String command) {

@@ -61,7 +61,9 @@ class ShellIT {
         assertTrue(shell.out().lines().findFirst().orElseThrow().endsWith("  main"), shell.out());
         assertTrue(shell.out().lines().skip(1).findFirst().orElseThrow().matches(".*RUNNABLE.*  spinner"), shell.out());
         assertEquals("jvmti-cli: unknown state 'NOPE' (expected one of NEW, RUNNABLE, BLOCKED, WAITING, TIMED_WAITING, TERMINATED)\n"
-                + "jvmti-cli: --top takes a positive number\n", shell.err());
+                + "Try 'jvmti-cli threads --help'.\n"
+                + "jvmti-cli: --top takes a positive number\n"
+                + "Try 'jvmti-cli threads --help'.\n", shell.err());
     }
 
     @ParameterizedTest
@@ -99,6 +101,6 @@ class ShellIT {
 
         Result unknown = Launcher.run(jdk, "", "NoSuchMain" + System.nanoTime());
         assertEquals(2, unknown.exit(), unknown.toString());
-        assertTrue(unknown.err().contains("is not a process id, and no JVM's main class or jar contains it"), unknown.err());
+        assertTrue(unknown.err().startsWith("jvmti-cli: 'NoSuchMain") && unknown.err().contains("is not a command, a process id, or the name of a running JVM"), unknown.err());
     }
 }

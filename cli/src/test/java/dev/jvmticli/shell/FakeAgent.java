@@ -27,6 +27,7 @@ final class FakeAgent implements AutoCloseable {
     private final Path socket;
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger delayed = new AtomicInteger();
     private final List<SocketChannel> clients = new CopyOnWriteArrayList<>();
     private volatile long answerDelayMillis;
 
@@ -49,6 +50,11 @@ final class FakeAgent implements AutoCloseable {
 
     int requests() {
         return requests.get();
+    }
+
+    /** How many answers have been held back by answerDelay so far. */
+    int delayed() {
+        return delayed.get();
     }
 
     void answerDelay(long millis) {
@@ -87,11 +93,18 @@ final class FakeAgent implements AutoCloseable {
                 ObjectNode answer = AgentClient.mapper().createObjectNode();
                 answer.put("v", 1).put("id", request.path("id").asLong()).put("ok", true);
                 String command = request.path("cmd").asText();
-                if (command.equals("hello")) {
+                if (command.equals("vthreads")) {
+                    answer.put("ok", false);
+                    answer.set("error", AgentClient.mapper().readTree(
+                            "{\"code\":\"no_virtual_threads\",\"message\":\"no virtual threads in this JVM\"}"));
+                } else if (command.equals("hello")) {
                     answer.set("result", AgentClient.mapper().readTree(
                             "{\"agent\":\"fake\",\"protocol\":1,\"pid\":1,\"phase\":\"attach\",\"jvm\":{},\"capabilities\":[]}"));
                 } else {
-                    Thread.sleep(answerDelayMillis);
+                    if (answerDelayMillis > 0) {
+                        delayed.incrementAndGet();
+                        Thread.sleep(answerDelayMillis);
+                    }
                     answer.set("result", AgentClient.mapper().readTree("{\"threads\":[{\"id\":1,\"name\":\"fake-main\",\"state\":\"RUNNABLE\","
                             + "\"flags\":[],\"daemon\":false,\"priority\":5,\"group\":\"main\",\"cpuNanos\":1000000,\"nid\":7,\"agent\":false}]}"));
                 }
