@@ -210,4 +210,32 @@ class HostileClientsIT {
             assertEquals(0, CliRun.run("threads", pid).exit());
         }
     }
+
+    /**
+     * Commands that name threads, run while the named threads end: a thread that died between the
+     * CLI's choosing it and the agent's answer is simply absent, never an error or a crash.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void requestsNamingThreadsThatHaveJustDiedAreAnswered(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, CounterTarget.class, List.of("-Xmx64m"))) {
+            String pid = Long.toString(target.pid());
+            JsonNode counter = Json.find(Json.parse(CliRun.run("threads", pid, "--json").out()).path("threads"), "name", "counter");
+            target.ask("churn on");
+            for (int i = 0; i < 15; i++) {
+                Result stacks = CliRun.run("stacks", pid, "--thread", "short-lived-*", "--json");
+                assertTrue(stacks.exit() == 0 || stacks.err().equals("jvmti-cli: no live thread matches 'short-lived-*'\n"), stacks.toString());
+                assertEquals(0, CliRun.run("monitors", pid).exit());
+                assertEquals(0, CliRun.run("deadlocks", pid).exit());
+            }
+            long started = Long.parseLong(target.ask("churn off"));
+            assertTrue(started > 15, "the target started " + started + " threads");
+            try (RawAgentSocket raw = new RawAgentSocket(target.pid())) {
+                raw.send("{\"v\":1,\"id\":1,\"cmd\":\"stacks\",\"threads\":[" + Long.MAX_VALUE + "," + counter.path("id").asLong() + "]}\n");
+                JsonNode answer = Json.parse(raw.readLine());
+                assertTrue(answer.path("ok").asBoolean(), answer.toString());
+                assertEquals(List.of("counter"), answer.path("result").path("threads").findValuesAsText("name"));
+            }
+        }
+    }
 }
