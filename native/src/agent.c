@@ -159,18 +159,20 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 }
 
 /* A detach that is still tearing down gets a moment to finish before a new attach. */
+/* Returns STATE_IDLE when this call may start the agent (the state is then RUNNING), STATE_RUNNING
+ * when a server is already serving, STATE_STOPPING when a detach is still tearing down after 2 s. */
 static int wait_until_idle(void) {
     for (int i = 0; i < 200; i++) {
         if (set_state(STATE_IDLE, STATE_RUNNING)) {
-            return 1;
+            return STATE_IDLE;
         }
         if (__atomic_load_n(&state, __ATOMIC_SEQ_CST) == STATE_RUNNING) {
-            return 0;
+            return STATE_RUNNING;
         }
         struct timespec pause = { 0, 10 * 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
-    return 0;
+    return STATE_STOPPING;
 }
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
@@ -179,7 +181,11 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     if (!options_supported(options)) {
         return AGENT_ERR_OPTIONS;
     }
-    if (!wait_until_idle()) {
+    int found = wait_until_idle();
+    if (found == STATE_STOPPING) {
+        return AGENT_ERR_STOPPING;
+    }
+    if (found == STATE_RUNNING) {
         /* Already serving: one server per JVM. The CLI loads again when it finds no socket file
          * (a temp cleaner removed it), so have the server put it back now. */
         server_check_socket_soon();

@@ -17,7 +17,8 @@ enum agent_status {
     AGENT_ERR_SOCKET = 104,
     AGENT_ERR_THREAD = 105,
     AGENT_ERR_OPTIONS = 106,
-    AGENT_ERR_EVENTS = 107
+    AGENT_ERR_EVENTS = 107,
+    AGENT_ERR_STOPPING = 108
 };
 
 typedef enum { PHASE_ATTACH, PHASE_STARTUP } agent_phase;

@@ -292,7 +292,10 @@ static void stop_helper(JNIEnv *jni) {
     session.helper_run = 0;
     (*jvmti)->RawMonitorNotifyAll(jvmti, session.lock);
     (*jvmti)->RawMonitorExit(jvmti, session.lock);
-    while (!__atomic_load_n(&session.helper_done, __ATOMIC_SEQ_CST)) {
+    for (int waited = 0; !__atomic_load_n(&session.helper_done, __ATOMIC_SEQ_CST); waited++) {
+        if (waited == 5000) {
+            return; /* not gone after 5 s: free_session keeps what it uses */
+        }
         struct timespec pause = { 0, 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
@@ -305,6 +308,9 @@ static void stop_helper(JNIEnv *jni) {
 }
 
 static void free_session(void) {
+    if (session.helper != NULL) {
+        return; /* the helper thread was not stopped: its lock and tables must outlive it */
+    }
     stack_table_free(&session.stacks);
     name_table_free(&session.names);
     if (session.lock != NULL) {

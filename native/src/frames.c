@@ -183,13 +183,13 @@ static method_entry *lookup(JNIEnv *jni, jmethodID method) {
     return &cache[slot];
 }
 
-static jint line_of(const method_entry *e, jlocation location) {
+jint frames_line_at(const jvmtiLineNumberEntry *lines, jint count, jlocation location) {
     jint line = -1;
     jlocation best = -1;
-    for (jint i = 0; i < e->line_count; i++) {
-        if (e->lines[i].start_location <= location && e->lines[i].start_location >= best) {
-            best = e->lines[i].start_location;
-            line = e->lines[i].line_number;
+    for (jint i = 0; i < count; i++) {
+        if (lines[i].start_location <= location && lines[i].start_location >= best) {
+            best = lines[i].start_location;
+            line = lines[i].line_number;
         }
     }
     return line;
@@ -206,7 +206,7 @@ void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jin
         json_fragment(w, e->json, e->json_len);
         if (!e->native) {
             char tail[26];
-            size_t n = json_format_int(line_of(e, frames[i].location), tail);
+            size_t n = json_format_int(frames_line_at(e->lines, e->line_count, frames[i].location), tail);
             tail[n++] = '}';
             json_raw_bytes(w, tail, n);
         }

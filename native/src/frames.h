@@ -21,6 +21,10 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
  * array signatures keep their form with dots. */
 char *java_class_name(const char *signature);
 
+/* The source line of a bytecode location from a line number table, which JVMTI does not promise
+ * to sort; -1 when none covers it. */
+jint frames_line_at(const jvmtiLineNumberEntry *lines, jint count, jlocation location);
+
 /* Forgets everything cached (agent shutdown). */
 void frames_cache_clear(void);
 

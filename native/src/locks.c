@@ -84,8 +84,6 @@ static int prepare_management(JNIEnv *jni) {
     jobject bean = failed(jni, get_bean) ? NULL : (*jni)->CallStaticObjectMethod(jni, factory, get_bean);
     (*jni)->DeleteLocalRef(jni, factory);
     if (failed(jni, bean)) return -1;
-    jni_handles.thread_bean = (*jni)->NewGlobalRef(jni, bean);
-    (*jni)->DeleteLocalRef(jni, bean);
 
     jclass bean_class = (*jni)->FindClass(jni, "java/lang/management/ThreadMXBean");
     jclass info = (*jni)->FindClass(jni, "java/lang/management/ThreadInfo");
@@ -109,6 +107,12 @@ static int prepare_management(JNIEnv *jni) {
     if (info != NULL) (*jni)->DeleteLocalRef(jni, info);
     if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
     if (monitor != NULL) (*jni)->DeleteLocalRef(jni, monitor);
+    /* the bean is kept last: its presence is what says every method ID above is usable */
+    if (ok) {
+        jni_handles.thread_bean = (*jni)->NewGlobalRef(jni, bean);
+        ok = jni_handles.thread_bean != NULL;
+    }
+    (*jni)->DeleteLocalRef(jni, bean);
     return ok ? 0 : -1;
 }
 
@@ -188,11 +192,29 @@ static void release_usage(JNIEnv *jni, jvmtiMonitorUsage *usage) {
     (*jvmti)->Deallocate(jvmti, (unsigned char *)usage->notify_waiters);
 }
 
+/* GetObjectMonitorUsage is a VM operation (a safepoint) in HotSpot: one request makes at most this
+ * many; past that, recursion and owners go unknown and the facts are marked incomplete. */
+#define MONITOR_USAGE_CALLS 256
+
+typedef struct {
+    int usage_calls_left;
+    int incomplete;
+} jvmti_pass;
+
+static int monitor_usage(jvmti_pass *pass, jobject monitor, jvmtiMonitorUsage *usage) {
+    if (pass->usage_calls_left <= 0) {
+        pass->incomplete = 1;
+        return -1;
+    }
+    pass->usage_calls_left--;
+    return (*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, usage) == JVMTI_ERROR_NONE ? 0 : -1;
+}
+
 /* JVMTI reports a monitor entered recursively once, at its innermost frame; its entry count
  * tells that there were more entries. */
-static int entered_recursively(JNIEnv *jni, jobject monitor) {
+static int entered_recursively(JNIEnv *jni, jvmti_pass *pass, jobject monitor) {
     jvmtiMonitorUsage usage;
-    if ((*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, &usage) != JVMTI_ERROR_NONE) {
+    if (monitor_usage(pass, monitor, &usage) != 0) {
         return 0;
     }
     int recursive = usage.entry_count > 1;
@@ -203,7 +225,7 @@ static int entered_recursively(JNIEnv *jni, jobject monitor) {
 /* Returns 1 when the facts need the frame-by-frame answer of the management path: a monitor
  * entered recursively, or an Object.wait whose monitor JVMTI did not name (JDK 22+ no longer
  * reports it through GetCurrentContendedMonitor). */
-static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, lock_facts *f) {
+static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, int want_owned, lock_facts *f) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     int needs_walk = 0;
     if (want_owned) {
@@ -215,7 +237,7 @@ static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, loc
                 if (f->owned != NULL) {
                     locks_describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
                     f->owned[f->owned_count++].depth = info[i].stack_depth;
-                    needs_walk |= entered_recursively(jni, info[i].monitor);
+                    needs_walk |= entered_recursively(jni, pass, info[i].monitor);
                 }
                 (*jni)->DeleteLocalRef(jni, info[i].monitor);
             }
@@ -235,7 +257,7 @@ static int collect_jvmti(JNIEnv *jni, const lock_subject *s, int want_owned, loc
     locks_describe_object(jni, monitor, &f->waits_for);
     f->owner_id = -1;
     jvmtiMonitorUsage usage;
-    if (blocked && (*jvmti)->GetObjectMonitorUsage(jvmti, monitor, &usage) == JVMTI_ERROR_NONE) {
+    if (blocked && monitor_usage(pass, monitor, &usage) == 0) {
         f->owner_id = usage.owner == NULL ? -1 : thread_java_id(jni, usage.owner);
         release_usage(jni, &usage);
     }
@@ -418,10 +440,11 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
     }
     int status = 0;
     if (is_jvmti_source()) {
+        jvmti_pass pass = { MONITOR_USAGE_CALLS, 0 };
         unsigned char *needs_walk = calloc(count > 0 ? count : 1, 1);
         int any = 0;
         for (size_t i = 0; i < count; i++) {
-            int walk = collect_jvmti(jni, &subjects[i], want_owned, &facts[i]);
+            int walk = collect_jvmti(jni, &pass, &subjects[i], want_owned, &facts[i]);
             if (needs_walk != NULL) {
                 needs_walk[i] = (unsigned char)walk;
             }
@@ -431,6 +454,9 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
             status = needs_walk == NULL ? -1 : collect_management(jni, subjects, count, needs_walk, max_depth, want_owned, facts);
         }
         free(needs_walk);
+        if (pass.incomplete) {
+            status = -1;
+        }
     } else {
         status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
     }

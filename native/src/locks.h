@@ -3,8 +3,10 @@
  * it is parked on, each with its owner where there is one.
  *
  * Two sources give the same facts. With the capabilities HotSpot grants only at start-up
- * (-agentpath:), JVMTI answers directly (GetOwnedMonitorStackDepthInfo, GetCurrentContendedMonitor,
- * GetObjectMonitorUsage), thread by thread, without a global safepoint. After a live attach it
+ * (-agentpath:), JVMTI answers directly, thread by thread: GetOwnedMonitorStackDepthInfo and
+ * GetCurrentContendedMonitor (handshakes), and GetObjectMonitorUsage, a VM operation, only for an
+ * owned monitor (is it entered recursively?) or the monitor a BLOCKED thread waits for (its owner),
+ * at most MONITOR_USAGE_CALLS times per request. After a live attach it
  * asks java.lang.management.ThreadMXBean.getThreadInfo for small batches of threads (each batch one
  * short safepoint; never the all-threads dump with synchronizers, which walks the heap). Parked
  * threads are read in both modes through LockSupport.getBlocker and the blocker's

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "frames.h"
 
 static size_t round_up_pow2(size_t n) {
     size_t p = 16;
@@ -68,15 +69,7 @@ int method_table_line(method_table *t, int32_t i, jlocation bci) {
             s->line_count = 0;
         }
     }
-    int line = -1;
-    for (jint k = 0; k < s->line_count; k++) {
-        if (s->lines[k].start_location <= bci) {
-            line = s->lines[k].line_number;
-        } else {
-            break;
-        }
-    }
-    return line;
+    return frames_line_at(s->lines, s->line_count, bci);
 }
 
 static void write_jvmti_string(json_writer *w, char *s) {

@@ -56,7 +56,7 @@ static void write_properties(command_ctx *ctx) {
 }
 
 /* ManagementFactory.getRuntimeMXBean(): input arguments, start time, uptime. */
-static void write_runtime(command_ctx *ctx) {
+static void write_runtime_facts(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     json_writer *w = ctx->out;
     jclass factory = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
@@ -102,6 +102,17 @@ static void write_runtime(command_ctx *ctx) {
     (*jni)->DeleteLocalRef(jni, factory);
     (*jni)->DeleteLocalRef(jni, runtime_class);
     (*jni)->DeleteLocalRef(jni, list_class);
+}
+
+/* The agent thread never returns to Java, so its local references are freed only with a frame. */
+static void write_runtime(command_ctx *ctx) {
+    JNIEnv *jni = ctx->jni;
+    if ((*jni)->PushLocalFrame(jni, 32) != 0) {
+        cleared_exception(jni);
+        return;
+    }
+    write_runtime_facts(ctx);
+    (*jni)->PopLocalFrame(jni, NULL);
 }
 
 /* HotSpotDiagnosticMXBean.getVMOption(name) for each incident flag: {"value", "origin"}. */

@@ -44,7 +44,6 @@ static struct {
     jmethodID stream_iterator;
     jmethodID has_next;
     jmethodID next;
-    jmethodID is_virtual;
     jclass virtual_thread;
     jfieldID carrier;
     jfieldID vt_state;
@@ -185,11 +184,10 @@ static const char *prepare(JNIEnv *jni) {
         vt.stream_iterator = (*jni)->GetMethodID(jni, stream, "iterator", "()Ljava/util/Iterator;");
         vt.has_next = (*jni)->GetMethodID(jni, iterator, "hasNext", "()Z");
         vt.next = (*jni)->GetMethodID(jni, iterator, "next", "()Ljava/lang/Object;");
-        vt.is_virtual = (*jni)->GetMethodID(jni, thread, "isVirtual", "()Z");
         vt.carrier = (*jni)->GetFieldID(jni, vt.virtual_thread, "carrierThread", "Ljava/lang/Thread;");
         vt.vt_state = (*jni)->GetFieldID(jni, vt.virtual_thread, "state", "I");
         ok = !cleared(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
-            && vt.stream_iterator != NULL && vt.has_next != NULL && vt.next != NULL && vt.is_virtual != NULL
+            && vt.stream_iterator != NULL && vt.has_next != NULL && vt.next != NULL
             && vt.carrier != NULL && vt.vt_state != NULL;
     }
     if (ok) {
@@ -586,7 +584,9 @@ static void walk(answer *a, jobject container, int depth) {
             }
             if (pass == 1) {
                 walk(a, item, depth + 1);
-            } else if ((*jni)->CallBooleanMethod(jni, item, vt.is_virtual) && !cleared(jni)) {
+            } else if ((*jni)->IsInstanceOf(jni, item, vt.virtual_thread)) {
+                /* java.lang.VirtualThread only, whose fields visit reads: not Thread.isVirtual(), which
+                 * is also true of the BoundVirtualThread a JVM without continuations uses */
                 visit(a, item);
             }
             (*jni)->DeleteLocalRef(jni, item);

@@ -14,6 +14,7 @@ final class AgentStatus {
             case 105 -> "it could not start its thread";
             case 106 -> "it refused its options (this build accepts only v=1, the protocol version)";
             case 107 -> "it could not enable the VM start-up event";
+            case 108 -> "it is still stopping after a detach: try again in a moment";
             default -> "return code " + status;
         };
     }

@@ -132,14 +132,19 @@ class FaultsIT {
         }
     }
 
-    /** The target's descriptor count once the agent has closed the connection of an earlier command. */
+    /**
+     * The target's descriptor count once the agent has closed the connection of an earlier command:
+     * the same for a whole second (the agent polls every second), within 20 s.
+     */
     private static int settledFdCount(long pid) throws Exception {
-        int previous = -1;
+        long deadline = System.nanoTime() + 20_000_000_000L;
         int count = Proc.fds(pid).size();
-        while (count != previous) {
+        int sameFor = 0;
+        while (sameFor < 5 && System.nanoTime() < deadline) {
             Thread.sleep(200);
-            previous = count;
-            count = Proc.fds(pid).size();
+            int now = Proc.fds(pid).size();
+            sameFor = now == count ? sameFor + 1 : 0;
+            count = now;
         }
         return count;
     }
