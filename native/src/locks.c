@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "frames.h"
+#include "jni_util.h"
 #include "thread_facts.h"
 
 /* Threads per ThreadMXBean call (one safepoint each). A safepoint also costs time per thread
@@ -39,57 +40,33 @@ const char *locks_source(void) {
     return is_jvmti_source() ? "jvmti" : "management";
 }
 
-/* Clears a pending Java exception; returns 1 if there was one. */
-static int cleared_exception(JNIEnv *jni) {
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return 1;
-    }
-    return 0;
-}
-
-/* A JNI call failed when it threw or returned NULL. */
-static int failed(JNIEnv *jni, const void *value) {
-    return cleared_exception(jni) || value == NULL;
-}
-
-static jclass global_class(JNIEnv *jni, const char *name) {
-    jclass local = (*jni)->FindClass(jni, name);
-    if (failed(jni, local)) {
-        return NULL;
-    }
-    jclass global = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    return global;
-}
-
 static int prepare_parking(JNIEnv *jni) {
-    jni_handles.lock_support = global_class(jni, "java/util/concurrent/locks/LockSupport");
-    jni_handles.ownable_synchronizer = global_class(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+    jni_handles.lock_support = jni_global_class(jni, "java/util/concurrent/locks/LockSupport");
+    jni_handles.ownable_synchronizer = jni_global_class(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
     if (jni_handles.lock_support == NULL || jni_handles.ownable_synchronizer == NULL) {
         return -1;
     }
     jni_handles.get_blocker = (*jni)->GetStaticMethodID(jni, jni_handles.lock_support, "getBlocker",
                                                           "(Ljava/lang/Thread;)Ljava/lang/Object;");
-    if (failed(jni, jni_handles.get_blocker)) return -1;
+    if (jni_failed(jni, jni_handles.get_blocker)) return -1;
     jni_handles.exclusive_owner = (*jni)->GetFieldID(jni, jni_handles.ownable_synchronizer, "exclusiveOwnerThread",
                                                        "Ljava/lang/Thread;");
-    return failed(jni, jni_handles.exclusive_owner) ? -1 : 0;
+    return jni_failed(jni, jni_handles.exclusive_owner) ? -1 : 0;
 }
 
 static int prepare_management(JNIEnv *jni) {
     jclass factory = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
-    if (failed(jni, factory)) return -1;
+    if (jni_failed(jni, factory)) return -1;
     jmethodID get_bean = (*jni)->GetStaticMethodID(jni, factory, "getThreadMXBean", "()Ljava/lang/management/ThreadMXBean;");
-    jobject bean = failed(jni, get_bean) ? NULL : (*jni)->CallStaticObjectMethod(jni, factory, get_bean);
+    jobject bean = jni_failed(jni, get_bean) ? NULL : (*jni)->CallStaticObjectMethod(jni, factory, get_bean);
     (*jni)->DeleteLocalRef(jni, factory);
-    if (failed(jni, bean)) return -1;
+    if (jni_failed(jni, bean)) return -1;
 
     jclass bean_class = (*jni)->FindClass(jni, "java/lang/management/ThreadMXBean");
     jclass info = (*jni)->FindClass(jni, "java/lang/management/ThreadInfo");
     jclass lock = (*jni)->FindClass(jni, "java/lang/management/LockInfo");
     jclass monitor = (*jni)->FindClass(jni, "java/lang/management/MonitorInfo");
-    int ok = !failed(jni, bean_class) && !failed(jni, info) && !failed(jni, lock) && !failed(jni, monitor);
+    int ok = !jni_failed(jni, bean_class) && !jni_failed(jni, info) && !jni_failed(jni, lock) && !jni_failed(jni, monitor);
     if (ok) {
         jni_handles.get_thread_info = (*jni)->GetMethodID(jni, bean_class, "getThreadInfo", "([JZZI)[Ljava/lang/management/ThreadInfo;");
         jni_handles.info_lock_info = (*jni)->GetMethodID(jni, info, "getLockInfo", "()Ljava/lang/management/LockInfo;");
@@ -98,10 +75,10 @@ static int prepare_management(JNIEnv *jni) {
         jni_handles.lock_class_name = (*jni)->GetMethodID(jni, lock, "getClassName", "()Ljava/lang/String;");
         jni_handles.lock_hash = (*jni)->GetMethodID(jni, lock, "getIdentityHashCode", "()I");
         jni_handles.monitor_depth = (*jni)->GetMethodID(jni, monitor, "getLockedStackDepth", "()I");
-        ok = !failed(jni, jni_handles.get_thread_info) && !failed(jni, jni_handles.info_lock_info)
-            && !failed(jni, jni_handles.info_lock_owner_id) && !failed(jni, jni_handles.info_locked_monitors)
-            && !failed(jni, jni_handles.lock_class_name) && !failed(jni, jni_handles.lock_hash)
-            && !failed(jni, jni_handles.monitor_depth);
+        ok = !jni_failed(jni, jni_handles.get_thread_info) && !jni_failed(jni, jni_handles.info_lock_info)
+            && !jni_failed(jni, jni_handles.info_lock_owner_id) && !jni_failed(jni, jni_handles.info_locked_monitors)
+            && !jni_failed(jni, jni_handles.lock_class_name) && !jni_failed(jni, jni_handles.lock_hash)
+            && !jni_failed(jni, jni_handles.monitor_depth);
     }
     if (bean_class != NULL) (*jni)->DeleteLocalRef(jni, bean_class);
     if (info != NULL) (*jni)->DeleteLocalRef(jni, info);
@@ -158,7 +135,7 @@ void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref) {
 
 static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
     jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, s->thread);
-    if (failed(jni, blocker)) {
+    if (jni_failed(jni, blocker)) {
         return;
     }
     f->waiting = WAIT_PARK;
@@ -268,17 +245,17 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
 /* A LockInfo (or MonitorInfo) as a lock_ref. */
 static int read_lock_info(JNIEnv *jni, jobject info, lock_ref *ref) {
     jstring name = (*jni)->CallObjectMethod(jni, info, jni_handles.lock_class_name);
-    if (failed(jni, name)) {
+    if (jni_failed(jni, name)) {
         return -1;
     }
     ref->hash = (*jni)->CallIntMethod(jni, info, jni_handles.lock_hash);
-    int status = cleared_exception(jni) ? -1 : 0;
+    int status = jni_cleared_exception(jni) ? -1 : 0;
     const char *chars = (*jni)->GetStringUTFChars(jni, name, NULL);
     if (chars != NULL) {
         ref->class_name = strdup(chars);
         (*jni)->ReleaseStringUTFChars(jni, name, chars);
     } else {
-        cleared_exception(jni);
+        jni_cleared_exception(jni);
         status = -1;
     }
     (*jni)->DeleteLocalRef(jni, name);
@@ -295,14 +272,14 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
     clear_facts(f);
     if (want_owned) {
         jobjectArray monitors = (*jni)->CallObjectMethod(jni, info, jni_handles.info_locked_monitors);
-        if (!failed(jni, monitors)) {
+        if (!jni_failed(jni, monitors)) {
             jsize count = (*jni)->GetArrayLength(jni, monitors);
             f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
             for (jsize i = 0; i < count && f->owned != NULL; i++) {
                 jobject monitor = (*jni)->GetObjectArrayElement(jni, monitors, i);
-                if (!failed(jni, monitor) && read_lock_info(jni, monitor, &f->owned[f->owned_count].lock) == 0) {
+                if (!jni_failed(jni, monitor) && read_lock_info(jni, monitor, &f->owned[f->owned_count].lock) == 0) {
                     jint depth = (*jni)->CallIntMethod(jni, monitor, jni_handles.monitor_depth);
-                    f->owned[f->owned_count++].depth = cleared_exception(jni) ? -1 : depth;
+                    f->owned[f->owned_count++].depth = jni_cleared_exception(jni) ? -1 : depth;
                 }
                 if (monitor != NULL) (*jni)->DeleteLocalRef(jni, monitor);
             }
@@ -314,13 +291,13 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
         return;
     }
     jobject lock = (*jni)->CallObjectMethod(jni, info, jni_handles.info_lock_info);
-    if (failed(jni, lock)) {
+    if (jni_failed(jni, lock)) {
         return;
     }
     if (read_lock_info(jni, lock, &f->waits_for) == 0) {
         f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
         f->owner_id = blocked ? (*jni)->CallLongMethod(jni, info, jni_handles.info_lock_owner_id) : -1;
-        if (cleared_exception(jni)) {
+        if (jni_cleared_exception(jni)) {
             f->owner_id = -1;
         }
     }
@@ -352,20 +329,20 @@ static int collect_management_batch(JNIEnv *jni, const lock_subject *subjects, c
         ids[i] = subjects[which[i]].id;
     }
     if ((*jni)->PushLocalFrame(jni, 64) != 0) {
-        cleared_exception(jni);
+        jni_cleared_exception(jni);
         free(ids);
         return -1;
     }
     int status = -1;
     jlongArray id_array = (*jni)->NewLongArray(jni, (jsize)n);
-    if (!failed(jni, id_array)) {
+    if (!jni_failed(jni, id_array)) {
         (*jni)->SetLongArrayRegion(jni, id_array, 0, (jsize)n, ids);
         jobjectArray infos = (*jni)->CallObjectMethod(jni, jni_handles.thread_bean, jni_handles.get_thread_info, id_array,
                                                       (jboolean)(want_owned != 0), JNI_FALSE, depth);
-        if (!failed(jni, infos)) {
+        if (!jni_failed(jni, infos)) {
             for (size_t i = 0; i < n; i++) {
                 jobject info = (*jni)->GetObjectArrayElement(jni, infos, (jsize)i);
-                if (!failed(jni, info)) { /* null: the thread ended */
+                if (!jni_failed(jni, info)) { /* null: the thread ended */
                     read_thread_info(jni, info, &subjects[which[i]], want_owned, &facts[which[i]]);
                     (*jni)->DeleteLocalRef(jni, info);
                 }

@@ -5,7 +5,7 @@
 
 #include "agent.h"
 
-static int wanted(const request *req, jlong id) {
+int thread_set_wants(const request *req, jlong id) {
     if (request_get(req, "threads") == NULL) {
         return 1;
     }
@@ -39,7 +39,7 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
         if (thread_facts_get(jni, set->all[i], facts) != JVMTI_ERROR_NONE) {
             continue; /* ended since GetAllThreads */
         }
-        if (!wanted(req, facts->id)) {
+        if (!thread_set_wants(req, facts->id)) {
             thread_facts_free(facts);
             continue;
         }

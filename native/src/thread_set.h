@@ -26,4 +26,7 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);
 
+/* Whether the request's "threads" list (all threads when it has none) names this Java id. */
+int thread_set_wants(const request *req, jlong id);
+
 #endif

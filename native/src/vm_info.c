@@ -6,6 +6,7 @@
 
 #include "agent.h"
 #include "commands.h"
+#include "jni_util.h"
 
 /* Flags worth knowing in an incident; one missing on this JDK is left out. */
 static const char *const incident_flags[] = {
@@ -15,18 +16,10 @@ static const char *const incident_flags[] = {
     "EnableDynamicAgentLoading", "DisableAttachMechanism", "UseContainerSupport", "MaxRAMPercentage",
 };
 
-static int cleared_exception(JNIEnv *jni) {
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return 1;
-    }
-    return 0;
-}
-
 static void write_java_string(json_writer *w, JNIEnv *jni, jstring value) {
     const char *chars = value == NULL ? NULL : (*jni)->GetStringUTFChars(jni, value, NULL);
     if (chars == NULL) {
-        cleared_exception(jni);
+        jni_cleared_exception(jni);
         json_null(w);
         return;
     }
@@ -62,7 +55,7 @@ static void write_runtime_facts(command_ctx *ctx) {
     jclass factory = (*jni)->FindClass(jni, "java/lang/management/ManagementFactory");
     jclass runtime_class = (*jni)->FindClass(jni, "java/lang/management/RuntimeMXBean");
     jclass list_class = (*jni)->FindClass(jni, "java/util/List");
-    if (cleared_exception(jni) || factory == NULL || runtime_class == NULL || list_class == NULL) {
+    if (jni_cleared_exception(jni) || factory == NULL || runtime_class == NULL || list_class == NULL) {
         return;
     }
     jmethodID get_runtime = (*jni)->GetStaticMethodID(jni, factory, "getRuntimeMXBean", "()Ljava/lang/management/RuntimeMXBean;");
@@ -71,22 +64,22 @@ static void write_runtime_facts(command_ctx *ctx) {
     jmethodID get_uptime = (*jni)->GetMethodID(jni, runtime_class, "getUptime", "()J");
     jmethodID to_array = (*jni)->GetMethodID(jni, list_class, "toArray", "()[Ljava/lang/Object;");
     jobject runtime = NULL;
-    if (!cleared_exception(jni) && get_runtime != NULL && get_arguments != NULL && get_start != NULL
+    if (!jni_cleared_exception(jni) && get_runtime != NULL && get_arguments != NULL && get_start != NULL
             && get_uptime != NULL && to_array != NULL) {
         runtime = (*jni)->CallStaticObjectMethod(jni, factory, get_runtime);
     }
-    if (!cleared_exception(jni) && runtime != NULL) {
+    if (!jni_cleared_exception(jni) && runtime != NULL) {
         jlong start = (*jni)->CallLongMethod(jni, runtime, get_start);
-        jlong uptime = cleared_exception(jni) ? -1 : (*jni)->CallLongMethod(jni, runtime, get_uptime);
+        jlong uptime = jni_cleared_exception(jni) ? -1 : (*jni)->CallLongMethod(jni, runtime, get_uptime);
         json_key(w, "startTimeMillis");
-        json_int(w, cleared_exception(jni) ? -1 : start);
+        json_int(w, jni_cleared_exception(jni) ? -1 : start);
         json_key(w, "uptimeMillis");
         json_int(w, uptime);
         jobject list = (*jni)->CallObjectMethod(jni, runtime, get_arguments);
-        jobjectArray arguments = cleared_exception(jni) || list == NULL ? NULL : (*jni)->CallObjectMethod(jni, list, to_array);
+        jobjectArray arguments = jni_cleared_exception(jni) || list == NULL ? NULL : (*jni)->CallObjectMethod(jni, list, to_array);
         json_key(w, "inputArguments");
         json_begin_array(w);
-        if (!cleared_exception(jni) && arguments != NULL) {
+        if (!jni_cleared_exception(jni) && arguments != NULL) {
             jsize n = (*jni)->GetArrayLength(jni, arguments);
             for (jsize i = 0; i < n; i++) {
                 jstring argument = (*jni)->GetObjectArrayElement(jni, arguments, i);
@@ -108,7 +101,7 @@ static void write_runtime_facts(command_ctx *ctx) {
 static void write_runtime(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     if ((*jni)->PushLocalFrame(jni, 32) != 0) {
-        cleared_exception(jni);
+        jni_cleared_exception(jni);
         return;
     }
     write_runtime_facts(ctx);
@@ -122,7 +115,7 @@ static void write_flags(command_ctx *ctx) {
     json_key(w, "flags");
     json_begin_object(w);
     if ((*jni)->PushLocalFrame(jni, 32) != 0) {
-        cleared_exception(jni);
+        jni_cleared_exception(jni);
         json_end_object(w);
         return;
     }
@@ -132,26 +125,26 @@ static void write_flags(command_ctx *ctx) {
     jclass object_class = (*jni)->FindClass(jni, "java/lang/Object");
     jobject bean = NULL;
     jmethodID get_option = NULL, get_value = NULL, get_origin = NULL, to_string = NULL;
-    if (!cleared_exception(jni) && factory != NULL && bean_class != NULL && option_class != NULL && object_class != NULL) {
+    if (!jni_cleared_exception(jni) && factory != NULL && bean_class != NULL && option_class != NULL && object_class != NULL) {
         jmethodID get_bean = (*jni)->GetStaticMethodID(jni, factory, "getPlatformMXBean",
                                                         "(Ljava/lang/Class;)Ljava/lang/management/PlatformManagedObject;");
         get_option = (*jni)->GetMethodID(jni, bean_class, "getVMOption", "(Ljava/lang/String;)Lcom/sun/management/VMOption;");
         get_value = (*jni)->GetMethodID(jni, option_class, "getValue", "()Ljava/lang/String;");
         get_origin = (*jni)->GetMethodID(jni, option_class, "getOrigin", "()Lcom/sun/management/VMOption$Origin;");
         to_string = (*jni)->GetMethodID(jni, object_class, "toString", "()Ljava/lang/String;");
-        if (!cleared_exception(jni) && get_bean != NULL && get_option != NULL && get_value != NULL && get_origin != NULL && to_string != NULL) {
+        if (!jni_cleared_exception(jni) && get_bean != NULL && get_option != NULL && get_value != NULL && get_origin != NULL && to_string != NULL) {
             bean = (*jni)->CallStaticObjectMethod(jni, factory, get_bean, bean_class);
         }
     }
-    cleared_exception(jni);
+    jni_cleared_exception(jni);
     for (size_t i = 0; bean != NULL && i < sizeof incident_flags / sizeof incident_flags[0]; i++) {
         jstring name = (*jni)->NewStringUTF(jni, incident_flags[i]);
         jobject option = name == NULL ? NULL : (*jni)->CallObjectMethod(jni, bean, get_option, name);
-        if (!cleared_exception(jni) && option != NULL) {
+        if (!jni_cleared_exception(jni) && option != NULL) {
             jstring value = (*jni)->CallObjectMethod(jni, option, get_value);
-            jobject origin = cleared_exception(jni) ? NULL : (*jni)->CallObjectMethod(jni, option, get_origin);
-            jstring origin_text = cleared_exception(jni) || origin == NULL ? NULL : (*jni)->CallObjectMethod(jni, origin, to_string);
-            cleared_exception(jni);
+            jobject origin = jni_cleared_exception(jni) ? NULL : (*jni)->CallObjectMethod(jni, option, get_origin);
+            jstring origin_text = jni_cleared_exception(jni) || origin == NULL ? NULL : (*jni)->CallObjectMethod(jni, origin, to_string);
+            jni_cleared_exception(jni);
             json_key(w, incident_flags[i]);
             json_begin_object(w);
             json_key(w, "value");
@@ -166,7 +159,7 @@ static void write_flags(command_ctx *ctx) {
         }
         if (name != NULL) (*jni)->DeleteLocalRef(jni, name);
     }
-    cleared_exception(jni);
+    jni_cleared_exception(jni);
     (*jni)->PopLocalFrame(jni, NULL);
     json_end_object(w);
 }

@@ -24,8 +24,10 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "frames.h"
+#include "jni_util.h"
 #include "locks.h"
 #include "thread_facts.h"
+#include "thread_set.h"
 #include "thread_state.h"
 
 #define DEFAULT_MAX_DEPTH 8192
@@ -67,38 +69,16 @@ static struct {
     jobject type_waiting_on;
 } vt;
 
-static int cleared(JNIEnv *jni) {
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-        return 1;
-    }
-    return 0;
-}
-
-static int failed(JNIEnv *jni, const void *value) {
-    return cleared(jni) || value == NULL;
-}
-
-static jclass global_class(JNIEnv *jni, const char *name) {
-    jclass local = (*jni)->FindClass(jni, name);
-    if (failed(jni, local)) {
-        return NULL;
-    }
-    jclass global = (*jni)->NewGlobalRef(jni, local);
-    (*jni)->DeleteLocalRef(jni, local);
-    return global;
-}
-
 static jobject global_static(JNIEnv *jni, const char *class_name, const char *field, const char *signature) {
     jclass klass = (*jni)->FindClass(jni, class_name);
-    if (failed(jni, klass)) {
+    if (jni_failed(jni, klass)) {
         return NULL;
     }
     jobject global = NULL;
     jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, signature);
-    if (!failed(jni, id)) {
+    if (!jni_failed(jni, id)) {
         jobject value = (*jni)->GetStaticObjectField(jni, klass, id);
-        if (!failed(jni, value)) {
+        if (!jni_failed(jni, value)) {
             global = (*jni)->NewGlobalRef(jni, value);
             (*jni)->DeleteLocalRef(jni, value);
         }
@@ -109,22 +89,22 @@ static jobject global_static(JNIEnv *jni, const char *class_name, const char *fi
 
 static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
     jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, "I");
-    if (failed(jni, id)) {
+    if (jni_failed(jni, id)) {
         return -1;
     }
     jint value = (*jni)->GetStaticIntField(jni, klass, id);
-    return cleared(jni) ? -1 : value;
+    return jni_cleared_exception(jni) ? -1 : value;
 }
 
 /* The ThreadSnapshot members; any one missing (another JDK's layout) means no snapshot. */
 static void prepare_snapshot(JNIEnv *jni) {
     const char *lock_sig = "Ljdk/internal/vm/ThreadSnapshot$OwnedLockType;";
     const char *blocker_sig = "Ljdk/internal/vm/ThreadSnapshot$BlockerLockType;";
-    vt.snapshot = global_class(jni, "jdk/internal/vm/ThreadSnapshot");
+    vt.snapshot = jni_global_class(jni, "jdk/internal/vm/ThreadSnapshot");
     jclass lock = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadLock");
-    if (failed(jni, lock)) lock = NULL;
+    if (jni_failed(jni, lock)) lock = NULL;
     jclass blocker = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadBlocker");
-    if (failed(jni, blocker)) blocker = NULL;
+    if (jni_failed(jni, blocker)) blocker = NULL;
     int ok = vt.snapshot != NULL && lock != NULL && blocker != NULL;
     if (ok) {
         jmethodID of = (*jni)->GetStaticMethodID(jni, vt.snapshot, "of", "(Ljava/lang/Thread;)Ljdk/internal/vm/ThreadSnapshot;");
@@ -137,12 +117,12 @@ static void prepare_snapshot(JNIEnv *jni) {
         vt.blocker_type = (*jni)->GetFieldID(jni, blocker, "type", blocker_sig);
         vt.blocker_object = (*jni)->GetFieldID(jni, blocker, "obj", "Ljava/lang/Object;");
         jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
-        if (!failed(jni, element)) {
+        if (!jni_failed(jni, element)) {
             vt.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
             vt.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
             (*jni)->DeleteLocalRef(jni, element);
         }
-        ok = !cleared(jni) && of != NULL && vt.snap_stack != NULL && vt.snap_locks != NULL && vt.snap_blocker != NULL
+        ok = !jni_cleared_exception(jni) && of != NULL && vt.snap_stack != NULL && vt.snap_locks != NULL && vt.snap_blocker != NULL
             && vt.lock_depth != NULL && vt.lock_type != NULL && vt.lock_object != NULL && vt.blocker_type != NULL
             && vt.blocker_object != NULL && vt.element_class != NULL && vt.element_method != NULL;
         if (ok) {
@@ -164,10 +144,10 @@ static const char *prepare(JNIEnv *jni) {
     if (vt.ready) {
         return NULL;
     }
-    vt.containers = global_class(jni, "jdk/internal/vm/ThreadContainers");
+    vt.containers = jni_global_class(jni, "jdk/internal/vm/ThreadContainers");
     jclass container = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadContainer");
-    if (failed(jni, container)) container = NULL;
-    vt.virtual_thread = global_class(jni, "java/lang/VirtualThread");
+    if (jni_failed(jni, container)) container = NULL;
+    vt.virtual_thread = jni_global_class(jni, "java/lang/VirtualThread");
     if (vt.containers == NULL || container == NULL || vt.virtual_thread == NULL) {
         if (container != NULL) (*jni)->DeleteLocalRef(jni, container);
         vthreads_release(jni);
@@ -176,7 +156,7 @@ static const char *prepare(JNIEnv *jni) {
     jclass stream = (*jni)->FindClass(jni, "java/util/stream/BaseStream");
     jclass iterator = (*jni)->FindClass(jni, "java/util/Iterator");
     jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
-    int ok = !failed(jni, stream) && !failed(jni, iterator) && !failed(jni, thread);
+    int ok = !jni_failed(jni, stream) && !jni_failed(jni, iterator) && !jni_failed(jni, thread);
     if (ok) {
         vt.root = (*jni)->GetStaticMethodID(jni, vt.containers, "root", "()Ljdk/internal/vm/ThreadContainer;");
         vt.container_threads = (*jni)->GetMethodID(jni, container, "threads", "()Ljava/util/stream/Stream;");
@@ -186,7 +166,7 @@ static const char *prepare(JNIEnv *jni) {
         vt.next = (*jni)->GetMethodID(jni, iterator, "next", "()Ljava/lang/Object;");
         vt.carrier = (*jni)->GetFieldID(jni, vt.virtual_thread, "carrierThread", "Ljava/lang/Thread;");
         vt.vt_state = (*jni)->GetFieldID(jni, vt.virtual_thread, "state", "I");
-        ok = !cleared(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
+        ok = !jni_cleared_exception(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
             && vt.stream_iterator != NULL && vt.has_next != NULL && vt.next != NULL
             && vt.carrier != NULL && vt.vt_state != NULL;
     }
@@ -300,20 +280,6 @@ typedef struct {
     int failed;              /* the walk itself failed */
 } answer;
 
-static int wanted_id(const request *req, jlong id) {
-    if (request_get(req, "threads") == NULL) {
-        return 1;
-    }
-    size_t count = 0;
-    const int64_t *ids = request_ints(req, "threads", &count);
-    for (size_t i = 0; i < count; i++) {
-        if (ids[i] == id) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int state_kind(jint state) {
     const char *name = thread_state_name(state);
     for (int i = 0; i < STATE_KINDS - 1; i++) {
@@ -343,8 +309,8 @@ static int same_method(JNIEnv *jni, const jvmtiFrameInfo *frame, jobject element
     char *name = NULL;
     char *signature = NULL;
     jstring element_class = (*jni)->CallObjectMethod(jni, element, vt.element_class);
-    jstring element_method = failed(jni, element_class) ? NULL : (*jni)->CallObjectMethod(jni, element, vt.element_method);
-    if (!failed(jni, element_method)
+    jstring element_method = jni_failed(jni, element_class) ? NULL : (*jni)->CallObjectMethod(jni, element, vt.element_method);
+    if (!jni_failed(jni, element_method)
             && (*jvmti)->GetMethodName(jvmti, frame->method, &name, NULL, NULL) == JVMTI_ERROR_NONE
             && (*jvmti)->GetMethodDeclaringClass(jvmti, frame->method, &klass) == JVMTI_ERROR_NONE
             && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
@@ -354,7 +320,7 @@ static int same_method(JNIEnv *jni, const jvmtiFrameInfo *frame, jobject element
         same = class_name != NULL && ec != NULL && em != NULL && strcmp(class_name, ec) == 0 && strcmp(name, em) == 0;
         if (ec != NULL) (*jni)->ReleaseStringUTFChars(jni, element_class, ec);
         if (em != NULL) (*jni)->ReleaseStringUTFChars(jni, element_method, em);
-        cleared(jni);
+        jni_cleared_exception(jni);
         free(class_name);
     }
     if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
@@ -373,7 +339,7 @@ static jint jvmti_depth(JNIEnv *jni, jobjectArray stack, jint snapshot_depth, co
     jint j = 0;
     for (jint i = 0; i <= snapshot_depth; i++, j++) {
         jobject element = (*jni)->GetObjectArrayElement(jni, stack, i);
-        if (failed(jni, element)) {
+        if (jni_failed(jni, element)) {
             return count;
         }
         while (j < count && !same_method(jni, &frames[j], element)) {
@@ -393,12 +359,12 @@ static int snapshot_locks(JNIEnv *jni, jthread thread, const jvmtiFrameInfo *fra
         return -1;
     }
     if ((*jni)->PushLocalFrame(jni, 32) != 0) {
-        cleared(jni);
+        jni_cleared_exception(jni);
         return -1;
     }
     int status = 0;
     jobject snap = (*jni)->CallStaticObjectMethod(jni, vt.snapshot, vt.snapshot_of, thread);
-    if (failed(jni, snap)) {
+    if (jni_failed(jni, snap)) {
         (*jni)->PopLocalFrame(jni, NULL);
         return 0; /* terminated meanwhile: nothing to know */
     }
@@ -436,7 +402,7 @@ static int snapshot_locks(JNIEnv *jni, jthread thread, const jvmtiFrameInfo *fra
             locks_describe_object(jni, object, &f->waits_for);
         }
     }
-    cleared(jni);
+    jni_cleared_exception(jni);
     (*jni)->PopLocalFrame(jni, NULL);
     return status;
 }
@@ -504,7 +470,7 @@ static void visit(answer *a, jthread thread) {
         if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
         return; /* ended meanwhile */
     }
-    if (!wanted_id(a->ctx->req, facts.id)) {
+    if (!thread_set_wants(a->ctx->req, facts.id)) {
         if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
         thread_facts_free(&facts);
         return;
@@ -559,18 +525,18 @@ static void walk(answer *a, jobject container, int depth) {
     }
     for (int pass = 0; pass < 2; pass++) {
         if ((*jni)->PushLocalFrame(jni, 16) != 0) {
-            cleared(jni);
+            jni_cleared_exception(jni);
             a->failed = 1;
             return;
         }
         jobject stream = (*jni)->CallObjectMethod(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
-        jobject it = failed(jni, stream) ? NULL : (*jni)->CallObjectMethod(jni, stream, vt.stream_iterator);
-        if (failed(jni, it)) {
+        jobject it = jni_failed(jni, stream) ? NULL : (*jni)->CallObjectMethod(jni, stream, vt.stream_iterator);
+        if (jni_failed(jni, it)) {
             a->failed = 1;
         }
         while (it != NULL && !a->failed && !a->ctx->out->failed) {
             jboolean more = (*jni)->CallBooleanMethod(jni, it, vt.has_next);
-            if (cleared(jni)) {
+            if (jni_cleared_exception(jni)) {
                 a->failed = 1;
                 break;
             }
@@ -578,7 +544,7 @@ static void walk(answer *a, jobject container, int depth) {
                 break;
             }
             jobject item = (*jni)->CallObjectMethod(jni, it, vt.next);
-            if (failed(jni, item)) {
+            if (jni_failed(jni, item)) {
                 a->failed = 1;
                 break;
             }
@@ -636,7 +602,7 @@ void cmd_vthreads(command_ctx *ctx) {
         }
     }
     jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
-    if (failed(jni, root)) {
+    if (jni_failed(jni, root)) {
         free(a.frames);
         stack_table_free(&a.stacks);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
@@ -698,7 +664,7 @@ void cmd_blockers(command_ctx *ctx) {
     json_begin_array(w);
     for (jint i = 0; i < count; i++) {
         jlong id = thread_java_id(jni, threads[i]);
-        if (request_get(ctx->req, "threads") != NULL && wanted_id(ctx->req, id)) {
+        if (request_get(ctx->req, "threads") != NULL && thread_set_wants(ctx->req, id)) {
             lock_facts facts;
             memset(&facts, 0, sizeof facts);
             facts.owner_id = -1;
