@@ -256,6 +256,12 @@ final class AnswerReader {
         while (p.nextToken() != JsonToken.END_ARRAY) {
             long method = -1;
             int line = -1;
+            if (p.currentToken() == JsonToken.START_OBJECT) {
+                // protocol 1 changed with the frame table: the CLI ships with its agent, but a JVM
+                // may still hold one from a build before it
+                throw new com.fasterxml.jackson.core.JsonParseException(p,
+                        "frames written one object each, by an agent from before the frame table: detach it and run again");
+            }
             if (p.currentToken() != JsonToken.VALUE_NULL) {
                 expect(JsonToken.START_ARRAY);
                 expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
