@@ -57,8 +57,10 @@ public final class WarmBench {
     private static void run(AgentClient client, String command, PrintWriter out) {
         switch (command) {
             case "threads" -> ThreadTable.print(out, client.threads().threads());
-            case "stacks" -> ThreadDumpText.print(out, client.stacks(null, 8192, true, true), client.jvm(), false);
-            case "stacks-l" -> ThreadDumpText.print(out, client.stacks(null, 8192, true, true), client.jvm(), true);
+            case "stacks", "stacks-l" -> {
+                StackDump dump = client.stacks(null, 8192, true, true);
+                ThreadDumpText.print(out, dump, dump.threads(), client.jvm(), command.equals("stacks-l"));
+            }
             case "deadlocks" -> {
                 // as DeadlocksCommand: a light pass for wait-for cycles; stacks only of their members
                 List<List<ThreadStack>> cycles = Deadlocks.find(client.stacks(null, 1, false, false));

@@ -17,7 +17,7 @@
 
 typedef struct {
     jmethodID method;
-    char *json;         /* the frame as JSON up to its line: {"class":..,"method":..,"file":..,"line": */
+    char *json;         /* the method as JSON, unclosed: {"class":..,"method":..,"file":.. */
     size_t json_len;
     int native;
     int may_lock;       /* synchronized, or its bytecode may hold a monitorenter */
@@ -65,8 +65,8 @@ static int to_growing(void *ctx, const char *data, size_t len) {
     return 0;
 }
 
-/* The frame's JSON up to the value of "line" (a native frame's is whole: line -2, native), made
- * once per method so that writing a frame is a copy and a number. */
+/* The method's JSON object without its end, made once per method so that writing a frame (or a
+ * method of a frame table) is a copy and a tail. */
 static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file) {
     static json_writer w; /* one request at a time, on the agent thread */
     growing out = { NULL, 0, 0 };
@@ -78,13 +78,6 @@ static void encode(method_entry *e, const char *class_name, const char *method_n
     json_mutf8(&w, method_name);
     json_key(&w, "file");
     json_mutf8(&w, file);
-    json_key(&w, "line");
-    if (e->native) {
-        json_int(&w, -2);
-        json_key(&w, "native");
-        json_bool(&w, 1);
-        json_end_object(&w);
-    }
     if (json_flush(&w) != 0 || out.failed) {
         free(out.data);
         return;
@@ -204,11 +197,57 @@ void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jin
             continue;
         }
         json_fragment(w, e->json, e->json_len);
-        if (!e->native) {
-            char tail[26];
-            size_t n = json_format_int(frames_line_at(e->lines, e->line_count, frames[i].location), tail);
+        if (e->native) {
+            static const char native_tail[] = ",\"line\":-2,\"native\":true}";
+            json_raw_bytes(w, native_tail, sizeof native_tail - 1);
+        } else {
+            char tail[40] = ",\"line\":";
+            size_t n = strlen(tail);
+            n += json_format_int(frames_line_at(e->lines, e->line_count, frames[i].location), tail + n);
             tail[n++] = '}';
             json_raw_bytes(w, tail, n);
+        }
+    }
+    json_end_array(w);
+}
+
+void frames_write_refs(json_writer *w, JNIEnv *jni, method_index *methods, const jvmtiFrameInfo *frames, jint count) {
+    json_begin_array(w);
+    for (jint i = 0; i < count; i++) {
+        int32_t index = method_index_of(methods, frames[i].method);
+        if (index < 0) { /* out of memory */
+            json_null(w);
+            continue;
+        }
+        const method_entry *e = lookup(jni, frames[i].method);
+        char ref[56];
+        size_t n = 0;
+        ref[n++] = '[';
+        n += json_format_int(index, ref + n);
+        ref[n++] = ',';
+        n += json_format_int(e->native ? -2 : frames_line_at(e->lines, e->line_count, frames[i].location), ref + n);
+        ref[n++] = ']';
+        json_fragment(w, ref, n);
+    }
+    json_end_array(w);
+}
+
+void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods) {
+    static const char native_tail[] = ",\"native\":true}";
+    static const char java_tail[] = ",\"native\":false}";
+    json_begin_array(w);
+    for (size_t i = 0; i < methods->count; i++) {
+        /* the cache may have been cleared since the frames were written: this resolves again */
+        const method_entry *e = lookup(jni, methods->methods[i]);
+        if (e->json == NULL) { /* out of memory when it was resolved */
+            json_null(w);
+            continue;
+        }
+        json_fragment(w, e->json, e->json_len);
+        if (e->native) {
+            json_raw_bytes(w, native_tail, sizeof native_tail - 1);
+        } else {
+            json_raw_bytes(w, java_tail, sizeof java_tail - 1);
         }
     }
     json_end_array(w);

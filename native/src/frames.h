@@ -6,10 +6,20 @@
 #include <jvmti.h>
 
 #include "json.h"
+#include "method_index.h"
 
 /* Writes frames as a JSON array of {"class","method","file","line","native"}; line is -1 when
  * unknown and -2 for a native method. */
 void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
+
+/* Writes frames as a JSON array of [method, line] referring to a frame table: method is the
+ * method's index in methods (added when new), line as above; null for a frame that could not be
+ * indexed (out of memory). The table itself is written by frames_write_methods. */
+void frames_write_refs(json_writer *w, JNIEnv *jni, method_index *methods, const jvmtiFrameInfo *frames, jint count);
+
+/* Writes the frame table: [{"class","method","file","native"}, ...] in index order; null for a
+ * method that could not be resolved (out of memory). */
+void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods);
 
 /* How many frames (top first, of the whole stack) must be looked at to find every monitor a
  * thread with these frames may own: up to the deepest frame that is synchronized or has a

@@ -3,7 +3,9 @@
  * not atomic across threads, which is what makes it gentle on the target. Frames are taken first,
  * for every thread, then lock facts, which after a live attach are read from the stack at a
  * safepoint: a thread whose frames cannot hold a monitor (see frames_monitor_depth) is not asked
- * for the monitors it owns, and a waiting one only as deep as its deepest frame that may hold one. */
+ * for the monitors it owns, and a waiting one only as deep as its deepest frame that may hold one.
+ * Frames go on the wire as [method, line] into a frame table, "methods", written after the threads
+ * once every method of the answer has its index: each distinct method is sent once. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,9 +57,9 @@ static jint owned_depth_of(JNIEnv *jni, const taken_frames *taken, jint state) {
     return frames_monitor_depth(jni, taken->frames, taken->count, 0);
 }
 
-static void write_frames(command_ctx *ctx, const taken_frames *taken) {
+static void write_frames(command_ctx *ctx, method_index *methods, const taken_frames *taken) {
     json_key(ctx->out, "frames");
-    frames_write(ctx->out, ctx->jni, taken->frames, taken->count);
+    frames_write_refs(ctx->out, ctx->jni, methods, taken->frames, taken->count);
     if (taken->truncated) {
         json_key(ctx->out, "truncated");
         json_bool(ctx->out, 1);
@@ -105,6 +107,8 @@ void cmd_stacks(command_ctx *ctx) {
     json_cstring(w, locks_source());
     json_key(w, "lockFactsComplete");
     json_bool(w, lock_status == 0);
+    method_index methods;
+    method_index_init(&methods);
     json_key(w, "threads");
     json_begin_array(w);
     for (size_t i = 0; i < set.count; i++) {
@@ -114,12 +118,17 @@ void cmd_stacks(command_ctx *ctx) {
         thread_facts_write(w, &set.facts[i], thread_facts_nid(&tasks, &set.facts[i]));
         json_end_object(w);
         if (want_frames) {
-            write_frames(ctx, &taken[i]);
+            write_frames(ctx, &methods, &taken[i]);
         }
         locks_write(w, &set.locks[i], want_owned);
         json_end_object(w);
     }
     json_end_array(w);
+    if (want_frames) {
+        json_key(w, "methods");
+        frames_write_methods(w, ctx->jni, &methods);
+    }
+    method_index_free(&methods);
     json_end_object(w);
     task_table_free(&tasks);
     for (size_t i = 0; i < set.count; i++) {

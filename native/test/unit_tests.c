@@ -8,6 +8,7 @@
 
 #include "aggregate.h"
 #include "json.h"
+#include "method_index.h"
 #include "perf_map.h"
 #include "mutf8.h"
 #include "request.h"
@@ -371,6 +372,37 @@ static void test_perf_map_file(void) {
     unlink(victim);
 }
 
+/* Indices in first-seen order, stable while the table grows past many doublings. */
+static void test_method_index(void) {
+    method_index t;
+    method_index_init(&t);
+    enum { N = 5000 };
+    int ok = 1;
+    for (uintptr_t i = 0; i < N; i++) {
+        /* aligned like real jmethodIDs, and colliding ones: same low bits, different high bits */
+        jmethodID m = (jmethodID)(0x7f0000001000u + i * 8 + (i % 2 ? (uintptr_t)1 << 40 : 0));
+        ok &= method_index_of(&t, m) == (int32_t)i;
+        ok &= method_index_of(&t, m) == (int32_t)i; /* asked again: the same index, nothing added */
+    }
+    CHECK(ok);
+    CHECK(t.count == N);
+    CHECK(t.capacity >= 2 * N);
+    int again = 1;
+    for (uintptr_t i = 0; i < N; i++) {
+        jmethodID m = (jmethodID)(0x7f0000001000u + i * 8 + (i % 2 ? (uintptr_t)1 << 40 : 0));
+        again &= method_index_of(&t, m) == (int32_t)i && t.methods[i] == m;
+    }
+    CHECK(again);
+    CHECK(t.count == N);
+    method_index_free(&t);
+    CHECK(t.count == 0 && t.methods == NULL && t.slots == NULL);
+    method_index_init(&t);
+    CHECK(method_index_of(&t, (jmethodID)(uintptr_t)0x1008) == 0);
+    CHECK(method_index_of(&t, (jmethodID)(uintptr_t)0x1010) == 1);
+    CHECK(method_index_of(&t, (jmethodID)(uintptr_t)0x1008) == 0);
+    method_index_free(&t);
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -385,6 +417,7 @@ int main(void) {
     test_sample_weight();
     test_perf_map_symbols();
     test_perf_map_file();
+    test_method_index();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -11,16 +11,26 @@ import java.util.Map;
 /**
  * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks}) straight
  * from the token stream with jackson-core, without Jackson databind: a CLI run that only prints
- * text never loads databind, and a dump of thousands of threads is bound in one pass. Identical
- * frames (the same method and line, as in thousands of threads parked in the same pool) become
- * one shared {@link Frame}, and repeated strings one String, so memory follows the distinct
- * frames rather than the total. Unknown fields are skipped, as databind would with
+ * text never loads databind, and a dump of thousands of threads is bound in one pass. The frames
+ * of {@code stacks} come as {@code [method, line]} into the answer's frame table ({@code methods},
+ * each distinct method once, after the threads): they are resolved once everything is read, and
+ * identical frames (the same method and line, as in thousands of threads parked in the same pool)
+ * become one shared {@link Frame}, so memory follows the distinct frames rather than the total.
+ * Repeated strings become one String. Unknown fields are skipped, as databind would with
  * FAIL_ON_UNKNOWN_PROPERTIES off. One reader per answer.
  */
 final class AnswerReader {
     private final JsonParser p;
     private final Map<String, String> strings = new HashMap<>();
-    private final Map<Frame, Frame> frames = new HashMap<>();
+
+    /** A thread of a {@code stacks} answer whose frames still refer to the frame table. */
+    private record PendingStack(ThreadEntry thread, long[] frames, boolean truncated, List<LockedMonitor> locked,
+                                WaitingFor waitingFor) {
+    }
+
+    /** A method of the frame table; a frame is it at a line. */
+    private record Method(String className, String method, String file, boolean nativeMethod) {
+    }
 
     AnswerReader(JsonParser parser) {
         this.p = parser;
@@ -103,7 +113,8 @@ final class AnswerReader {
         long time = 0;
         String lockSource = null;
         boolean complete = false;
-        List<ThreadStack> threads = List.of();
+        List<PendingStack> threads = List.of();
+        List<Method> methods = List.of();
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -119,16 +130,56 @@ final class AnswerReader {
                         threads.add(threadStack());
                     }
                 }
+                case "methods" -> methods = methods();
                 default -> p.skipChildren();
             }
         }
-        return new StackDump(time, lockSource, complete, threads);
+        return new StackDump(time, lockSource, complete, resolve(threads, methods));
     }
 
-    private ThreadStack threadStack() throws IOException {
+    /** Frames resolved against the frame table, one shared Frame per method and line. */
+    private List<ThreadStack> resolve(List<PendingStack> pending, List<Method> methods) throws IOException {
+        Map<Long, Frame> frames = new HashMap<>();
+        List<ThreadStack> threads = new ArrayList<>(pending.size());
+        for (PendingStack t : pending) {
+            List<Frame> stack = null;
+            if (t.frames() != null) {
+                Frame[] resolved = new Frame[t.frames().length];
+                for (int i = 0; i < resolved.length; i++) {
+                    long ref = t.frames()[i];
+                    Frame frame = frames.get(ref);
+                    if (frame == null) {
+                        frame = frame(ref, methods);
+                        frames.put(ref, frame);
+                    }
+                    resolved[i] = frame;
+                }
+                stack = java.util.Arrays.asList(resolved);
+            }
+            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), t.locked(), t.waitingFor()));
+        }
+        return threads;
+    }
+
+    private Frame frame(long ref, List<Method> methods) throws IOException {
+        int index = (int) (ref >> 32);
+        int line = (int) ref;
+        if (index == -1) { // a frame the agent could not index (out of memory)
+            return new Frame(null, null, null, -1, false);
+        }
+        if (index < 0 || index >= methods.size()) {
+            throw new com.fasterxml.jackson.core.JsonParseException(p, "frame refers to method " + index + " of "
+                    + methods.size());
+        }
+        Method m = methods.get(index);
+        return m == null ? new Frame(null, null, null, line, false) : new Frame(m.className(), m.method(), m.file(), line,
+                m.nativeMethod());
+    }
+
+    private PendingStack threadStack() throws IOException {
         expect(JsonToken.START_OBJECT);
         ThreadEntry thread = null;
-        List<Frame> stack = null;
+        long[] stack = null;
         boolean truncated = false;
         List<LockedMonitor> locked = null;
         WaitingFor waitingFor = null;
@@ -137,14 +188,14 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "thread" -> thread = threadEntry();
-                case "frames" -> stack = frames();
+                case "frames" -> stack = frameRefs();
                 case "truncated" -> truncated = p.getValueAsBoolean(false);
                 case "locked" -> locked = locked();
                 case "waitingFor" -> waitingFor = waitingFor();
                 default -> p.skipChildren();
             }
         }
-        return new ThreadStack(thread, stack, truncated, locked, waitingFor);
+        return new PendingStack(thread, stack, truncated, locked, waitingFor);
     }
 
     private ThreadEntry threadEntry() throws IOException {
@@ -194,40 +245,70 @@ final class AnswerReader {
         return p.currentToken() == JsonToken.VALUE_NULL ? null : p.getValueAsLong(0);
     }
 
-    private List<Frame> frames() throws IOException {
+    /** [[method, line], ...] as method << 32 | line; a null entry (not indexed) has method -1. */
+    private long[] frameRefs() throws IOException {
         if (p.currentToken() == JsonToken.VALUE_NULL) {
             return null;
         }
         expect(JsonToken.START_ARRAY);
-        List<Frame> list = new ArrayList<>();
+        long[] refs = new long[16];
+        int count = 0;
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            list.add(frame());
+            long method = -1;
+            int line = -1;
+            if (p.currentToken() == JsonToken.START_OBJECT) {
+                // protocol 1 changed with the frame table: the CLI ships with its agent, but a JVM
+                // may still hold one from a build before it
+                throw new com.fasterxml.jackson.core.JsonParseException(p,
+                        "frames written one object each, by an agent from before the frame table: detach it and run again");
+            }
+            if (p.currentToken() != JsonToken.VALUE_NULL) {
+                expect(JsonToken.START_ARRAY);
+                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
+                method = p.getIntValue();
+                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
+                line = p.getIntValue();
+                expect(p.nextToken(), JsonToken.END_ARRAY);
+            }
+            if (count == refs.length) {
+                refs = java.util.Arrays.copyOf(refs, count * 2);
+            }
+            refs[count++] = method << 32 | (line & 0xFFFFFFFFL);
         }
-        return list;
+        return java.util.Arrays.copyOf(refs, count);
     }
 
-    private Frame frame() throws IOException {
-        expect(JsonToken.START_OBJECT);
-        String className = null;
-        String method = null;
-        String file = null;
-        int line = 0;
-        boolean nativeMethod = false;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            p.nextToken();
-            switch (field) {
-                case "class" -> className = text();
-                case "method" -> method = text();
-                case "file" -> file = text();
-                case "line" -> line = p.getValueAsInt(0);
-                case "native" -> nativeMethod = p.getValueAsBoolean(false);
-                default -> p.skipChildren();
-            }
+    /** The frame table: [{"class","method","file","native"}, ...]; null for a method the agent could not resolve. */
+    private List<Method> methods() throws IOException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return List.of();
         }
-        Frame frame = new Frame(className, method, file, line, nativeMethod);
-        Frame shared = frames.putIfAbsent(frame, frame);
-        return shared == null ? frame : shared;
+        expect(JsonToken.START_ARRAY);
+        List<Method> list = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() == JsonToken.VALUE_NULL) {
+                list.add(null);
+                continue;
+            }
+            expect(JsonToken.START_OBJECT);
+            String className = null;
+            String method = null;
+            String file = null;
+            boolean nativeMethod = false;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                switch (field) {
+                    case "class" -> className = text();
+                    case "method" -> method = text();
+                    case "file" -> file = text();
+                    case "native" -> nativeMethod = p.getValueAsBoolean(false);
+                    default -> p.skipChildren();
+                }
+            }
+            list.add(new Method(className, method, file, nativeMethod));
+        }
+        return list;
     }
 
     private List<LockedMonitor> locked() throws IOException {
@@ -302,8 +383,12 @@ final class AnswerReader {
     }
 
     private void expect(JsonToken token) throws IOException {
-        if (p.currentToken() != token) {
-            throw new com.fasterxml.jackson.core.JsonParseException(p, "expected " + token + ", found " + p.currentToken());
+        expect(p.currentToken(), token);
+    }
+
+    private void expect(JsonToken found, JsonToken token) throws IOException {
+        if (found != token) {
+            throw new com.fasterxml.jackson.core.JsonParseException(p, "expected " + token + ", found " + found);
         }
     }
 }

@@ -31,6 +31,8 @@ public final class ThreadDumpText {
 
     private static final int GROUP_NAMES = 10;
 
+    private static final String NEWLINE = System.lineSeparator();
+
     private ThreadDumpText() {
     }
 
@@ -78,54 +80,66 @@ public final class ThreadDumpText {
         out.println();
     }
 
-    /** One thread: header, state line, frames with their lock lines. */
+    /**
+     * One thread: header, state line, frames with their lock lines; built whole and written at once
+     * (a large dump has hundreds of thousands of frame lines).
+     */
     public static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId) {
         ThreadEntry thread = t.thread();
-        out.println(header(thread));
-        out.println("   java.lang.Thread.State: " + stateDetail(thread));
+        StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());
+        line(b.append(header(thread)));
+        line(b.append("   java.lang.Thread.State: ").append(stateDetail(thread)));
         if (thread.carrierId() != null) {
             ThreadEntry carrier = byId.get(thread.carrierId());
-            out.println("   Mounted on carrier " + (carrier == null ? "" : quote(carrier.name()) + " ") + "#" + thread.carrierId());
+            line(b.append("   Mounted on carrier ").append(carrier == null ? "" : quote(carrier.name()) + " ").append('#')
+                    .append(thread.carrierId()));
         }
         if (thread.carrying() != null) {
             ThreadEntry carried = byId.get(thread.carrying());
-            out.println("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
+            line(b.append("   Carrying virtual thread ").append(carried == null ? "" : quote(carried.name()) + " ").append('#')
+                    .append(thread.carrying()));
         }
         List<Frame> frames = t.frames();
+        List<LockedMonitor> locked = t.locked();
         for (int depth = 0; depth < frames.size(); depth++) {
-            out.println(frameLine(frames.get(depth)));
+            line(appendFrame(b, frames.get(depth)));
             if (depth == 0 && t.waitingFor() != null) {
-                printWait(out, t.waitingFor(), byId);
+                appendWait(b, t.waitingFor(), byId);
             }
-            for (LockedMonitor monitor : t.locked()) {
+            for (LockedMonitor monitor : locked) {
                 if (monitor.depth() == depth) {
-                    out.println("\t- locked " + describe(monitor.lock()));
+                    line(b.append("\t- locked ").append(describe(monitor.lock())));
                 }
             }
         }
         if (frames.isEmpty() && t.waitingFor() != null) {
-            printWait(out, t.waitingFor(), byId);
+            appendWait(b, t.waitingFor(), byId);
         }
-        for (LockedMonitor monitor : t.locked()) {
+        for (LockedMonitor monitor : locked) {
             if (monitor.depth() < 0 || monitor.depth() >= frames.size()) {
-                out.println("\t- locked " + describe(monitor.lock()) + (monitor.depth() < 0 ? " by JNI" : ""));
+                line(b.append("\t- locked ").append(describe(monitor.lock())).append(monitor.depth() < 0 ? " by JNI" : ""));
             }
         }
         if (t.truncated()) {
-            out.println("\t...");
+            line(b.append("\t..."));
         }
+        out.write(b.toString());
     }
 
-    private static void printWait(PrintWriter out, WaitingFor wait, Map<Long, ThreadEntry> byId) {
+    private static void line(StringBuilder b) {
+        b.append(NEWLINE);
+    }
+
+    private static void appendWait(StringBuilder b, WaitingFor wait, Map<Long, ThreadEntry> byId) {
         String line = switch (wait.kind()) {
             case "enter" -> "\t- waiting to lock ";
             case "notify" -> "\t- waiting on ";
             default -> "\t- parking to wait for  ";
         };
-        out.println(line + describe(wait.lock()));
+        line(b.append(line).append(describe(wait.lock())));
         ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
         if (owner != null) {
-            out.println("\t- owned by " + quote(owner.name()) + " #" + owner.id());
+            line(b.append("\t- owned by ").append(quote(owner.name())).append(" #").append(owner.id()));
         }
     }
 
@@ -196,16 +210,21 @@ public final class ThreadDumpText {
     }
 
     static String frameLine(Frame f) {
-        String where;
+        return appendFrame(new StringBuilder(80), f).toString();
+    }
+
+    /** {@code \tat pkg.Class.method(File.java:12)}, as jstack writes it. */
+    private static StringBuilder appendFrame(StringBuilder b, Frame f) {
+        b.append("\tat ").append(f.className()).append('.').append(f.method()).append('(');
         if (f.nativeMethod()) {
-            where = "Native Method";
+            b.append("Native Method");
         } else if (f.file() == null) {
-            where = "Unknown Source";
+            b.append("Unknown Source");
         } else if (f.line() >= 0) {
-            where = f.file() + ":" + f.line();
+            b.append(f.file()).append(':').append(f.line());
         } else {
-            where = f.file();
+            b.append(f.file());
         }
-        return "\tat " + f.className() + "." + f.method() + "(" + where + ")";
+        return b.append(')');
     }
 }
