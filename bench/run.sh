@@ -6,6 +6,10 @@
 #   --skip-main           only the scale runs
 # Example: bench/run.sh --rounds 7 --scale 500,2000,8000 | tee bench/target/results.md
 set -euo pipefail
+if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
+  sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+  exit 0
+fi
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
 jar="$root/cli/target/jvmti-cli.jar"
 if [[ ! -f "$jar" ]]; then
