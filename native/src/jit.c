@@ -441,13 +441,7 @@ static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint
     }
     json_end_array(w);
     json_key(w, "methods");
-    if (have_methods) {
-        method_table_write(&methods, ctx->jni, w);
-        method_table_free(&methods);
-    } else {
-        json_begin_array(w);
-        json_end_array(w);
-    }
+    method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);
 }
 

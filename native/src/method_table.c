@@ -122,3 +122,13 @@ void method_table_write_frames(method_table *t, json_writer *w, const jvmtiFrame
     }
     json_end_array(w);
 }
+
+void method_table_finish(method_table *t, JNIEnv *jni, json_writer *w) {
+    if (t == NULL) {
+        json_begin_array(w);
+        json_end_array(w);
+        return;
+    }
+    method_table_write(t, jni, w);
+    method_table_free(t);
+}

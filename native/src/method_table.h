@@ -38,4 +38,7 @@ void method_table_write(method_table *t, JNIEnv *jni, json_writer *w);
 /* Writes one stack as [[method, bci, line], ...], innermost frame first. */
 void method_table_write_frames(method_table *t, json_writer *w, const jvmtiFrameInfo *frames, int depth);
 
+/* Writes the table as a JSON array and frees it; NULL (no table could be made) writes []. */
+void method_table_finish(method_table *t, JNIEnv *jni, json_writer *w);
+
 #endif
