@@ -37,7 +37,7 @@ class ContainerIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void attachesToAJvmInItsOwnNamespaces(Jdks.Jdk jdk) throws Exception {
-        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), TargetJvm.testClasses(), jdk, CounterTarget.class, List.of())) {
+        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), Container.classPath(), jdk, CounterTarget.class, List.of())) {
             long pid = target.pid();
             String arg = Long.toString(pid);
             TargetProcess process = TargetProcess.of(pid);

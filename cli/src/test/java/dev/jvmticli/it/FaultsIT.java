@@ -108,7 +108,7 @@ class FaultsIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void aDeletedSocketDirectoryIsRecreated(Jdks.Jdk jdk) throws Exception {
-        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), TargetJvm.testClasses(), jdk, CounterTarget.class, List.of())) {
+        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), Container.classPath(), jdk, CounterTarget.class, List.of())) {
             long pid = target.pid();
             assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit());
             Path dir = Path.of("/proc", Long.toString(pid), "root", "tmp", ".jvmti-cli-0");

@@ -10,11 +10,10 @@ import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
-import dev.jvmticli.testing.RawAgentSocket;
+import dev.jvmticli.testing.Proc;
 import dev.jvmticli.testing.TargetJvm;
-import java.nio.file.Files;
-import java.util.stream.Stream;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -40,7 +39,7 @@ class ListIT {
             assertEquals(jdk.version(), jvm.path("jdk").asText());
             assertTrue(jvm.path("uptimeSeconds").asLong() >= 0 && jvm.path("uptimeSeconds").asLong() < 3600, jvm.toString());
             assertFalse(jvm.path("agent").asBoolean());
-            assertFalse(Files.exists(RawAgentSocket.socketPath(target.pid())), "list attached to nothing");
+            assertEquals(0, Proc.agentThreads(target.pid()), "list attached to nothing");
             assertFalse(target.stderr().stream().anyMatch(l -> l.contains("loaded dynamically")), "no agent was loaded");
 
             Result text = CliRun.run("list");

@@ -137,7 +137,7 @@ class SecurityIT {
     /** A socket directory that is a link, or another user's, is refused: exit 6 and nothing served. */
     @Test
     void aSocketDirectoryTheJvmsUserDoesNotOwnIsRefused() throws Exception {
-        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), TargetJvm.testClasses(), Jdks.current(), CounterTarget.class, List.of())) {
+        try (TargetJvm target = TargetJvm.startWrapped(Container.wrapper(), Container.classPath(), Jdks.current(), CounterTarget.class, List.of())) {
             Path tmp = Path.of("/proc", Long.toString(target.pid()), "root", "tmp");
             Path dir = tmp.resolve(".jvmti-cli-0");
             Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));

@@ -2,6 +2,7 @@ package dev.jvmticli.testing;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -10,6 +11,22 @@ import java.util.List;
  */
 public final class Container {
     private Container() {
+    }
+
+    /**
+     * The test classes, copied once outside /tmp: the container mounts its own /tmp, which would
+     * hide a checkout (and so its test classes) that lives under /tmp.
+     */
+    public static Path classPath() {
+        return ClassesCopy.PATH;
+    }
+
+    private static final class ClassesCopy {
+        static final Path PATH = OtherUser.readableCopy(TargetJvm.testClasses());
+
+        static {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> OtherUser.delete(PATH)));
+        }
     }
 
     /** The wrapper for {@link TargetJvm#startWrapped}; skips the test unless this is root. */
