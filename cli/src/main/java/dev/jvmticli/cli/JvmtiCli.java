@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,22 +16,6 @@ import picocli.CommandLine.ScopeType;
         mixinStandardHelpOptions = true,
         version = "jvmti-cli 0.1.0",
         description = "Live-attach diagnostics for running JVMs through a resident JVMTI agent.",
-        subcommands = {
-            ListCommand.class,
-            ThreadsCommand.class,
-            StacksCommand.class,
-            MonitorsCommand.class,
-            DeadlocksCommand.class,
-            DumpCommand.class,
-            AllocCommand.class,
-            ContentionCommand.class,
-            JitCommand.class,
-            DetachCommand.class,
-            ShellCommand.class,
-            DemoCommand.class,
-            AgentPathCommand.class,
-            CommandLine.HelpCommand.class
-        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:success",
@@ -48,6 +33,23 @@ import picocli.CommandLine.ScopeType;
             "12:--virtual on a JVM without virtual threads (before JDK 21)"
         })
 public final class JvmtiCli implements Callable<Integer> {
+    /** The subcommands, in the order help lists them. */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(
+            ListCommand.class,
+            ThreadsCommand.class,
+            StacksCommand.class,
+            MonitorsCommand.class,
+            DeadlocksCommand.class,
+            DumpCommand.class,
+            AllocCommand.class,
+            ContentionCommand.class,
+            JitCommand.class,
+            DetachCommand.class,
+            ShellCommand.class,
+            DemoCommand.class,
+            AgentPathCommand.class,
+            CommandLine.HelpCommand.class);
+
     private final CliContext context;
 
     @CommandLine.Spec
@@ -95,7 +97,34 @@ public final class JvmtiCli implements Callable<Integer> {
 
     /** A command line for one run, with its failures mapped to exit codes and one-line messages. */
     public static CommandLine commandLine(CliContext context) {
-        CommandLine commandLine = new CommandLine(new JvmtiCli(context), new ContextFactory(context));
+        return commandLine(context, SUBCOMMANDS);
+    }
+
+    /**
+     * The command line for one launcher run: when the first argument names a one-shot command, only
+     * that command's model is built. picocli builds every model by reflection at start-up, which
+     * is a good part of what a cold run costs; help, the shell and completion get the whole tree.
+     */
+    public static CommandLine commandLineFor(CliContext context, String[] args) {
+        for (Class<?> type : SUBCOMMANDS) {
+            String name = type.getAnnotation(Command.class).name();
+            if (args.length > 0 && args[0].equals(name) && !name.equals("help") && !name.equals("shell")) {
+                return commandLine(context, List.of(type));
+            }
+        }
+        return commandLine(context);
+    }
+
+    private static CommandLine commandLine(CliContext context, List<Class<?>> subcommands) {
+        ContextFactory factory = new ContextFactory(context);
+        CommandLine commandLine = new CommandLine(new JvmtiCli(context), factory);
+        for (Class<?> type : subcommands) {
+            try {
+                commandLine.addSubcommand(factory.create(type));
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot create the " + type.getSimpleName() + " command", e);
+            }
+        }
         commandLine.setOut(context.out());
         commandLine.setErr(context.err());
         commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {

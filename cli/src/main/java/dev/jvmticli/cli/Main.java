@@ -20,7 +20,7 @@ public final class Main {
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(
                 new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        int exit = JvmtiCli.commandLine(new CliContext(out, err)).execute(args);
+        int exit = JvmtiCli.commandLineFor(new CliContext(out, err), args).execute(args);
         out.flush();
         err.flush();
         System.exit(exit);

@@ -62,7 +62,7 @@ class FaultsIT {
         try (TargetJvm target = TargetJvm.start(Jdks.current(), CounterTarget.class)) {
             long pid = target.pid();
             assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit());
-            int idle = Proc.fds(pid).size();
+            int idle = settledFdCount(pid);
             for (int round = 0; round < 3; round++) {
                 Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(),
                         "threads", Long.toString(pid), "--top", "1", "--interval", "60s");
