@@ -14,12 +14,12 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
+import dev.jvmticli.testing.TargetsPerJdk;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,16 +35,16 @@ class AllocIT {
     static final String MARKER = "dev.jvmticli.targets.AllocTarget$Marker[]";
     static final String CHURN = "dev.jvmticli.targets.AllocTarget.churn";
 
-    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+    private TargetsPerJdk targets;
 
     @BeforeAll
     void startTargets() {
-        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, AllocTarget.class)));
+        targets = TargetsPerJdk.start(AllocTarget.class);
     }
 
     @AfterAll
     void stopTargets() {
-        targets.values().forEach(TargetJvm::close);
+        targets.close();
     }
 
     Stream<Jdks.Jdk> jdks() {

@@ -12,11 +12,10 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
+import dev.jvmticli.testing.TargetsPerJdk;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,16 +30,16 @@ class ContentionIT {
     static final String CAPABILITY = "can_generate_monitor_events";
     static final String LOCK = "dev.jvmticli.targets.ContentionTarget$Lock";
 
-    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+    private TargetsPerJdk targets;
 
     @BeforeAll
     void startTargets() {
-        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, ContentionTarget.class)));
+        targets = TargetsPerJdk.start(ContentionTarget.class);
     }
 
     @AfterAll
     void stopTargets() {
-        targets.values().forEach(TargetJvm::close);
+        targets.close();
     }
 
     Stream<Jdks.Jdk> jdks() {

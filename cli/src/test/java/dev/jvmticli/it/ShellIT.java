@@ -10,8 +10,7 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
-import java.util.Map;
-import java.util.TreeMap;
+import dev.jvmticli.testing.TargetsPerJdk;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,16 +21,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** The shell without a terminal: -c lists and scripts on standard input, against real targets on every JDK. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ShellIT {
-    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+    private TargetsPerJdk targets;
 
     @BeforeAll
     void startTargets() {
-        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, NamedTarget.class)));
+        targets = TargetsPerJdk.start(NamedTarget.class);
     }
 
     @AfterAll
     void stopTargets() {
-        targets.values().forEach(TargetJvm::close);
+        targets.close();
     }
 
     Stream<Jdks.Jdk> jdks() {

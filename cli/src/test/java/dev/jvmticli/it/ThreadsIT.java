@@ -11,6 +11,7 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
+import dev.jvmticli.testing.TargetsPerJdk;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,16 +29,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** `threads`, `detach` and reuse of the resident agent against real targets on every installed JDK. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ThreadsIT {
-    private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
+    private TargetsPerJdk targets;
 
     @BeforeAll
     void startTargets() {
-        Jdks.all().forEach(jdk -> targets.put(jdk, TargetJvm.start(jdk, ThreadsTarget.class)));
+        targets = TargetsPerJdk.start(ThreadsTarget.class);
     }
 
     @AfterAll
     void stopTargets() {
-        targets.values().forEach(TargetJvm::close);
+        targets.close();
     }
 
     Stream<Jdks.Jdk> jdks() {
