@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 
@@ -266,4 +267,10 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
         }
     }
     return depth;
+}
+
+int64_t frames_wall_millis(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }

@@ -3,10 +3,19 @@
 #ifndef JVMTICLI_FRAMES_H
 #define JVMTICLI_FRAMES_H
 
+#include <stdint.h>
+
 #include <jvmti.h>
 
 #include "json.h"
 #include "method_index.h"
+
+/* The stack depth a request gets when it names none, and the most it may ask for. */
+#define FRAMES_DEFAULT_DEPTH 8192
+#define FRAMES_DEPTH_LIMIT 65536
+
+/* Epoch milliseconds, the time a dump is stamped with. */
+int64_t frames_wall_millis(void);
 
 /* Writes frames as a JSON array of {"class","method","file","line","native"}; line is -1 when
  * unknown and -2 for a native method. */

@@ -8,7 +8,6 @@
  * once every method of the answer has its index: each distinct method is sent once. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "commands.h"
@@ -17,8 +16,6 @@
 #include "native_ids.h"
 #include "thread_set.h"
 
-#define DEFAULT_MAX_DEPTH 8192
-#define LIMIT_MAX_DEPTH 65536
 
 /* One thread's frames, copied out of the scratch buffer. */
 typedef struct {
@@ -26,12 +23,6 @@ typedef struct {
     jint count;
     int truncated;
 } taken_frames;
-
-static int64_t now_millis(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The thread's frames, copied out of scratch (max_depth of room); none when it has ended. */
 static void take_frames(jthread thread, taken_frames *taken, jvmtiFrameInfo *scratch, jint max_depth) {
@@ -67,10 +58,10 @@ static void write_frames(command_ctx *ctx, method_index *methods, const taken_fr
 }
 
 void cmd_stacks(command_ctx *ctx) {
-    int64_t requested_depth = request_int(ctx->req, "maxDepth", DEFAULT_MAX_DEPTH);
+    int64_t requested_depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     int want_frames = request_bool(ctx->req, "frames", 1);
     int want_owned = request_bool(ctx->req, "owned", 1);
-    if (requested_depth < 1 || requested_depth > LIMIT_MAX_DEPTH) {
+    if (requested_depth < 1 || requested_depth > FRAMES_DEPTH_LIMIT) {
         command_fail(ctx, "bad_request", "maxDepth must be between 1 and 65536");
         return;
     }
@@ -102,7 +93,7 @@ void cmd_stacks(command_ctx *ctx) {
     command_result(ctx);
     json_begin_object(w);
     json_key(w, "time");
-    json_int(w, now_millis());
+    json_int(w, frames_wall_millis());
     json_key(w, "lockSource");
     json_cstring(w, locks_source());
     json_key(w, "lockFactsComplete");

@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "capabilities.h"
@@ -30,8 +29,6 @@
 #include "thread_set.h"
 #include "thread_state.h"
 
-#define DEFAULT_MAX_DEPTH 8192
-#define LIMIT_MAX_DEPTH 65536
 #define CONTAINER_DEPTH_MAX 64
 #define STACK_SLOTS 8192          /* power of two */
 #define STACKS_MAX (STACK_SLOTS / 2)
@@ -561,12 +558,6 @@ static void walk(answer *a, jobject container, int depth) {
     }
 }
 
-static int64_t now_millis(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void cmd_vthreads(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     answer a;
@@ -576,8 +567,8 @@ void cmd_vthreads(command_ctx *ctx) {
     a.want_locks = request_bool(ctx->req, "locks", 0);
     a.summary = request_bool(ctx->req, "summary", 0);
     a.mounted_only = request_bool(ctx->req, "mountedOnly", 0);
-    int64_t depth = request_int(ctx->req, "maxDepth", DEFAULT_MAX_DEPTH);
-    if (depth < 1 || depth > LIMIT_MAX_DEPTH) {
+    int64_t depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
+    if (depth < 1 || depth > FRAMES_DEPTH_LIMIT) {
         command_fail(ctx, "bad_request", "maxDepth must be between 1 and 65536");
         return;
     }
@@ -612,7 +603,7 @@ void cmd_vthreads(command_ctx *ctx) {
     json_writer *w = ctx->out;
     json_begin_object(w);
     json_key(w, "time");
-    json_int(w, now_millis());
+    json_int(w, frames_wall_millis());
     json_key(w, "threads");
     json_begin_array(w);
     walk(&a, root, 0);
