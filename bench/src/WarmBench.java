@@ -16,10 +16,10 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * "Warm": requests over ONE connection to the resident agent, as an interactive shell would make
- * them (the shell itself is not on this branch). Each request is timed from sending to the last
- * line rendered (into a writer that only counts characters), with the safepoints it caused read
- * from the target's log. Prints one line per timed request:
+ * "Warm": requests over ONE connection to the resident agent, as the shell makes them, with the
+ * renderers the shell's commands use. Each request is timed from sending to the last line rendered
+ * (into a writer that only counts characters), with the safepoints it caused read from the
+ * target's log. Prints one line per timed request:
  * {@code warm <command> <wallNanos> <maxPauseNanos> <totalPauseNanos> <outputChars>}, then
  * {@code rss <kB>} (this JVM's peak resident set).
  *

@@ -9,6 +9,7 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "frames.h"
+#include "native_ids.h"
 #include "locks.h"
 #include "events.h"
 #include "server.h"
@@ -116,6 +117,7 @@ void agent_release(JNIEnv *jni) {
     locks_release(jni);
     vthreads_release(jni);
     frames_cache_clear();
+    native_ids_forget();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();

@@ -212,25 +212,41 @@ void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jin
     json_end_array(w);
 }
 
-void frames_write_refs(json_writer *w, JNIEnv *jni, method_index *methods, const jvmtiFrameInfo *frames, jint count) {
-    json_begin_array(w);
-    for (jint i = 0; i < count; i++) {
-        int32_t index = method_index_of(methods, frames[i].method);
-        if (index < 0) { /* out of memory */
-            json_null(w);
-            continue;
-        }
-        const method_entry *e = lookup(jni, frames[i].method);
-        char ref[56];
-        size_t n = 0;
-        ref[n++] = '[';
-        n += json_format_int(index, ref + n);
-        ref[n++] = ',';
-        n += json_format_int(e->native ? -2 : frames_line_at(e->lines, e->line_count, frames[i].location), ref + n);
-        ref[n++] = ']';
-        json_fragment(w, ref, n);
+int stack_memo_init(stack_memo *memo, jint max_depth) {
+    memo->frames = malloc((size_t)max_depth * sizeof *memo->frames);
+    memo->nodes = malloc((size_t)max_depth * sizeof *memo->nodes);
+    memo->count = 0;
+    if (memo->frames == NULL || memo->nodes == NULL) {
+        stack_memo_free(memo);
+        return -1;
     }
-    json_end_array(w);
+    return 0;
+}
+
+void stack_memo_free(stack_memo *memo) {
+    free(memo->frames);
+    free(memo->nodes);
+    memset(memo, 0, sizeof *memo);
+}
+
+int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
+                         const jvmtiFrameInfo *frames, jint count) {
+    jint shared = 0;
+    while (shared < count && shared < memo->count && frames[count - 1 - shared].method == memo->frames[shared].method
+            && frames[count - 1 - shared].location == memo->frames[shared].location) {
+        shared++;
+    }
+    int32_t node = shared > 0 ? memo->nodes[shared - 1] : STACK_TREE_ROOT;
+    for (jint k = shared; k < count && node != STACK_TREE_FULL; k++) {
+        const jvmtiFrameInfo *frame = &frames[count - 1 - k];
+        const method_entry *e = lookup(jni, frame->method);
+        int32_t line = e->native ? -2 : frames_line_at(e->lines, e->line_count, frame->location);
+        node = stack_tree_add(tree, node, method_index_of(methods, frame->method), line);
+        memo->frames[k] = *frame;
+        memo->nodes[k] = node;
+    }
+    memo->count = node == STACK_TREE_FULL ? 0 : count;
+    return node;
 }
 
 void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods) {

@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "method_index.h"
+#include "stack_tree.h"
 
 /* The stack depth a request gets when it names none, and the most it may ask for. */
 #define FRAMES_DEFAULT_DEPTH 8192
@@ -21,10 +22,26 @@ int64_t frames_wall_millis(void);
  * unknown and -2 for a native method. */
 void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
 
-/* Writes frames as a JSON array of [method, line] referring to a frame table: method is the
- * method's index in methods (added when new), line as above; null for a frame that could not be
- * indexed (out of memory). The table itself is written by frames_write_methods. */
-void frames_write_refs(json_writer *w, JNIEnv *jni, method_index *methods, const jvmtiFrameInfo *frames, jint count);
+/* The last stack added to a tree, bottom frame first, with the node each frame became. A stack
+ * that shares its bottom frames with the one before (as the threads of a pool do) reuses those
+ * nodes without resolving anything: most frames of a large dump cost a comparison. */
+typedef struct {
+    jvmtiFrameInfo *frames;
+    int32_t *nodes;
+    jint count;
+} stack_memo;
+
+/* Room for stacks of up to max_depth frames; returns 0, or -1 when out of memory. */
+int stack_memo_init(stack_memo *memo, jint max_depth);
+void stack_memo_free(stack_memo *memo);
+
+/* Adds a stack (top frame first, at most the memo's max_depth) to the answer's tree, from its
+ * bottom frame up: each node is a method (its index in methods, added when new; -1 when it could
+ * not be indexed) at a line (as above). Returns the top node, STACK_TREE_ROOT for a stack without
+ * frames, or STACK_TREE_FULL when out of memory. The method table itself is written by
+ * frames_write_methods. */
+int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
+                         const jvmtiFrameInfo *frames, jint count);
 
 /* Writes the frame table: [{"class","method","file","native"}, ...] in index order; null for a
  * method that could not be resolved (out of memory). */

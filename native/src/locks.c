@@ -9,10 +9,13 @@
 #include "thread_facts.h"
 
 /* Threads per ThreadMXBean call (one safepoint each). A safepoint also costs time per thread
- * alive in the JVM, however few it looks at, so with many threads the batches grow: at most
- * MANAGEMENT_BATCHES of them, each of at least MANAGEMENT_BATCH threads. */
+ * alive in the JVM, however few it looks at, so with many threads the batches grow: about
+ * MANAGEMENT_BATCHES of them (a few more where walk depths differ), each of at least
+ * MANAGEMENT_BATCH threads. */
 #define MANAGEMENT_BATCH 64
 #define MANAGEMENT_BATCHES 16
+/* Walks up to this many frames deeper than needed cost next to nothing beside a safepoint. */
+#define SHALLOW_WALK 32
 
 /* JNI handles for the management path and for parked threads, looked up once per agent run. */
 static struct {
@@ -395,9 +398,16 @@ static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t 
     }
     qsort(todo, walks, sizeof *todo, by_depth);
     size_t batch_size = count / MANAGEMENT_BATCHES > MANAGEMENT_BATCH ? count / MANAGEMENT_BATCHES : MANAGEMENT_BATCH;
+    jint batch_floor = 0;
     for (size_t i = 0; i < walks; i++) {
+        if (n == 0) {
+            batch_floor = todo[i].depth;
+        }
         batch[n++] = todo[i].index;
-        if (n == batch_size || i + 1 == walks) {
+        /* a batch also ends before a thread that needs a much deeper walk than its shallowest, so
+         * that a few threads looked at whole do not make a deep walk of many that need their top */
+        int deeper_next = i + 1 < walks && todo[i + 1].depth > 2 * batch_floor + SHALLOW_WALK;
+        if (n == batch_size || i + 1 == walks || deeper_next) {
             status |= collect_management_batch(jni, subjects, batch, n, todo[i].depth, want_owned, facts);
             n = 0;
         }

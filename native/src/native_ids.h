@@ -1,30 +1,27 @@
 /* Native thread ids (the `nid` of a thread dump). JVMTI does not expose them, so they are
- * matched from /proc/self/task: HotSpot names each OS thread after its Java thread (first 15
- * bytes); threads with the same name are told apart by the CPU time the kernel counted. */
+ * matched from /proc/self/task: HotSpot names each OS thread after its Java thread (the first 15
+ * bytes of the modified UTF-8 JVMTI gives); threads with the same name are told apart by the CPU
+ * time the kernel counted. A match is remembered for the thread's life (see native_ids.c). One
+ * caller at a time: the agent thread. */
 #ifndef JVMTICLI_NATIVE_IDS_H
 #define JVMTICLI_NATIVE_IDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 typedef struct {
-    pid_t tid;
-    char comm[16];
-    int64_t cpu_nanos;
-    int taken;
-} task_entry;
+    int64_t java_id;     /* java.lang.Thread's tid */
+    const char *name;    /* modified UTF-8, as JVMTI gives it */
+    int64_t cpu_nanos;   /* -1 when unknown */
+    pid_t nid;           /* set by native_ids_resolve: 0 when no task matches */
+} nid_query;
 
-typedef struct {
-    task_entry *tasks;
-    size_t count;
-} task_table;
+/* Sets each query's nid. complete: the queries are every live thread, so remembered matches of
+ * threads not among them (ended) are forgotten. */
+void native_ids_resolve(nid_query *queries, size_t count, int complete);
 
-/* Reads this process's tasks; returns 0, or -1 (then the table is empty). */
-int task_table_load(task_table *table);
-
-/* The tid of the task best matching a Java thread, or 0 when none does. */
-pid_t task_table_match(task_table *table, const char *utf8_name, int64_t cpu_nanos);
-
-void task_table_free(task_table *table);
+/* Forgets every remembered match (agent shutdown). */
+void native_ids_forget(void);
 
 #endif

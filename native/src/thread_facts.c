@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "agent.h"
-#include "mutf8.h"
 #include "thread_state.h"
 
 /* Read from the field, not through getId(): a Thread subclass may override getId() with code
@@ -98,10 +97,4 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid) {
         json_key(w, "agent");
         json_bool(w, 1);
     }
-}
-
-pid_t thread_facts_nid(task_table *tasks, const thread_facts *facts) {
-    char utf8_name[64];
-    mutf8_to_utf8(facts->name, utf8_name, sizeof utf8_name);
-    return task_table_match(tasks, utf8_name, facts->cpu_nanos);
 }

@@ -7,7 +7,6 @@
 #include <sys/types.h>
 
 #include "json.h"
-#include "native_ids.h"
 
 typedef struct {
     jlong id;          /* java.lang.Thread.getId() */
@@ -28,9 +27,6 @@ void thread_facts_free(thread_facts *facts);
 
 /* Writes the facts as fields of the JSON object being written. nid 0 means unknown. */
 void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid);
-
-/* The native thread id of the thread these facts describe, matched in tasks (0 when unknown). */
-pid_t thread_facts_nid(task_table *tasks, const thread_facts *facts);
 
 /* Java thread id of a thread (-1 when the call fails). */
 jlong thread_java_id(JNIEnv *jni, jthread thread);

@@ -30,7 +30,9 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     set->facts = calloc(room, sizeof *set->facts);
     set->subjects = calloc(room, sizeof *set->subjects);
     set->locks = calloc(room, sizeof *set->locks);
-    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL) {
+    set->nids = calloc(room, sizeof *set->nids);
+    set->complete = request_get(req, "threads") == NULL;
+    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL || set->nids == NULL) {
         thread_set_free(jni, set);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
@@ -50,6 +52,21 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     return JVMTI_ERROR_NONE;
 }
 
+void thread_set_find_nids(thread_set *set) {
+    nid_query *queries = malloc((set->count > 0 ? set->count : 1) * sizeof *queries);
+    if (queries == NULL) {
+        return; /* every nid stays 0, "not matched" */
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        queries[i] = (nid_query) { set->facts[i].id, set->facts[i].name, set->facts[i].cpu_nanos, 0 };
+    }
+    native_ids_resolve(queries, set->count, set->complete);
+    for (size_t i = 0; i < set->count; i++) {
+        set->nids[i] = queries[i].nid;
+    }
+    free(queries);
+}
+
 void thread_set_free(JNIEnv *jni, thread_set *set) {
     for (size_t i = 0; i < set->count; i++) {
         thread_facts_free(&set->facts[i]);
@@ -65,5 +82,6 @@ void thread_set_free(JNIEnv *jni, thread_set *set) {
     free(set->facts);
     free(set->subjects);
     free(set->locks);
+    free(set->nids);
     memset(set, 0, sizeof *set);
 }

@@ -2,20 +2,17 @@
 #include "agent.h"
 #include "commands.h"
 #include "locks.h"
-#include "native_ids.h"
 #include "thread_set.h"
 
 void cmd_threads(command_ctx *ctx) {
     thread_set set;
-    task_table tasks;
     jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
         return;
     }
     int lock_status = locks_collect(ctx->jni, set.subjects, set.count, 0, 0, set.locks);
-    /* On failure the table is empty: every nid is then 0, "not matched", and the rest stands. */
-    (void)task_table_load(&tasks);
+    thread_set_find_nids(&set);
     command_result(ctx);
     json_begin_object(ctx->out);
     json_key(ctx->out, "lockFactsComplete");
@@ -24,12 +21,11 @@ void cmd_threads(command_ctx *ctx) {
     json_begin_array(ctx->out);
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
-        thread_facts_write(ctx->out, &set.facts[i], thread_facts_nid(&tasks, &set.facts[i]));
+        thread_facts_write(ctx->out, &set.facts[i], set.nids[i]);
         locks_write(ctx->out, &set.locks[i], 0);
         json_end_object(ctx->out);
     }
     json_end_array(ctx->out);
     json_end_object(ctx->out);
-    task_table_free(&tasks);
     thread_set_free(ctx->jni, &set);
 }

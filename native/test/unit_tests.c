@@ -1,4 +1,5 @@
 /* Unit tests of the agent's pure parts, run under AddressSanitizer and UBSan by the build. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,9 @@
 #include "method_index.h"
 #include "perf_map.h"
 #include "mutf8.h"
+#include "native_ids.h"
 #include "request.h"
+#include "stack_tree.h"
 #include "thread_state.h"
 
 static int passed;
@@ -403,6 +406,116 @@ static void test_method_index(void) {
     method_index_free(&t);
 }
 
+static void test_stack_tree(void) {
+    stack_tree t;
+    stack_tree_init(&t);
+    /* two stacks sharing their two bottom frames: main <- run <- park and main <- run <- sleep */
+    int32_t bottom = stack_tree_add(&t, STACK_TREE_ROOT, 0, 10);
+    int32_t run = stack_tree_add(&t, bottom, 1, 20);
+    int32_t park = stack_tree_add(&t, run, 2, -2);
+    CHECK(bottom == 0 && run == 1 && park == 2);
+    CHECK(stack_tree_add(&t, STACK_TREE_ROOT, 0, 10) == bottom);
+    CHECK(stack_tree_add(&t, bottom, 1, 20) == run);
+    CHECK(stack_tree_add(&t, run, 3, -2) == 3);
+    CHECK(stack_tree_add(&t, bottom, 1, 21) == 4); /* another line is another node */
+    CHECK(stack_tree_add(&t, run, 2, -2) == park);
+    sink_buffer b;
+    start(&b);
+    stack_tree_write(&writer, &t);
+    CHECK(json_flush(&writer) == 0);
+    CHECK(strcmp(b.data, "[[-1,0,10],[0,1,20],[1,2,-2],[1,3,-2],[0,1,21]]") == 0);
+    free(b.data);
+    stack_tree_free(&t);
+
+    /* a deep chain grows the table through many doublings; every node keeps its index */
+    stack_tree_init(&t);
+    enum { N = 20000 };
+    int ok = 1;
+    int32_t node = STACK_TREE_ROOT;
+    for (int32_t i = 0; i < N; i++) {
+        int32_t next = stack_tree_add(&t, node, i % 7, i);
+        ok &= next == i;
+        node = next;
+    }
+    CHECK(ok);
+    CHECK(t.count == N && t.capacity >= 2 * N);
+    int again = 1;
+    node = STACK_TREE_ROOT;
+    for (int32_t i = 0; i < N; i++) {
+        again &= stack_tree_add(&t, node, i % 7, i) == i && t.nodes[i].parent == node;
+        node = i;
+    }
+    CHECK(again && t.count == N);
+    stack_tree_free(&t);
+    CHECK(t.count == 0 && t.nodes == NULL && t.slots == NULL);
+}
+
+/* Threads named as a test wants, parked until it is done with them. */
+static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t named_done = PTHREAD_COND_INITIALIZER;
+static int named_release;
+
+static void *named_thread(void *tid_out) {
+    *(pid_t *)tid_out = gettid();
+    pthread_mutex_lock(&named_lock);
+    while (!named_release) {
+        pthread_cond_wait(&named_done, &named_lock);
+    }
+    pthread_mutex_unlock(&named_lock);
+    return NULL;
+}
+
+/* The nid of one thread, asked as a request about all threads or about some. */
+static pid_t nid_of(int64_t java_id, const char *name, int complete) {
+    nid_query query = { java_id, name, 0, -1 };
+    native_ids_resolve(&query, 1, complete);
+    return query.nid;
+}
+
+static void test_native_ids(void) {
+    enum { N = 4 };
+    const char *names[N] = { "ids-alpha", "ids-beta", "ids-twin-thread", "ids-twin-thread" }; /* at most 15 bytes */
+    pthread_t threads[N];
+    volatile pid_t tids[N] = { 0 };
+    for (int i = 0; i < N; i++) {
+        CHECK(pthread_create(&threads[i], NULL, named_thread, (void *)&tids[i]) == 0);
+        CHECK(pthread_setname_np(threads[i], names[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) {
+        while (tids[i] == 0) {
+            usleep(1000);
+        }
+    }
+    nid_query all[3] = { { 1, "ids-alpha", 0, 0 }, { 2, "ids-beta", 0, 0 }, { 3, "ids-nobody", 0, 0 } };
+    native_ids_resolve(all, 3, 1);
+    CHECK(all[0].nid == tids[0] && all[1].nid == tids[1] && all[2].nid == 0);
+
+    /* a Java thread keeps its OS thread: once matched, a rename does not move it */
+    CHECK(pthread_setname_np(threads[0], "ids-renamed") == 0);
+    CHECK(nid_of(1, "ids-alpha", 0) == tids[0]);
+    CHECK(nid_of(4, "ids-renamed", 0) == 0); /* the task is Java thread 1's */
+
+    /* a complete request without thread 1 forgets it (it ended): it is matched by name again */
+    CHECK(nid_of(2, "ids-beta", 1) == tids[1]);
+    CHECK(nid_of(1, "ids-alpha", 0) == 0);
+    CHECK(nid_of(1, "ids-renamed", 0) == tids[0]);
+
+    /* names cut to the same 15 bytes: each twin gets one of the two tasks, a different one */
+    nid_query twins[2] = { { 5, "ids-twin-thread-1-long", 0, 0 }, { 6, "ids-twin-thread-2-long", 0, 0 } };
+    native_ids_resolve(twins, 2, 0);
+    CHECK(twins[0].nid != twins[1].nid);
+    CHECK((twins[0].nid == tids[2] || twins[0].nid == tids[3]) && (twins[1].nid == tids[2] || twins[1].nid == tids[3]));
+
+    pthread_mutex_lock(&named_lock);
+    named_release = 1;
+    pthread_cond_broadcast(&named_done);
+    pthread_mutex_unlock(&named_lock);
+    for (int i = 0; i < N; i++) {
+        pthread_join(threads[i], NULL);
+    }
+    native_ids_forget();
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -418,6 +531,8 @@ int main(void) {
     test_perf_map_symbols();
     test_perf_map_file();
     test_method_index();
+    test_stack_tree();
+    test_native_ids();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

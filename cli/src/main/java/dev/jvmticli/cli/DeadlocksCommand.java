@@ -16,7 +16,7 @@ final class DeadlocksCommand implements Callable<Integer> {
     private final CliContext context;
 
     @Mixin
-    TargetOption target;
+    TargetOption target = new TargetOption();
 
     @Option(names = "--json", description = "Print one JSON document.")
     boolean json;

@@ -1,25 +1,26 @@
 package dev.jvmticli.cli;
 
-import dev.jvmticli.attach.TargetProcess;
-import dev.jvmticli.client.AgentClient;
-import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.demo.DemoTarget;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
-import dev.jvmticli.render.ThreadTable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 @Command(name = "demo", mixinStandardHelpOptions = true, description = "Start a small sample JVM in known states, show its threads, and stop it.")
 final class DemoCommand implements Callable<Integer> {
+    /**
+     * What the demo runs on its JVM. The build's class-data-sharing archive is made from a demo
+     * run, so these are also the commands whose classes a cold start finds ready.
+     */
+    private static final List<String> DEMO_COMMANDS = List.of("threads", "deadlocks");
+
     private final CliContext context;
 
     DemoCommand(CliContext context) {
@@ -33,14 +34,15 @@ final class DemoCommand implements Callable<Integer> {
             long pid = awaitReady(demo);
             context.out().println("Started a demo JVM (pid " + pid + "): a busy thread, a sleeper, a waiter, blocked and parked threads, and a deadlock.");
             context.out().println();
-            context.out().println("$ jvmti-cli threads " + pid);
-            try (AgentClient client = context.connect(TargetProcess.of(pid))) {
-                List<ThreadEntry> threads = client.threads().threads().stream()
-                        .sorted(Comparator.comparingLong(ThreadEntry::id)).toList();
-                ThreadTable.print(context.out(), threads);
+            for (String command : DEMO_COMMANDS) {
+                context.out().println("$ jvmti-cli " + command + " " + pid);
+                int exit = BareCommand.run(context, command, BareCommand.of(context, new String[] {command, Long.toString(pid)}));
+                if (exit != ExitCode.OK.code() && exit != ExitCode.DEADLOCK_FOUND.code()) {
+                    return exit;
+                }
+                context.out().println();
             }
-            context.out().println();
-            context.out().println("Stopped the demo JVM. Try it on your own: jvmti-cli threads <pid> (find pids with jps).");
+            context.out().println("Stopped the demo JVM. Try it on your own: jvmti-cli threads <pid>, stacks <pid> (find pids with jvmti-cli list).");
         } finally {
             demo.destroyForcibly();
         }

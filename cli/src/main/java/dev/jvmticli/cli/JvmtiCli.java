@@ -127,24 +127,8 @@ public final class JvmtiCli implements Callable<Integer> {
         }
         commandLine.setOut(context.out());
         commandLine.setErr(context.err());
-        commandLine.setExecutionExceptionHandler((exception, failed, parseResult) -> {
-            context.out().flush(); // what was printed before the failure comes first
-            if (exception instanceof CliFailure failure) {
-                context.err().println("jvmti-cli: " + failure.getMessage());
-                if (failure.exitCode() == ExitCode.USAGE) {
-                    context.err().println("Try '" + failed.getCommandSpec().qualifiedName() + " --help'.");
-                }
-                if (context.verbose()) {
-                    exception.printStackTrace(context.err());
-                }
-                return failure.exitCode().code();
-            }
-            context.err().println("jvmti-cli: internal error: " + exception);
-            if (context.verbose()) {
-                exception.printStackTrace(context.err());
-            }
-            return ExitCode.FAILURE.code();
-        });
+        commandLine.setExecutionExceptionHandler((exception, failed, parseResult) ->
+                FailureReport.print(context, exception, failed.getCommandSpec().qualifiedName()));
         commandLine.setParameterExceptionHandler((exception, args) -> {
             CommandLine failed = exception.getCommandLine();
             context.err().println("jvmti-cli: " + exception.getMessage());

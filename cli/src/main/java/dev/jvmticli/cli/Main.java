@@ -6,6 +6,7 @@ import java.io.FileOutputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
 
 /** The launcher's entry point. */
 public final class Main {
@@ -20,9 +21,18 @@ public final class Main {
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(
                 new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
-        int exit = JvmtiCli.commandLineFor(new CliContext(out, err), args).execute(args);
+        int exit = run(new CliContext(out, err), args);
         out.flush();
         err.flush();
         System.exit(exit);
+    }
+
+    /**
+     * One run of the command line: a bare {@code <command> <pid>} directly (see {@link BareCommand}),
+     * any other through picocli. JvmtiCli, and with it picocli, is loaded only on that second path.
+     */
+    public static int run(CliContext context, String[] args) {
+        Callable<Integer> bare = BareCommand.of(context, args);
+        return bare != null ? BareCommand.run(context, args[0], bare) : JvmtiCli.commandLineFor(context, args).execute(args);
     }
 }

@@ -21,7 +21,7 @@ final class MonitorsCommand implements Callable<Integer> {
     private final CliContext context;
 
     @Mixin
-    TargetOption target;
+    TargetOption target = new TargetOption();
 
     @Option(names = "--by-lock", description = "One entry per lock: owner, threads waiting to enter, threads waiting to be notified; most contended first.")
     boolean byLock;

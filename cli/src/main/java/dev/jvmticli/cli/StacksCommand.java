@@ -26,13 +26,13 @@ final class StacksCommand implements Callable<Integer> {
     private final CliContext context;
 
     @Mixin
-    TargetOption target;
+    TargetOption target = new TargetOption();
 
     @Mixin
-    ThreadSelection selection;
+    ThreadSelection selection = new ThreadSelection();
 
     @Mixin
-    ThreadKinds kinds;
+    ThreadKinds kinds = new ThreadKinds();
 
     @Option(names = {"-l", "--locks"}, description = "Also list each thread's locked ownable synchronizers (as jstack -l).")
     boolean synchronizers;
@@ -40,8 +40,8 @@ final class StacksCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document.")
     boolean json;
 
-    @Option(names = "--max-depth", paramLabel = "N", defaultValue = "8192", description = "At most N frames per thread (default: ${DEFAULT-VALUE}).")
-    int maxDepth;
+    @Option(names = "--max-depth", paramLabel = "N", description = "At most N frames per thread (default: ${DEFAULT-VALUE}).")
+    int maxDepth = 8192;
 
     @Option(names = "--group", negatable = true,
             description = "Collapse threads with identical stacks into one entry with a count (the default with --virtual or --all "

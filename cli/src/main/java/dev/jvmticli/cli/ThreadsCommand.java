@@ -34,10 +34,10 @@ final class ThreadsCommand implements Callable<Integer> {
     private final CliContext context;
 
     @Mixin
-    TargetOption target;
+    TargetOption target = new TargetOption();
 
     @Mixin
-    ThreadKinds kinds;
+    ThreadKinds kinds = new ThreadKinds();
 
     @Option(names = "--json", description = "Print one JSON document instead of a table.")
     boolean json;
@@ -52,15 +52,15 @@ final class ThreadsCommand implements Callable<Integer> {
     @Option(names = "--name", paramLabel = "GLOB", completionCandidates = ThreadCompletion.class, description = "Only threads whose name matches the glob (* and ?).")
     String nameGlob;
 
-    @Option(names = "--sort", paramLabel = "KEY", defaultValue = "id", description = "Sort by cpu, name, state or id (default: ${DEFAULT-VALUE}).")
-    SortKey sort;
+    @Option(names = "--sort", paramLabel = "KEY", description = "Sort by cpu, name, state or id (default: ${DEFAULT-VALUE}).")
+    SortKey sort = SortKey.id;
 
     @Option(names = "--top", paramLabel = "N", description = "Show the N busiest threads by CPU used during --interval.")
     Integer top;
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
             description = "The measuring interval of --top (default: ${DEFAULT-VALUE}).")
-    Duration interval;
+    Duration interval = Duration.ofSeconds(1);
 
     ThreadsCommand(CliContext context) {
         this.context = context;

@@ -1,9 +1,11 @@
 package dev.jvmticli.client;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,21 +13,23 @@ import java.util.Map;
 /**
  * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks}) straight
  * from the token stream with jackson-core, without Jackson databind: a CLI run that only prints
- * text never loads databind, and a dump of thousands of threads is bound in one pass. The frames
- * of {@code stacks} come as {@code [method, line]} into the answer's frame table ({@code methods},
- * each distinct method once, after the threads): they are resolved once everything is read, and
- * identical frames (the same method and line, as in thousands of threads parked in the same pool)
- * become one shared {@link Frame}, so memory follows the distinct frames rather than the total.
- * Repeated strings become one String. Unknown fields are skipped, as databind would with
+ * text never loads databind, and a dump of thousands of threads is bound in one pass. A thread of
+ * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
+ * line, each distinct call path once, with {@code methods}, each distinct method once, after the
+ * threads): frames are resolved once everything is read. Lock facts come last, in {@code locks},
+ * one entry per thread in the threads' order. Repeated strings become one String. Unknown fields are skipped, as databind would with
  * FAIL_ON_UNKNOWN_PROPERTIES off. One reader per answer.
  */
 final class AnswerReader {
     private final JsonParser p;
     private final Map<String, String> strings = new HashMap<>();
 
-    /** A thread of a {@code stacks} answer whose frames still refer to the frame table. */
-    private record PendingStack(ThreadEntry thread, long[] frames, boolean truncated, List<LockedMonitor> locked,
-                                WaitingFor waitingFor) {
+    /** A thread of a {@code stacks} answer whose frames are still its top node in the stack tree; null when no frames were asked for. */
+    private record PendingStack(ThreadEntry thread, Integer top, boolean truncated) {
+    }
+
+    /** What a thread owns and waits for, from the {@code locks} section of a {@code stacks} answer. */
+    private record Locks(List<LockedMonitor> locked, WaitingFor waitingFor) {
     }
 
     /** A method of the frame table; a frame is it at a line. */
@@ -114,7 +118,9 @@ final class AnswerReader {
         String lockSource = null;
         boolean complete = false;
         List<PendingStack> threads = List.of();
+        int[] nodes = new int[0];
         List<Method> methods = List.of();
+        List<Locks> locks = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -130,72 +136,161 @@ final class AnswerReader {
                         threads.add(threadStack());
                     }
                 }
+                case "nodes" -> nodes = nodes();
                 case "methods" -> methods = methods();
+                case "locks" -> locks = locks();
                 default -> p.skipChildren();
             }
         }
-        return new StackDump(time, lockSource, complete, resolve(threads, methods));
+        if (locks == null || locks.size() != threads.size()) {
+            // protocol 1 changed with the stack tree: the CLI ships with its agent, but a JVM may
+            // still hold one from an earlier build
+            throw new JsonParseException(p, (locks == null ? "no" : locks.size()) + " lock entries for " + threads.size()
+                    + " threads: an agent from an earlier build? detach it and run again");
+        }
+        return new StackDump(time, lockSource, complete, resolve(threads, new StackTree(nodes, methods), locks));
     }
 
-    /** Frames resolved against the frame table, one shared Frame per method and line. */
-    private List<ThreadStack> resolve(List<PendingStack> pending, List<Method> methods) throws IOException {
-        Map<Long, Frame> frames = new HashMap<>();
-        List<ThreadStack> threads = new ArrayList<>(pending.size());
-        for (PendingStack t : pending) {
-            List<Frame> stack = null;
-            if (t.frames() != null) {
-                Frame[] resolved = new Frame[t.frames().length];
-                for (int i = 0; i < resolved.length; i++) {
-                    long ref = t.frames()[i];
-                    Frame frame = frames.get(ref);
-                    if (frame == null) {
-                        frame = frame(ref, methods);
-                        frames.put(ref, frame);
-                    }
-                    resolved[i] = frame;
+    /** The lock facts of each thread, in the order of the threads (written after them: see stacks.c). */
+    private List<Locks> locks() throws IOException {
+        List<Locks> locks = new ArrayList<>();
+        expect(JsonToken.START_ARRAY);
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            expect(JsonToken.START_OBJECT);
+            List<LockedMonitor> locked = null;
+            WaitingFor waitingFor = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                switch (field) {
+                    case "locked" -> locked = locked();
+                    case "waitingFor" -> waitingFor = waitingFor();
+                    default -> p.skipChildren();
                 }
-                stack = java.util.Arrays.asList(resolved);
             }
-            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), t.locked(), t.waitingFor()));
+            locks.add(new Locks(locked, waitingFor));
+        }
+        return locks;
+    }
+
+    /** Each thread's frames from the stack tree, and its lock facts. */
+    private List<ThreadStack> resolve(List<PendingStack> pending, StackTree tree, List<Locks> locks) throws IOException {
+        List<ThreadStack> threads = new ArrayList<>(pending.size());
+        for (int n = 0; n < pending.size(); n++) {
+            PendingStack t = pending.get(n);
+            List<Frame> stack = t.top() == null ? null : tree.stack(t.top());
+            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), locks.get(n).locked(), locks.get(n).waitingFor()));
         }
         return threads;
     }
 
-    private Frame frame(long ref, List<Method> methods) throws IOException {
-        int index = (int) (ref >> 32);
-        int line = (int) ref;
-        if (index == -1) { // a frame the agent could not index (out of memory)
-            return new Frame(null, null, null, -1, false);
+    /**
+     * The answer's stack tree: node i is {@code nodes[3i..3i+2]} = parent, method, line, and a
+     * parent always comes before its children. Threads whose stacks end at the same node get the
+     * same list, and all frames of one method and line are one Frame, so memory follows the
+     * distinct frames rather than the total.
+     */
+    private final class StackTree {
+        private final int[] nodes;
+        private final List<Method> methods;
+        private final Frame[] frames;
+        private final Map<Integer, List<Frame>> stacks = new HashMap<>();
+        private final Map<Long, Frame> shared = new HashMap<>();
+
+        StackTree(int[] nodes, List<Method> methods) {
+            this.nodes = nodes;
+            this.methods = methods;
+            this.frames = new Frame[nodes.length / 3];
         }
-        if (index < 0 || index >= methods.size()) {
-            throw new com.fasterxml.jackson.core.JsonParseException(p, "frame refers to method " + index + " of "
-                    + methods.size());
+
+        List<Frame> stack(int top) throws IOException {
+            if (top < -1 || top >= frames.length) {
+                throw new JsonParseException(p, "a stack ends at node " + top + " of " + frames.length);
+            }
+            List<Frame> stack = stacks.get(top);
+            if (stack == null) {
+                int depth = 0;
+                for (int node = top; node >= 0; node = nodes[3 * node]) {
+                    depth++;
+                }
+                Frame[] list = new Frame[depth];
+                int i = 0;
+                for (int node = top; node >= 0; node = nodes[3 * node]) {
+                    list[i++] = frame(node);
+                }
+                stack = Arrays.asList(list);
+                stacks.put(top, stack);
+            }
+            return stack;
         }
-        Method m = methods.get(index);
-        return m == null ? new Frame(null, null, null, line, false) : new Frame(m.className(), m.method(), m.file(), line,
-                m.nativeMethod());
+
+        private Frame frame(int node) throws IOException {
+            if (frames[node] == null) {
+                int method = nodes[3 * node + 1];
+                int line = nodes[3 * node + 2];
+                frames[node] = shared.computeIfAbsent((long) method << 32 | (line & 0xFFFFFFFFL), k -> newFrame(method, line));
+                if (frames[node] == null) {
+                    throw new JsonParseException(p, "node " + node + " refers to method " + method + " of " + methods.size());
+                }
+            }
+            return frames[node];
+        }
+
+        /** The frame of a method at a line; null when the method is not in the table. */
+        private Frame newFrame(int method, int line) {
+            if (method == -1) { // a method the agent could not index (out of memory)
+                return new Frame(null, null, null, line, false);
+            }
+            if (method < 0 || method >= methods.size()) {
+                return null;
+            }
+            Method m = methods.get(method);
+            return m == null ? new Frame(null, null, null, line, false)
+                    : new Frame(m.className(), m.method(), m.file(), line, m.nativeMethod());
+        }
+    }
+
+    /** [[parent, method, line], ...] flattened; every parent comes before its node. */
+    private int[] nodes() throws IOException {
+        expect(JsonToken.START_ARRAY);
+        int[] nodes = new int[3 * 256];
+        int count = 0;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            expect(JsonToken.START_ARRAY);
+            if (count + 3 > nodes.length) {
+                nodes = Arrays.copyOf(nodes, nodes.length * 2);
+            }
+            for (int k = 0; k < 3; k++) {
+                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
+                nodes[count + k] = p.getIntValue();
+            }
+            expect(p.nextToken(), JsonToken.END_ARRAY);
+            if (nodes[count] < -1 || nodes[count] >= count / 3) {
+                throw new JsonParseException(p, "node " + count / 3 + " has parent " + nodes[count]);
+            }
+            count += 3;
+        }
+        return Arrays.copyOf(nodes, count);
     }
 
     private PendingStack threadStack() throws IOException {
         expect(JsonToken.START_OBJECT);
         ThreadEntry thread = null;
-        long[] stack = null;
+        Integer top = null;
         boolean truncated = false;
-        List<LockedMonitor> locked = null;
-        WaitingFor waitingFor = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
             switch (field) {
                 case "thread" -> thread = threadEntry();
-                case "frames" -> stack = frameRefs();
+                case "stack" -> top = p.getValueAsInt(-1);
                 case "truncated" -> truncated = p.getValueAsBoolean(false);
-                case "locked" -> locked = locked();
-                case "waitingFor" -> waitingFor = waitingFor();
+                case "frames" -> throw new JsonParseException(p,
+                        "frames written in each thread, by an agent from an earlier build: detach it and run again");
                 default -> p.skipChildren();
             }
         }
-        return new PendingStack(thread, stack, truncated, locked, waitingFor);
+        return new PendingStack(thread, top, truncated);
     }
 
     private ThreadEntry threadEntry() throws IOException {
@@ -243,39 +338,6 @@ final class AnswerReader {
 
     private Long optionalLong() throws IOException {
         return p.currentToken() == JsonToken.VALUE_NULL ? null : p.getValueAsLong(0);
-    }
-
-    /** [[method, line], ...] as method << 32 | line; a null entry (not indexed) has method -1. */
-    private long[] frameRefs() throws IOException {
-        if (p.currentToken() == JsonToken.VALUE_NULL) {
-            return null;
-        }
-        expect(JsonToken.START_ARRAY);
-        long[] refs = new long[16];
-        int count = 0;
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            long method = -1;
-            int line = -1;
-            if (p.currentToken() == JsonToken.START_OBJECT) {
-                // protocol 1 changed with the frame table: the CLI ships with its agent, but a JVM
-                // may still hold one from a build before it
-                throw new com.fasterxml.jackson.core.JsonParseException(p,
-                        "frames written one object each, by an agent from before the frame table: detach it and run again");
-            }
-            if (p.currentToken() != JsonToken.VALUE_NULL) {
-                expect(JsonToken.START_ARRAY);
-                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
-                method = p.getIntValue();
-                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
-                line = p.getIntValue();
-                expect(p.nextToken(), JsonToken.END_ARRAY);
-            }
-            if (count == refs.length) {
-                refs = java.util.Arrays.copyOf(refs, count * 2);
-            }
-            refs[count++] = method << 32 | (line & 0xFFFFFFFFL);
-        }
-        return java.util.Arrays.copyOf(refs, count);
     }
 
     /** The frame table: [{"class","method","file","native"}, ...]; null for a method the agent could not resolve. */
@@ -388,7 +450,7 @@ final class AnswerReader {
 
     private void expect(JsonToken found, JsonToken token) throws IOException {
         if (found != token) {
-            throw new com.fasterxml.jackson.core.JsonParseException(p, "expected " + token + ", found " + found);
+            throw new JsonParseException(p, "expected " + token + ", found " + found);
         }
     }
 }

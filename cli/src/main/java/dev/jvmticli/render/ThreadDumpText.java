@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -44,8 +45,9 @@ public final class ThreadDumpText {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
         Map<Long, List<LockRef>> owned = dev.jvmticli.analysis.LockTable.synchronizersByOwner(dump);
+        Map<Frame, String> frameLines = new IdentityHashMap<>();
         for (ThreadStack t : shown) {
-            printThread(out, t, byId);
+            printThread(out, t, byId, frameLines);
             if (synchronizers) {
                 printSynchronizers(out, owned.getOrDefault(t.thread().id(), List.of()));
             }
@@ -85,6 +87,14 @@ public final class ThreadDumpText {
      * (a large dump has hundreds of thousands of frame lines).
      */
     public static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId) {
+        printThread(out, t, byId, new IdentityHashMap<>());
+    }
+
+    /**
+     * As above, with the lines of frames already written: the answer shares one Frame object among
+     * all the frames of the same method and line, and a large dump repeats them by the thousand.
+     */
+    private static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, String> frameLines) {
         ThreadEntry thread = t.thread();
         StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());
         line(b.append(header(thread)));
@@ -102,7 +112,7 @@ public final class ThreadDumpText {
         List<Frame> frames = t.frames();
         List<LockedMonitor> locked = t.locked();
         for (int depth = 0; depth < frames.size(); depth++) {
-            line(appendFrame(b, frames.get(depth)));
+            line(b.append(frameLines.computeIfAbsent(frames.get(depth), ThreadDumpText::frameLine)));
             if (depth == 0 && t.waitingFor() != null) {
                 appendWait(b, t.waitingFor(), byId);
             }

@@ -19,25 +19,31 @@ class AnswerReaderTest {
         return new AnswerReader(parser).stackDump();
     }
 
-    /** The agent's shape: threads first, frames as [method, line], the frame table at the end. */
+    /**
+     * The agent's shape: threads first, each naming the top node of its stack; then the stack tree
+     * (parent, method, line), the method table, and each thread's lock facts. main and worker share
+     * their two bottom frames (nodes 0 and 1).
+     */
     private static final String DUMP = """
-            {"time":1700000000000,"lockSource":"management","lockFactsComplete":true,
+            {"time":1700000000000,"lockSource":"management",
              "threads":[
-              {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},
-               "frames":[[0,-2],[1,215],[2,42]],
-               "waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}},
-              {"thread":{"id":2,"name":"worker","state":"BLOCKED"},
-               "frames":[[1,215],[2,42],[2,43]],"truncated":true,
-               "locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
-              {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"frames":[]}],
+              {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},"stack":3},
+              {"thread":{"id":2,"name":"worker","state":"BLOCKED"},"stack":4,"truncated":true},
+              {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"stack":-1}],
+             "nodes":[[-1,2,43],[0,2,42],[1,1,215],[2,0,-2],[1,2,42]],
              "methods":[
               {"class":"jdk.internal.misc.Unsafe","method":"park","file":"Unsafe.java","native":true},
               {"class":"java.util.concurrent.locks.LockSupport","method":"park","file":"LockSupport.java","native":false},
-              {"class":"app.Main","method":"run","file":null,"native":false}]}
+              {"class":"app.Main","method":"run","file":null,"native":false}],
+             "lockFactsComplete":true,
+             "locks":[
+              {"locked":[],"waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}},
+              {"locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
+              {"locked":[]}]}
             """;
 
     @Test
-    void resolvesFramesAgainstTheFrameTableWrittenAfterTheThreads() throws IOException {
+    void resolvesStacksFromTheTreeAndTheMethodTable() throws IOException {
         StackDump dump = read(DUMP);
         assertEquals(1700000000000L, dump.time());
         assertEquals("management", dump.lockSource());
@@ -49,12 +55,14 @@ class AnswerReaderTest {
         assertEquals(List.of(
                 new Frame("jdk.internal.misc.Unsafe", "park", "Unsafe.java", -2, true),
                 new Frame("java.util.concurrent.locks.LockSupport", "park", "LockSupport.java", 215, false),
-                new Frame("app.Main", "run", null, 42, false)), main.frames());
+                new Frame("app.Main", "run", null, 42, false),
+                new Frame("app.Main", "run", null, 43, false)), main.frames());
         assertEquals("park", main.waitingFor().kind());
+        assertEquals(List.of(), main.locked());
 
         ThreadStack worker = dump.threads().get(1);
         assertEquals(List.of(
-                new Frame("java.util.concurrent.locks.LockSupport", "park", "LockSupport.java", 215, false),
+                new Frame("app.Main", "run", null, 42, false),
                 new Frame("app.Main", "run", null, 42, false),
                 new Frame("app.Main", "run", null, 43, false)), worker.frames());
         assertTrue(worker.truncated());
@@ -68,31 +76,63 @@ class AnswerReaderTest {
         StackDump dump = read(DUMP);
         List<Frame> main = dump.threads().get(0).frames();
         List<Frame> worker = dump.threads().get(1).frames();
-        assertSame(main.get(1), worker.get(0));
-        assertSame(main.get(2), worker.get(1));
-        assertSame(main.get(2).className(), worker.get(2).className());
+        assertSame(main.get(2), worker.get(1)); // the same node
+        assertSame(worker.get(0), worker.get(1)); // two nodes, one method and line
+        assertSame(main.get(2).className(), main.get(3).className());
     }
 
     @Test
-    void theFrameTableMayComeFirstAndFramesMayBeLeftOut() throws IOException {
+    void threadsEndingAtTheSameNodeShareTheirFrames() throws IOException {
         StackDump dump = read("""
-                {"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
-                 "threads":[{"thread":{"id":5,"name":"t","state":"RUNNABLE"},"frames":[[0,7],null]},
-                            {"thread":{"id":6,"name":"u","state":"RUNNABLE"}}],"time":1}
+                {"threads":[{"thread":{"id":5},"stack":1},{"thread":{"id":6},"stack":1},{"thread":{"id":7}}],
+                 "nodes":[[-1,0,7],[0,0,8]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
+                 "locks":[{},{},{}]}
                 """);
-        assertEquals(new Frame("a.B", "c", "B.java", 7, false), dump.threads().get(0).frames().get(0));
-        assertEquals(new Frame(null, null, null, -1, false), dump.threads().get(0).frames().get(1)); // not indexed
-        assertEquals(List.of(), dump.threads().get(1).frames());
+        assertSame(dump.threads().get(0).frames(), dump.threads().get(1).frames());
+        assertEquals(List.of(new Frame("a.B", "c", "B.java", 8, false), new Frame("a.B", "c", "B.java", 7, false)),
+                dump.threads().get(0).frames());
+        assertEquals(List.of(), dump.threads().get(2).frames(), "no frames asked for");
     }
 
     @Test
-    void aFrameOutsideTheTableOrInTheOlderShapeIsAnError() {
-        assertThrows(JsonParseException.class, () -> read("""
-                {"threads":[{"thread":{"id":5},"frames":[[1,7]]}],"methods":[{"class":"a.B","method":"c"}]}
-                """));
-        JsonParseException older = assertThrows(JsonParseException.class, () -> read("""
-                {"threads":[{"thread":{"id":5},"frames":[{"class":"a.B","method":"c","line":3}]}]}
-                """));
-        assertTrue(older.getOriginalMessage().contains("detach it and run again"), older.getOriginalMessage());
+    void aTreeOrTableThatDoesNotHoldTogetherIsAnError() {
+        String[] broken = {
+            // a stack ending past the tree
+            """
+            {"threads":[{"thread":{"id":5},"stack":2}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            """,
+            // a parent that comes after its child (a loop could follow)
+            """
+            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[0,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            """,
+            // a method outside the table
+            """
+            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[-1,1,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            """,
+            // lock facts for another number of threads
+            """
+            {"threads":[{"thread":{"id":5},"stack":-1}],"nodes":[],"methods":[],"locks":[{},{}]}
+            """};
+        for (String json : broken) {
+            assertThrows(JsonParseException.class, () -> read(json), json);
+        }
+    }
+
+    @Test
+    void anAnswerFromAnEarlierAgentAsksForADetach() {
+        String[] earlier = {
+            """
+            {"threads":[{"thread":{"id":5},"frames":[[0,7]]}],"methods":[{"class":"a.B","method":"c"}]}
+            """,
+            """
+            {"threads":[{"thread":{"id":5},"frames":[{"class":"a.B","method":"c","line":3}]}]}
+            """,
+            """
+            {"threads":[{"thread":{"id":5},"waitingFor":{"kind":"enter","class":"a.M","hash":4,"ownerId":6}}]}
+            """};
+        for (String json : earlier) {
+            JsonParseException e = assertThrows(JsonParseException.class, () -> read(json), json);
+            assertTrue(e.getOriginalMessage().contains("detach it and run again"), e.getOriginalMessage());
+        }
     }
 }

@@ -12,13 +12,20 @@ import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,6 +107,64 @@ class ThreadsIT {
         assertEquals(5, main.path("priority").asInt());
         assertFalse(main.path("daemon").asBoolean());
         assertTrue(Json.find(threads, "name", "spinner").path("nid").asLong() > 0, "native id found");
+    }
+
+    /**
+     * The NID column against HotSpot's own (jstack's): equal wherever the kernel's 15-byte thread
+     * name is unique; where it is not (the twins), a task of that name, a different one for each.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void nativeIdsAreTheOnesJstackPrints(Jdks.Jdk jdk) throws Exception {
+        TargetJvm target = targets.get(jdk);
+        Map<String, List<Long>> tasksByComm = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(target.pid()), "task"))) {
+            for (Path task : tasks.toList()) {
+                String comm = new String(Files.readAllBytes(task.resolve("comm")), StandardCharsets.ISO_8859_1);
+                tasksByComm.computeIfAbsent(comm.substring(0, comm.length() - 1), k -> new ArrayList<>())
+                        .add(Long.parseLong(task.getFileName().toString()));
+            }
+        }
+        Process jstack = new ProcessBuilder(jdk.home().resolve("bin/jstack").toString(), Long.toString(target.pid()))
+                .redirectErrorStream(true).start();
+        String dump = new String(jstack.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, jstack.waitFor(), dump);
+        Map<String, Long> jstackNids = new HashMap<>();
+        // nid=0x1a2b before JDK 19, nid=6699 since
+        Matcher header = Pattern.compile("(?m)^\"([^\"\n]*)\" .* nid=(?:0x([0-9a-f]+)|(\\d+)) ").matcher(dump);
+        while (header.find()) {
+            jstackNids.put(header.group(1), header.group(2) != null ? Long.parseLong(header.group(2), 16) : Long.parseLong(header.group(3)));
+        }
+        int exact = 0;
+        for (JsonNode thread : threadsJson(target)) {
+            String name = thread.path("name").asText();
+            long nid = thread.path("nid").asLong();
+            List<Long> sameComm = tasksByComm.getOrDefault(name.equals("main") ? "java" : comm(name), List.of());
+            if (name.equals("main") || sameComm.size() == 1) {
+                if (jstackNids.containsKey(name)) {
+                    assertEquals(jstackNids.get(name), nid, name);
+                    exact++;
+                }
+            } else {
+                assertTrue(sameComm.contains(nid), name + ": nid " + nid + " among " + sameComm);
+            }
+        }
+        assertTrue(exact >= 8, exact + " threads compared with jstack");
+        JsonNode threads = threadsJson(target);
+        long first = Json.find(threads, "name", ThreadsTarget.TWINS[0]).path("nid").asLong();
+        long second = Json.find(threads, "name", ThreadsTarget.TWINS[1]).path("nid").asLong();
+        assertEquals(List.of(first, second).stream().sorted().toList(), tasksByComm.get(comm(ThreadsTarget.TWINS[0])).stream().sorted().toList());
+    }
+
+    /**
+     * The kernel's name of a thread HotSpot named: the first 15 bytes of its modified UTF-8 (a
+     * supplementary character is two 3-byte surrogates), one char per byte as comm files are read here.
+     */
+    private static String comm(String name) throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new DataOutputStream(bytes).writeUTF(name); // modified UTF-8 after a 2-byte length
+        byte[] modified = bytes.toByteArray();
+        return new String(modified, 2, Math.min(15, modified.length - 2), StandardCharsets.ISO_8859_1);
     }
 
     private static void assertState(JsonNode threads, String name, String state, List<String> flags) {

@@ -6,6 +6,8 @@ import java.util.concurrent.locks.LockSupport;
 /** Threads in every state the `threads` tests look for, and one with a hostile name. */
 public final class ThreadsTarget {
     public static final String WEIRD_NAME = "weird \"name\"\\ \uD83D\uDE80 é\ttab\nnewline";
+    /** Two names the kernel cuts to the same 15 bytes: their native ids are told apart by CPU time. */
+    public static final String[] TWINS = {"twin-worker-thread-1", "twin-worker-thread-2"};
     private static final Object MONITOR = new Object();
     private static final Object WAIT_ON = new Object();
     static volatile long sink;
@@ -48,6 +50,9 @@ public final class ThreadsTarget {
             }
         });
         Thread weird = TargetMain.start(WEIRD_NAME, ThreadsTarget::sleepForever);
+        for (String twin : TWINS) {
+            TargetMain.start(twin, ThreadsTarget::sleepForever);
+        }
         TargetMain.awaitState(sleeper, Thread.State.TIMED_WAITING);
         TargetMain.awaitState(waiter, Thread.State.WAITING);
         TargetMain.awaitState(parker, Thread.State.WAITING);

@@ -1,7 +1,7 @@
 package dev.jvmticli.testing;
 
 import dev.jvmticli.cli.CliContext;
-import dev.jvmticli.cli.JvmtiCli;
+import dev.jvmticli.cli.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
@@ -23,7 +23,7 @@ public final class CliRun {
         StringWriter err = new StringWriter();
         PrintWriter outWriter = new PrintWriter(out, true);
         PrintWriter errWriter = new PrintWriter(err, true);
-        int exit = JvmtiCli.commandLine(new CliContext(outWriter, errWriter)).execute(args);
+        int exit = Main.run(new CliContext(outWriter, errWriter), args);
         outWriter.flush();
         errWriter.flush();
         return new Result(exit, out.toString(), err.toString());

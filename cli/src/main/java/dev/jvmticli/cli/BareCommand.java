@@ -1,0 +1,64 @@
+package dev.jvmticli.cli;
+
+import java.util.concurrent.Callable;
+
+/**
+ * The commands run most, in their bare form {@code jvmti-cli <command> <pid>} (and
+ * {@code stacks -l <pid>}, as {@code jstack -l}), made without picocli. Building picocli's model reads annotations by reflection and costs about 80 ms even
+ * for a command of one option, more than the JVM start, the connection and the answer together;
+ * jstack pays none of it. Each command's fields start at the values picocli gives them when no
+ * option is given (BareCommandTest checks this), so the bare form runs the same code. Any other
+ * command line, --help included, goes through picocli.
+ */
+final class BareCommand {
+    private BareCommand() {
+    }
+
+    /** The command for these arguments, or null when they are not a bare form. */
+    static Callable<Integer> of(CliContext context, String[] args) {
+        boolean synchronizers = args.length == 3 && args[0].equals("stacks") && args[1].equals("-l");
+        String pid = args.length == 2 || synchronizers ? args[args.length - 1] : "";
+        if (pid.isEmpty() || pid.startsWith("-")) {
+            return null;
+        }
+        TargetOption target;
+        Callable<Integer> command;
+        switch (args[0]) {
+            case "threads" -> {
+                ThreadsCommand threads = new ThreadsCommand(context);
+                target = threads.target;
+                command = threads;
+            }
+            case "stacks" -> {
+                StacksCommand stacks = new StacksCommand(context);
+                stacks.synchronizers = synchronizers;
+                target = stacks.target;
+                command = stacks;
+            }
+            case "monitors" -> {
+                MonitorsCommand monitors = new MonitorsCommand(context);
+                target = monitors.target;
+                command = monitors;
+            }
+            case "deadlocks" -> {
+                DeadlocksCommand deadlocks = new DeadlocksCommand(context);
+                target = deadlocks.target;
+                command = deadlocks;
+            }
+            default -> {
+                return null;
+            }
+        }
+        target.target = pid;
+        return command;
+    }
+
+    /** Runs a command made by {@link #of}, with failures told as picocli's handler tells them. */
+    static int run(CliContext context, String name, Callable<Integer> command) {
+        try {
+            return command.call();
+        } catch (Exception e) {
+            return FailureReport.print(context, e, "jvmti-cli " + name);
+        }
+    }
+}
