@@ -253,9 +253,9 @@ void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *metho
     static const char native_tail[] = ",\"native\":true}";
     static const char java_tail[] = ",\"native\":false}";
     json_begin_array(w);
-    for (size_t i = 0; i < methods->count; i++) {
+    for (size_t i = 0; i < method_index_count(methods); i++) {
         /* the cache may have been cleared since the frames were written: this resolves again */
-        const method_entry *e = lookup(jni, methods->methods[i]);
+        const method_entry *e = lookup(jni, method_index_method(methods, i));
         if (e->json == NULL) { /* out of memory when it was resolved */
             json_null(w);
             continue;

@@ -46,6 +46,7 @@ typedef struct {
     jint state;         /* GetThreadState bits */
     jint owned_depth;   /* frames to look at for owned monitors: 0 all of them (up to max_depth),
                            -1 none (its frames show it can own none) */
+    jint height;        /* frames it had when they were taken; 0 when not taken */
 } lock_subject;
 
 /* "jvmti" when the start-up capabilities are held, else "management". */

@@ -10,14 +10,12 @@
  * (see frames_monitor_depth) is not asked for the monitors it owns, a waiting one only as deep as
  * its deepest frame that may hold one. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "agent.h"
 #include "commands.h"
 #include "frames.h"
 #include "locks.h"
 #include "thread_set.h"
-
 
 /* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
  * thread that runs may have moved since its frames were taken: it is looked at whole. */
@@ -46,6 +44,7 @@ static void take_frames(command_ctx *ctx, method_index *methods, stack_tree *tre
         json_bool(ctx->out, 1);
     }
     subject->owned_depth = owned_depth_of(ctx->jni, scratch, count, count == max_depth, subject->state);
+    subject->height = count;
 }
 
 /* The lock facts, one object per thread in the order of "threads". */

@@ -46,7 +46,7 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
             continue;
         }
         set->threads[set->count] = set->all[i];
-        set->subjects[set->count] = (lock_subject) { set->all[i], facts->id, facts->state, 0 };
+        set->subjects[set->count] = (lock_subject) { set->all[i], facts->id, facts->state, 0, 0 };
         set->count++;
     }
     return JVMTI_ERROR_NONE;

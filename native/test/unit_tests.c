@@ -388,17 +388,17 @@ static void test_method_index(void) {
         ok &= method_index_of(&t, m) == (int32_t)i; /* asked again: the same index, nothing added */
     }
     CHECK(ok);
-    CHECK(t.count == N);
-    CHECK(t.capacity >= 2 * N);
+    CHECK(method_index_count(&t) == N);
+    CHECK(t.ids.capacity >= 2 * N);
     int again = 1;
     for (uintptr_t i = 0; i < N; i++) {
         jmethodID m = (jmethodID)(0x7f0000001000u + i * 8 + (i % 2 ? (uintptr_t)1 << 40 : 0));
-        again &= method_index_of(&t, m) == (int32_t)i && t.methods[i] == m;
+        again &= method_index_of(&t, m) == (int32_t)i && method_index_method(&t, i) == m;
     }
     CHECK(again);
-    CHECK(t.count == N);
+    CHECK(method_index_count(&t) == N);
     method_index_free(&t);
-    CHECK(t.count == 0 && t.methods == NULL && t.slots == NULL);
+    CHECK(method_index_count(&t) == 0 && t.ids.keys == NULL && t.ids.slots == NULL);
     method_index_init(&t);
     CHECK(method_index_of(&t, (jmethodID)(uintptr_t)0x1008) == 0);
     CHECK(method_index_of(&t, (jmethodID)(uintptr_t)0x1010) == 1);
@@ -438,16 +438,16 @@ static void test_stack_tree(void) {
         node = next;
     }
     CHECK(ok);
-    CHECK(t.count == N && t.capacity >= 2 * N);
+    CHECK(stack_tree_count(&t) == N && t.nodes.capacity >= 2 * N);
     int again = 1;
     node = STACK_TREE_ROOT;
     for (int32_t i = 0; i < N; i++) {
-        again &= stack_tree_add(&t, node, i % 7, i) == i && t.nodes[i].parent == node;
+        again &= stack_tree_add(&t, node, i % 7, i) == i && stack_tree_node(&t, (size_t)i).parent == node;
         node = i;
     }
-    CHECK(again && t.count == N);
+    CHECK(again && stack_tree_count(&t) == N);
     stack_tree_free(&t);
-    CHECK(t.count == 0 && t.nodes == NULL && t.slots == NULL);
+    CHECK(stack_tree_count(&t) == 0 && t.nodes.keys == NULL && t.nodes.slots == NULL);
 }
 
 /* Threads named as a test wants, parked until it is done with them. */

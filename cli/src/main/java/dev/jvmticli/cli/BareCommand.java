@@ -4,11 +4,12 @@ import java.util.concurrent.Callable;
 
 /**
  * The commands run most, in their bare form {@code jvmti-cli <command> <pid>} (and
- * {@code stacks -l <pid>}, as {@code jstack -l}), made without picocli. Building picocli's model reads annotations by reflection and costs about 80 ms even
- * for a command of one option, more than the JVM start, the connection and the answer together;
- * jstack pays none of it. Each command's fields start at the values picocli gives them when no
- * option is given (BareCommandTest checks this), so the bare form runs the same code. Any other
- * command line, --help included, goes through picocli.
+ * {@code stacks -l <pid>}, as {@code jstack -l}), made without picocli. Building picocli's model
+ * reads annotations by reflection and costs about 80 ms even for a command of one option, more
+ * than the JVM start, the connection and the answer together; jstack pays none of it. Each
+ * command's fields start at the values picocli gives them when no option is given
+ * (BareCommandTest checks this), so the bare form runs the same code. Any other command line,
+ * --help included, goes through picocli.
  */
 final class BareCommand {
     private BareCommand() {

@@ -17,14 +17,14 @@ import java.util.Map;
  * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
  * line, each distinct call path once, with {@code methods}, each distinct method once, after the
  * threads): frames are resolved once everything is read. Lock facts come last, in {@code locks},
- * one entry per thread in the threads' order. Repeated strings become one String. Unknown fields are skipped, as databind would with
- * FAIL_ON_UNKNOWN_PROPERTIES off. One reader per answer.
+ * one entry per thread in the threads' order. Repeated strings become one String. Unknown fields
+ * are skipped, as databind would with FAIL_ON_UNKNOWN_PROPERTIES off. One reader per answer.
  */
 final class AnswerReader {
     private final JsonParser p;
     private final Map<String, String> strings = new HashMap<>();
 
-    /** A thread of a {@code stacks} answer whose frames are still its top node in the stack tree; null when no frames were asked for. */
+    /** A thread of a {@code stacks} answer whose frames are still its top node (null when not asked for). */
     private record PendingStack(ThreadEntry thread, Integer top, boolean truncated) {
     }
 
