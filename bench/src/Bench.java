@@ -18,12 +18,16 @@ import java.util.function.ToLongFunction;
 /**
  * jvmti-cli side by side with jstack and jcmd, on targets this driver starts itself, each with
  * -Xlog:safepoint so that the pauses every tool causes are read from the target's own log. Tools
- * run alternately (A B A B ...) for several rounds; every figure is the median over the rounds.
+ * run alternately (A B A B ...) for several rounds; every figure is the median over the rounds
+ * (over WARM_SAMPLES_PER_ROUND requests a round for warm ones).
  * Prints Markdown tables; raw samples go to bench/target/samples.csv.
  *
  * Usage (after `mvn package`): bench/run.sh [--rounds N] [--scale 500,2000,8000] [--skip-main]
  */
 public final class Bench {
+    /** Warm requests are cheap and noisy: each round times this many over the one connection. */
+    private static final int WARM_SAMPLES_PER_ROUND = 5;
+
     private final Path root;
     private final Path out;
     private final Path javaHome = Path.of(System.getProperty("java.home"));
@@ -96,7 +100,7 @@ public final class Bench {
                 }
             }
             for (String command : List.of("threads", "stacks", "stacks-l", "deadlocks")) {
-                List<Sample> warm = warm(target, command, rounds);
+                List<Sample> warm = warm(target, command, WARM_SAMPLES_PER_ROUND * rounds);
                 String name = "jvmti-cli " + command.replace("-l", " -l");
                 warm.forEach(s -> record(label, name, "warm", 0, s));
                 samples.put(key(name, "warm"), warm);
@@ -154,7 +158,7 @@ public final class Bench {
                     jstack.add(a);
                     cli.add(b);
                 }
-                List<Sample> warm = warm(target, "stacks", rounds);
+                List<Sample> warm = warm(target, "stacks", WARM_SAMPLES_PER_ROUND * rounds);
                 warm.forEach(s -> record("scale-" + size, "jvmti-cli stacks", "warm", 0, s));
                 System.out.printf(Locale.ROOT, "| %d | %.0f | %.1f | %.1f | %.0f | %.0f | %.1f | %.1f | %.1f / %.1f |%n", size,
                         median(jstack, s -> s.wallNanos) / 1e6, median(jstack, s -> s.maxPauseNanos) / 1e6, median(jstack, s -> s.totalPauseNanos) / 1e6,

@@ -186,8 +186,8 @@ static task_entry *best_named(task_table *table, const char *comm, int64_t cpu_n
 }
 
 /* The tid of the untaken task best matching a thread so named (0 when none does), now taken;
- * *certain when it was the only task of that name, so that CPU time did not have to decide. */
-static pid_t task_table_match(task_table *table, const char *name, int64_t cpu_nanos, int *certain) {
+ * *one_task when it was the only task of that name, so that CPU time did not have to decide. */
+static pid_t task_table_match(task_table *table, const char *name, int64_t cpu_nanos, int *one_task) {
     char comm[COMM_BYTES + 1];
     size_t n = strlen(name) < COMM_BYTES ? strlen(name) : COMM_BYTES;
     memcpy(comm, name, n);
@@ -198,7 +198,7 @@ static pid_t task_table_match(task_table *table, const char *name, int64_t cpu_n
     if (strcmp(name, "main") == 0) {
         best = best_named(table, "java", cpu_nanos, best, &best_gap, &named);
     }
-    *certain = named == 1;
+    *one_task = named == 1;
     if (best == NULL) {
         return 0;
     }
@@ -224,8 +224,8 @@ void native_ids_forget(void) {
     known_count = 0;
 }
 
-/* What to remember after a request: its certain matches (see task_table_match), and, when it was
- * not about every thread, what was remembered of the others. All or nothing: out of memory, or
+/* What to remember after a request: its certain matches (the only task of that name, for the only
+ * thread of that name), and, when it was not about every thread, what was remembered of the others. All or nothing: out of memory, or
  * past MAX_TASKS, the next request matches again. */
 static void remember(const nid_query *queries, const unsigned char *certain, size_t count, int complete) {
     size_t kept = complete ? 0 : known_count;
@@ -275,6 +275,38 @@ static pid_t *claimed_tasks(const nid_query *queries, size_t count, int complete
     return claimed;
 }
 
+static int by_comm_prefix(const void *a, const void *b) {
+    const char *x = *(const char *const *)a;
+    const char *y = *(const char *const *)b;
+    return strncmp(x, y, COMM_BYTES);
+}
+
+/* Whether another query's name has the same first COMM_BYTES bytes as query i's, for each i: then
+ * the OS thread's name alone cannot tell which thread a task is. Sets nothing when out of memory
+ * (every name counts as shared). */
+static void mark_shared_names(const nid_query *queries, size_t count, unsigned char *shared) {
+    const char **names = malloc((count > 0 ? count : 1) * sizeof *names);
+    if (names == NULL) {
+        memset(shared, 1, count);
+        return;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (queries[i].name != NULL) {
+            names[n++] = queries[i].name;
+        }
+    }
+    qsort(names, n, sizeof *names, by_comm_prefix);
+    for (size_t i = 0; i < count; i++) {
+        const char *name = queries[i].name;
+        const char **first = name == NULL ? NULL : bsearch(&name, names, n, sizeof *names, by_comm_prefix);
+        /* bsearch finds one of the equal names: shared when a neighbour is equal too */
+        shared[i] = first != NULL && ((first > names && by_comm_prefix(first - 1, first) == 0)
+                                      || (first + 1 < names + n && by_comm_prefix(first + 1, first) == 0));
+    }
+    free(names);
+}
+
 void native_ids_resolve(nid_query *queries, size_t count, int complete) {
     unsigned char *certain = calloc(count > 0 ? count : 1, 1);
     size_t unknown = 0;
@@ -288,17 +320,20 @@ void native_ids_resolve(nid_query *queries, size_t count, int complete) {
     }
     size_t claimed_count = 0;
     pid_t *claimed = unknown > 0 && certain != NULL ? claimed_tasks(queries, count, complete, &claimed_count) : NULL;
+    unsigned char *shared = claimed == NULL ? NULL : malloc(count > 0 ? count : 1);
     task_table tasks;
-    if (claimed != NULL && task_table_load(&tasks, claimed, claimed_count) == 0) {
+    if (shared != NULL && task_table_load(&tasks, claimed, claimed_count) == 0) {
+        mark_shared_names(queries, count, shared);
         for (size_t i = 0; i < count; i++) {
             if (queries[i].nid == 0 && queries[i].name != NULL) {
-                int sure = 0;
-                queries[i].nid = task_table_match(&tasks, queries[i].name, queries[i].cpu_nanos, &sure);
-                certain[i] = (unsigned char)sure;
+                int one_task = 0;
+                queries[i].nid = task_table_match(&tasks, queries[i].name, queries[i].cpu_nanos, &one_task);
+                certain[i] = (unsigned char)(one_task && !shared[i]);
             }
         }
         task_table_free(&tasks);
     }
+    free(shared);
     if (certain != NULL) {
         remember(queries, certain, count, complete);
     }

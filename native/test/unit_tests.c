@@ -506,6 +506,13 @@ static void test_native_ids(void) {
     CHECK(twins[0].nid != twins[1].nid);
     CHECK((twins[0].nid == tids[2] || twins[0].nid == tids[3]) && (twins[1].nid == tids[2] || twins[1].nid == tids[3]));
 
+    /* two threads of one name but a single task so named: a match, but not one to remember */
+    native_ids_forget();
+    nid_query same[2] = { { 7, "ids-beta", 0, 0 }, { 8, "ids-beta", 0, 0 } };
+    native_ids_resolve(same, 2, 0);
+    CHECK(same[0].nid == tids[1] && same[1].nid == 0);
+    CHECK(nid_of(8, "ids-beta", 0) == tids[1]); /* 7 was not remembered: its task is free again */
+
     pthread_mutex_lock(&named_lock);
     named_release = 1;
     pthread_cond_broadcast(&named_done);
