@@ -37,7 +37,7 @@ static int options_supported(const char *options) {
     const char *p = options == NULL ? "" : options;
     while (*p != '\0') {
         size_t n = strcspn(p, ",");
-        if (n != 3 || strncmp(p, "v=1", 3) != 0) {
+        if (n != strlen(PROTOCOL_OPTION) || strncmp(p, PROTOCOL_OPTION, n) != 0) {
             return 0;
         }
         p += n;

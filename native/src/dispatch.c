@@ -86,12 +86,17 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
     int64_t id = request_int(&parsed, "id", 0);
     int64_t version = request_int(&parsed, "v", -1);
     const char *name = request_string(&parsed, "cmd");
-    if (version != PROTOCOL_VERSION) {
-        dispatch_error(out, id, "unsupported_version", "this agent speaks protocol version 1");
-        return;
-    }
     if (name == NULL) {
         dispatch_error(out, id, "bad_request", "missing \"cmd\"");
+        return;
+    }
+    /* hello and detach keep their shape across versions: a CLI of another version can learn which
+     * version this agent speaks, and unload it */
+    int any_version = strcmp(name, "hello") == 0 || strcmp(name, "detach") == 0;
+    if (version != PROTOCOL_VERSION && !any_version) {
+        char message[64];
+        snprintf(message, sizeof message, "this agent speaks protocol version %d", PROTOCOL_VERSION);
+        dispatch_error(out, id, "unsupported_version", message);
         return;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {

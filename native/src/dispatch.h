@@ -1,5 +1,5 @@
 /* The request dispatcher: parses a request line, checks its protocol version, finds the
- * command and frames its answer as {"v":1,"id":N,"ok":true,"result":...}. */
+ * command and frames its answer as {"v":2,"id":N,"ok":true,"result":...}. */
 #ifndef JVMTICLI_DISPATCH_H
 #define JVMTICLI_DISPATCH_H
 

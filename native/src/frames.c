@@ -216,6 +216,7 @@ int stack_memo_init(stack_memo *memo, jint max_depth) {
     memo->frames = malloc((size_t)max_depth * sizeof *memo->frames);
     memo->nodes = malloc((size_t)max_depth * sizeof *memo->nodes);
     memo->count = 0;
+    memo->capacity = max_depth;
     if (memo->frames == NULL || memo->nodes == NULL) {
         stack_memo_free(memo);
         return -1;
@@ -237,15 +238,18 @@ int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, s
         shared++;
     }
     int32_t node = shared > 0 ? memo->nodes[shared - 1] : STACK_TREE_ROOT;
+    int kept = count <= memo->capacity; /* a deeper stack is added, not remembered */
     for (jint k = shared; k < count && node != STACK_TREE_FULL; k++) {
         const jvmtiFrameInfo *frame = &frames[count - 1 - k];
         const method_entry *e = lookup(jni, frame->method);
         int32_t line = e->native ? -2 : frames_line_at(e->lines, e->line_count, frame->location);
         node = stack_tree_add(tree, node, method_index_of(methods, frame->method), line);
-        memo->frames[k] = *frame;
-        memo->nodes[k] = node;
+        if (kept) {
+            memo->frames[k] = *frame;
+            memo->nodes[k] = node;
+        }
     }
-    memo->count = node == STACK_TREE_FULL ? 0 : count;
+    memo->count = kept && node != STACK_TREE_FULL ? count : 0;
     return node;
 }
 

@@ -29,13 +29,14 @@ typedef struct {
     jvmtiFrameInfo *frames;
     int32_t *nodes;
     jint count;
+    jint capacity;
 } stack_memo;
 
 /* Room for stacks of up to max_depth frames; returns 0, or -1 when out of memory. */
 int stack_memo_init(stack_memo *memo, jint max_depth);
 void stack_memo_free(stack_memo *memo);
 
-/* Adds a stack (top frame first, at most the memo's max_depth) to the answer's tree, from its
+/* Adds a stack (top frame first) to the answer's tree, from its
  * bottom frame up: each node is a method (its index in methods, added when new; -1 when it could
  * not be indexed) at a line (as above). Returns the top node, STACK_TREE_ROOT for a stack without
  * frames, or STACK_TREE_FULL when out of memory. The method table itself is written by

@@ -156,7 +156,12 @@ static int task_table_load(task_table *table, const pid_t *claimed, size_t claim
         t->tid = (pid_t)tid;
         read_comm(t);
     }
+    int cut_short = entry != NULL; /* MAX_TASKS or out of memory: a match could take the wrong task */
     closedir(dir);
+    if (cut_short) {
+        task_table_free(table);
+        return -1;
+    }
     qsort(table->tasks, table->count, sizeof *table->tasks, by_comm);
     read_ambiguous_cpu(table);
     return 0;

@@ -1,14 +1,14 @@
 /* The `stacks` command: threads with their frames and lock facts. Frames come from a per-thread
  * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
- * not atomic across threads, which is what makes it gentle on the target. Each thread is written as
- * soon as its frames are taken, so that the client reads the answer while the rest is collected.
- * A thread's frames are its "stack": the top node of a tree of [parent, method, line] nodes
- * ("nodes", see stack_tree.h) whose methods index a method table ("methods"), both written after
- * the threads: each distinct method, and each distinct call path, is sent once.
- * Lock facts come last, in "locks" (one object per thread, in the same order): after a live attach
- * they are read from the stack at a safepoint, and a thread whose frames cannot hold a monitor
- * (see frames_monitor_depth) is not asked for the monitors it owns, a waiting one only as deep as
- * its deepest frame that may hold one. */
+ * not atomic across threads, which is what makes it gentle on the target. Frames are taken for
+ * every thread, then lock facts, which after a live attach are read from the stack at a safepoint:
+ * a thread whose frames cannot hold a monitor (see frames_monitor_depth) is not asked for the
+ * monitors it owns, and a waiting one only as deep as its deepest frame that may hold one. Only
+ * then is the answer written, so that what a client reads does not change how far apart in time
+ * a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
+ * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
+ * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
+ * follow in "locks", one object per thread in the order of "threads". */
 #include <stdlib.h>
 
 #include "agent.h"
@@ -26,25 +26,26 @@ static jint owned_depth_of(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count
     return frames_monitor_depth(jni, frames, count, 0);
 }
 
-/* Takes one thread's frames into scratch (max_depth of room) and writes its top node in the
- * answer's stack tree; no frames when it has ended. Sets the subject's owned_depth from them. */
-static void take_frames(command_ctx *ctx, method_index *methods, stack_tree *tree, stack_memo *memo,
-                        jvmtiFrameInfo *scratch, jint max_depth, lock_subject *subject) {
+/* One thread's place in the stack tree. */
+typedef struct {
+    int32_t top;    /* STACK_TREE_ROOT when it has no frames (or they could not be kept) */
+    int truncated;  /* deeper than asked, or out of memory */
+} taken_stack;
+
+/* Takes one thread's frames into scratch (max_depth of room) and adds them to the answer's stack
+ * tree; none when it has ended. Sets the subject's owned_depth and height from them. */
+static taken_stack take_frames(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
+                               jvmtiFrameInfo *scratch, jint max_depth, lock_subject *subject) {
     jint count = 0;
     if ((*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, subject->thread, 0, max_depth, scratch, &count)
             != JVMTI_ERROR_NONE || count < 0) {
         count = 0;
     }
-    int32_t top = frames_add_stack(ctx->jni, methods, tree, memo, scratch, count);
-    int truncated = count == max_depth || top == STACK_TREE_FULL; /* out of memory: sent without frames, marked cut */
-    json_key(ctx->out, "stack");
-    json_int(ctx->out, top == STACK_TREE_FULL ? STACK_TREE_ROOT : top);
-    if (truncated) {
-        json_key(ctx->out, "truncated");
-        json_bool(ctx->out, 1);
-    }
-    subject->owned_depth = owned_depth_of(ctx->jni, scratch, count, count == max_depth, subject->state);
+    int32_t top = frames_add_stack(jni, methods, tree, memo, scratch, count);
+    subject->owned_depth = owned_depth_of(jni, scratch, count, count == max_depth, subject->state);
     subject->height = count;
+    /* out of memory: sent without frames, marked cut */
+    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, count == max_depth || top == STACK_TREE_FULL };
 }
 
 /* The lock facts, one object per thread in the order of "threads". */
@@ -75,14 +76,27 @@ void cmd_stacks(command_ctx *ctx) {
         return;
     }
     jvmtiFrameInfo *scratch = want_frames ? malloc((size_t)max_depth * sizeof *scratch) : NULL;
-    stack_memo memo = { NULL, NULL, 0 };
-    if (want_frames && (scratch == NULL || stack_memo_init(&memo, max_depth) != 0)) {
+    taken_stack *stacks = want_frames ? calloc(set.count > 0 ? set.count : 1, sizeof *stacks) : NULL;
+    stack_memo memo = { NULL, NULL, 0, 0 };
+    if (want_frames && (scratch == NULL || stacks == NULL || stack_memo_init(&memo, max_depth) != 0)) {
         command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
         free(scratch);
+        free(stacks);
         thread_set_free(ctx->jni, &set);
         return;
     }
+    method_index methods;
+    method_index_init(&methods);
+    stack_tree tree;
+    stack_tree_init(&tree);
+    for (size_t i = 0; want_frames && i < set.count; i++) {
+        stacks[i] = take_frames(ctx->jni, &methods, &tree, &memo, scratch, max_depth, &set.subjects[i]);
+    }
+    free(scratch);
+    stack_memo_free(&memo);
+    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
     thread_set_find_nids(&set);
+
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);
@@ -90,10 +104,8 @@ void cmd_stacks(command_ctx *ctx) {
     json_int(w, frames_wall_millis());
     json_key(w, "lockSource");
     json_cstring(w, locks_source());
-    method_index methods;
-    method_index_init(&methods);
-    stack_tree tree;
-    stack_tree_init(&tree);
+    json_key(w, "lockFactsComplete");
+    json_bool(w, lock_status == 0);
     json_key(w, "threads");
     json_begin_array(w);
     for (size_t i = 0; i < set.count; i++) {
@@ -103,25 +115,26 @@ void cmd_stacks(command_ctx *ctx) {
         thread_facts_write(w, &set.facts[i], set.nids[i]);
         json_end_object(w);
         if (want_frames) {
-            take_frames(ctx, &methods, &tree, &memo, scratch, max_depth, &set.subjects[i]);
+            json_key(w, "stack");
+            json_int(w, stacks[i].top);
+            if (stacks[i].truncated) {
+                json_key(w, "truncated");
+                json_bool(w, 1);
+            }
         }
         json_end_object(w);
     }
     json_end_array(w);
-    free(scratch);
-    stack_memo_free(&memo);
     if (want_frames) {
         json_key(w, "nodes");
         stack_tree_write(w, &tree);
         json_key(w, "methods");
         frames_write_methods(w, ctx->jni, &methods);
     }
-    stack_tree_free(&tree);
-    method_index_free(&methods);
-    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
-    json_key(w, "lockFactsComplete");
-    json_bool(w, lock_status == 0);
     write_locks(w, &set, want_owned);
     json_end_object(w);
+    stack_tree_free(&tree);
+    method_index_free(&methods);
+    free(stacks);
     thread_set_free(ctx->jni, &set);
 }

@@ -4,6 +4,7 @@ import com.sun.tools.attach.AgentInitializationException;
 import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
+import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.IOException;
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeoutException;
 /** Loads the agent library into a target JVM through the JDK's Attach API. */
 public final class AgentAttacher {
     /** The options the agent is started with: the protocol version the CLI speaks. */
-    public static final String AGENT_OPTIONS = "v=1";
+    public static final String AGENT_OPTIONS = "v=" + AgentClient.PROTOCOL_VERSION;
 
     private final Duration timeout;
 

@@ -19,7 +19,7 @@ final class BareCommand {
     static Callable<Integer> of(CliContext context, String[] args) {
         boolean synchronizers = args.length == 3 && args[0].equals("stacks") && args[1].equals("-l");
         String pid = args.length == 2 || synchronizers ? args[args.length - 1] : "";
-        if (pid.isEmpty() || pid.startsWith("-")) {
+        if (pid.isEmpty() || pid.startsWith("-") || pid.startsWith("@")) { // @file: picocli's argument files
             return null;
         }
         TargetOption target;

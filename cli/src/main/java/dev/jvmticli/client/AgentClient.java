@@ -23,7 +23,7 @@ import java.util.Map;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
-    public static final int PROTOCOL_VERSION = 1;
+    public static final int PROTOCOL_VERSION = 2;
 
     /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
     private static final JsonFactory FACTORY = new JsonFactory();
@@ -329,7 +329,7 @@ public final class AgentClient implements Closeable {
     private RuntimeException failure(String[] error) {
         String code = error == null ? "unknown" : error[0];
         if (code.equals("unsupported_version")) {
-            return new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + targetName + " speaks another protocol version: detach it and run again");
+            return new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + targetName + " speaks another protocol version: unload it with jvmti-cli detach and run again");
         }
         return new AgentError(code, error == null ? "no message" : error[1]);
     }

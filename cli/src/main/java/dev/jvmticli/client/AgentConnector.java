@@ -84,7 +84,8 @@ public final class AgentConnector {
         try {
             Hello hello = client.hello();
             if (hello.protocol() != AgentClient.PROTOCOL_VERSION) {
-                throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + name + " speaks protocol " + hello.protocol());
+                throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + name + " speaks protocol " + hello.protocol()
+                        + ", this CLI " + AgentClient.PROTOCOL_VERSION + ": unload it with jvmti-cli detach and run again");
             }
             return client;
         } catch (RuntimeException e) {

@@ -151,7 +151,7 @@ final class AnswerReader {
         return new StackDump(time, lockSource, complete, resolve(threads, new StackTree(nodes, methods), locks));
     }
 
-    /** The lock facts of each thread, in the order of the threads (written after them: see stacks.c). */
+    /** The lock facts of each thread, in the order of the threads (see stacks.c). */
     private List<Locks> locks() throws IOException {
         List<Locks> locks = new ArrayList<>();
         expect(JsonToken.START_ARRAY);
@@ -191,11 +191,17 @@ final class AnswerReader {
      * distinct frames rather than the total.
      */
     private final class StackTree {
+        /** The deepest stack the agent sends (its limit on --max-depth). */
+        private static final int MAX_DEPTH = 65536;
+        /** Frame references all the threads' stacks may hold: 100,000 threads 300 deep; past it the answer is refused. */
+        private static final long MAX_FRAMES = 30_000_000;
+
         private final int[] nodes;
         private final List<Method> methods;
         private final Frame[] frames;
         private final Map<Integer, List<Frame>> stacks = new HashMap<>();
         private final Map<Long, Frame> shared = new HashMap<>();
+        private long framesHeld;
 
         StackTree(int[] nodes, List<Method> methods) {
             this.nodes = nodes;
@@ -211,7 +217,13 @@ final class AnswerReader {
             if (stack == null) {
                 int depth = 0;
                 for (int node = top; node >= 0; node = nodes[3 * node]) {
-                    depth++;
+                    if (++depth > MAX_DEPTH) {
+                        throw new JsonParseException(p, "a stack deeper than " + MAX_DEPTH + " frames");
+                    }
+                }
+                framesHeld += depth;
+                if (framesHeld > MAX_FRAMES) {
+                    throw new JsonParseException(p, "stacks of more than " + MAX_FRAMES + " frames in all");
                 }
                 Frame[] list = new Frame[depth];
                 int i = 0;
@@ -283,7 +295,10 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "thread" -> thread = threadEntry();
-                case "stack" -> top = p.getValueAsInt(-1);
+                case "stack" -> {
+                    expect(JsonToken.VALUE_NUMBER_INT);
+                    top = p.getIntValue();
+                }
                 case "truncated" -> truncated = p.getValueAsBoolean(false);
                 case "frames" -> throw new JsonParseException(p,
                         "frames written in each thread, by an agent from an earlier build: detach it and run again");

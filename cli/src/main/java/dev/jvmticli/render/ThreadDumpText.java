@@ -13,7 +13,7 @@ import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +45,7 @@ public final class ThreadDumpText {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
         Map<Long, List<LockRef>> owned = dev.jvmticli.analysis.LockTable.synchronizersByOwner(dump);
-        Map<Frame, String> frameLines = new IdentityHashMap<>();
+        Map<Frame, String> frameLines = new HashMap<>();
         for (ThreadStack t : shown) {
             printThread(out, t, byId, frameLines);
             if (synchronizers) {
@@ -87,13 +87,10 @@ public final class ThreadDumpText {
      * (a large dump has hundreds of thousands of frame lines).
      */
     public static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId) {
-        printThread(out, t, byId, new IdentityHashMap<>());
+        printThread(out, t, byId, new HashMap<>());
     }
 
-    /**
-     * As above, with the lines of frames already written: the answer shares one Frame object among
-     * all the frames of the same method and line, and a large dump repeats them by the thousand.
-     */
+    /** As above, with the lines of the frames already written: a large dump repeats them by the thousand. */
     private static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, String> frameLines) {
         ThreadEntry thread = t.thread();
         StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());

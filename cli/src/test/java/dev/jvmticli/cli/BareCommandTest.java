@@ -47,6 +47,7 @@ class BareCommandTest {
         assertNull(BareCommand.of(context, new String[] {"threads", ""}));
         assertNull(BareCommand.of(context, new String[] {"alloc", "4242"}));
         assertNull(BareCommand.of(context, new String[] {"4242"}));
+        assertNull(BareCommand.of(context, new String[] {"threads", "@args.txt"}));
     }
 
     @Test

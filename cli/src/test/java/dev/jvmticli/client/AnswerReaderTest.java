@@ -112,7 +112,16 @@ class AnswerReaderTest {
             // lock facts for another number of threads
             """
             {"threads":[{"thread":{"id":5},"stack":-1}],"nodes":[],"methods":[],"locks":[{},{}]}
-            """};
+            """,
+            // a stack that is not a node index
+            """
+            {"threads":[{"thread":{"id":5},"stack":null}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            """,
+            """
+            {"threads":[{"thread":{"id":5},"stack":"0"}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            """,
+            // a chain deeper than any stack the agent sends
+            chain(65537)};
         for (String json : broken) {
             assertThrows(JsonParseException.class, () -> read(json), json);
         }
@@ -134,5 +143,14 @@ class AnswerReaderTest {
             JsonParseException e = assertThrows(JsonParseException.class, () -> read(json), json);
             assertTrue(e.getOriginalMessage().contains("detach it and run again"), e.getOriginalMessage());
         }
+    }
+
+    /** One thread whose stack is a chain of that many nodes. */
+    private static String chain(int nodes) {
+        StringBuilder json = new StringBuilder("{\"threads\":[{\"thread\":{\"id\":5},\"stack\":" + (nodes - 1) + "}],\"nodes\":[");
+        for (int i = 0; i < nodes; i++) {
+            json.append(i == 0 ? "" : ",").append('[').append(i - 1).append(",0,1]");
+        }
+        return json.append("],\"methods\":[{\"class\":\"a.B\",\"method\":\"c\"}],\"locks\":[{}]}").toString();
     }
 }

@@ -99,7 +99,7 @@ final class FakeAgent implements AutoCloseable {
                             "{\"code\":\"no_virtual_threads\",\"message\":\"no virtual threads in this JVM\"}"));
                 } else if (command.equals("hello")) {
                     answer.set("result", AgentClient.mapper().readTree(
-                            "{\"agent\":\"fake\",\"protocol\":1,\"pid\":1,\"phase\":\"attach\",\"jvm\":{},\"capabilities\":[]}"));
+                            "{\"agent\":\"fake\",\"protocol\":2,\"pid\":1,\"phase\":\"attach\",\"jvm\":{},\"capabilities\":[]}"));
                 } else {
                     if (answerDelayMillis > 0) {
                         delayed.incrementAndGet();
