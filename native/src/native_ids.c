@@ -76,7 +76,7 @@ static void read_cpu(task_entry *t) {
 }
 
 /* CPU time only tells apart tasks that the name does not: those sharing a comm, and "main" and
- * "java", between which the main thread is chosen (see best_match). Reading it for every task
+ * "java", between which the main thread is chosen (see task_table_match). Reading it for every task
  * would double the files opened. */
 static void read_ambiguous_cpu(task_table *table) {
     for (size_t i = 0, end; i < table->count; i = end) {
@@ -230,8 +230,8 @@ void native_ids_forget(void) {
 }
 
 /* What to remember after a request: its certain matches (the only task of that name, for the only
- * thread of that name), and, when it was not about every thread, what was remembered of the others. All or nothing: out of memory, or
- * past MAX_TASKS, the next request matches again. */
+ * thread of that name), and, when it was not about every thread, what was remembered of the
+ * others. All or nothing: out of memory, or past MAX_TASKS, the next request matches again. */
 static void remember(const nid_query *queries, const unsigned char *certain, size_t count, int complete) {
     size_t kept = complete ? 0 : known_count;
     known_thread *next = kept + count <= MAX_TASKS ? malloc((kept + count > 0 ? kept + count : 1) * sizeof *next) : NULL;

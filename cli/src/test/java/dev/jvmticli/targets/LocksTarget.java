@@ -62,20 +62,20 @@ public final class LocksTarget {
         CountDownLatch all = new CountDownLatch(3);
         Thread one = TargetMain.start("ring-1", () -> {
             synchronized (m1) {
-                arrive(all);
+                TargetMain.arrive(all);
                 r2.lock();
             }
         });
         Thread two = TargetMain.start("ring-2", () -> {
             r2.lock();
-            arrive(all);
+            TargetMain.arrive(all);
             synchronized (m3) {
                 sink++;
             }
         });
         Thread three = TargetMain.start("ring-3", () -> {
             synchronized (m3) {
-                arrive(all);
+                TargetMain.arrive(all);
                 synchronized (m1) {
                     sink++;
                 }
@@ -163,7 +163,7 @@ public final class LocksTarget {
 
     private static void monitorThenMonitor(Object first, Object second, CountDownLatch both) {
         synchronized (first) {
-            arrive(both);
+            TargetMain.arrive(both);
             synchronized (second) {
                 sink++;
             }
@@ -172,7 +172,7 @@ public final class LocksTarget {
 
     private static void lockThenLock(ReentrantLock first, ReentrantLock second, CountDownLatch both) {
         first.lock();
-        arrive(both);
+        TargetMain.arrive(both);
         second.lock();
     }
 
@@ -185,15 +185,6 @@ public final class LocksTarget {
                     return;
                 }
             }
-        }
-    }
-
-    private static void arrive(CountDownLatch latch) {
-        latch.countDown();
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

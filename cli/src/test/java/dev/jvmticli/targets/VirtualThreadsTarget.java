@@ -89,7 +89,7 @@ public final class VirtualThreadsTarget {
         CountDownLatch both = new CountDownLatch(2);
         Thread virtual = startVirtual("vt-dl", () -> {
             synchronized (a) {
-                arrive(both);
+                TargetMain.arrive(both);
                 synchronized (b) {
                     LocksTarget.sink++;
                 }
@@ -97,7 +97,7 @@ public final class VirtualThreadsTarget {
         });
         Thread platform = TargetMain.start("p-dl", () -> {
             synchronized (b) {
-                arrive(both);
+                TargetMain.arrive(both);
                 synchronized (a) {
                     LocksTarget.sink++;
                 }
@@ -117,15 +117,6 @@ public final class VirtualThreadsTarget {
         }
 
         private PinsInInitializer() {
-        }
-    }
-
-    private static void arrive(CountDownLatch latch) {
-        latch.countDown();
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -61,6 +62,16 @@ public final class TargetMain {
         thread.setDaemon(true);
         thread.start();
         return thread;
+    }
+
+    /** Counts down and waits for the others: the threads of a scenario set out together. */
+    public static void arrive(CountDownLatch latch) {
+        latch.countDown();
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Waits until the named thread reaches the state, or fails after 10 s. */
