@@ -13,6 +13,7 @@
 #include "locks.h"
 #include "events.h"
 #include "server.h"
+#include "thread_snapshot.h"
 #include "vthreads.h"
 
 agent the_agent;
@@ -116,6 +117,7 @@ void agent_release(JNIEnv *jni) {
     events_shutdown();
     locks_release(jni);
     vthreads_release(jni);
+    thread_snapshot_release(jni);
     frames_cache_clear();
     native_ids_forget();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);

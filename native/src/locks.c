@@ -6,7 +6,9 @@
 #include "agent.h"
 #include "frames.h"
 #include "jni_util.h"
+#include "lock_owners.h"
 #include "thread_facts.h"
+#include "thread_snapshot.h"
 
 /* How ThreadMXBean calls (one safepoint each) are batched, so that no pause is long. With locked
  * monitors asked for, HotSpot 17 looks through every monitor in use for each thread it is asked
@@ -42,8 +44,12 @@ static int is_jvmti_source(void) {
         && the_agent.held.can_get_monitor_info;
 }
 
-const char *locks_source(void) {
-    return is_jvmti_source() ? "jvmti" : "management";
+static int is_snapshot_source(JNIEnv *jni, int want_owned) {
+    return !is_jvmti_source() && want_owned && thread_snapshot_available(jni);
+}
+
+const char *locks_source(JNIEnv *jni, int want_owned) {
+    return is_jvmti_source() ? "jvmti" : is_snapshot_source(jni, want_owned) ? "snapshot" : "management";
 }
 
 static int prepare_parking(JNIEnv *jni) {
@@ -161,7 +167,7 @@ int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts) {
     if (prepare(jni) != 0) {
         return -1;
     }
-    lock_subject subject = { thread, -1, JVMTI_THREAD_STATE_PARKED, 0, 0 };
+    lock_subject subject = { .thread = thread, .id = -1, .state = JVMTI_THREAD_STATE_PARKED };
     collect_parked(jni, &subject, facts);
     return 0;
 }
@@ -427,6 +433,89 @@ static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t 
     return status;
 }
 
+/* ---- the snapshot path ---- */
+
+/* The owners of monitors no snapshot showed owned (one entered through JNI, one that changed hands
+ * between two snapshots, or one whose owner is not among the subjects), from ThreadMXBean without
+ * locked monitors: one short safepoint, and only when there is any. */
+static int ask_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, const unsigned char *unresolved,
+                      lock_facts *facts) {
+    lock_facts *asked = calloc(count > 0 ? count : 1, sizeof *asked);
+    if (asked == NULL) {
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        asked[i].owner_id = -1;
+    }
+    int status = collect_management(jni, subjects, count, unresolved, 0, 0, asked);
+    for (size_t i = 0; i < count; i++) {
+        if (unresolved[i] && asked[i].waiting == WAIT_ENTER && asked[i].waits_for.hash == facts[i].waits_for.hash) {
+            facts[i].owner_id = asked[i].owner_id;
+        }
+    }
+    locks_free(asked, count);
+    free(asked);
+    return status;
+}
+
+/* The methods of a thread's frames (top first), up to max_depth of them, into methods (room for
+ * max_depth); taken from frames (max_depth of room). Returns how many, 0 when it has ended. */
+static jint take_methods(jthread thread, jint max_depth, jvmtiFrameInfo *frames, jmethodID *methods) {
+    jint count = 0;
+    if ((*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, max_depth, frames, &count) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    for (jint i = 0; i < count; i++) {
+        methods[i] = frames[i].method;
+    }
+    return count;
+}
+
+/* Each thread that may own a monitor or waits for one is looked at alone, in a ThreadSnapshot
+ * (thread_snapshot.h, a handshake with that thread); no global safepoint. Its owned monitors are
+ * placed on the frames the caller took (or, when it kept none, on frames taken here). */
+static int collect_snapshots(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, lock_facts *facts) {
+    jvmtiFrameInfo *frames = malloc((size_t)max_depth * sizeof *frames);
+    jmethodID *methods = malloc((size_t)max_depth * sizeof *methods);
+    unsigned char *unresolved = calloc(count > 0 ? count : 1, 1);
+    if (frames == NULL || methods == NULL || unresolved == NULL) {
+        free(frames);
+        free(methods);
+        free(unresolved);
+        return -1;
+    }
+    int status = 0;
+    int any_unresolved = 0;
+    for (size_t i = 0; i < count; i++) {
+        const lock_subject *s = &subjects[i];
+        if (s->id < 0 || !needs_thread_info(s, 1)) {
+            continue;
+        }
+        if (s->methods != NULL) {
+            status |= thread_snapshot_locks(jni, s->thread, s->methods, s->method_count, &facts[i]);
+        } else {
+            jint n = take_methods(s->thread, max_depth, frames, methods);
+            status |= thread_snapshot_locks(jni, s->thread, methods, n, &facts[i]);
+        }
+        if ((s->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0 && facts[i].waiting == WAIT_NOTIFY) {
+            facts[i].waiting = WAIT_ENTER; /* notified, entering the monitor again */
+        }
+    }
+    free(frames);
+    free(methods);
+    if (lock_owners_match(subjects, count, facts, unresolved) != 0) {
+        status = -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        any_unresolved |= unresolved[i];
+    }
+    if (any_unresolved) {
+        status |= ask_owners(jni, subjects, count, unresolved, facts);
+    }
+    free(unresolved);
+    return status;
+}
+
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                   lock_facts *facts) {
     for (size_t i = 0; i < count; i++) {
@@ -454,6 +543,8 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
         if (pass.incomplete) {
             status = -1;
         }
+    } else if (is_snapshot_source(jni, want_owned)) {
+        status = collect_snapshots(jni, subjects, count, max_depth, facts);
     } else {
         status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
     }

@@ -2,14 +2,20 @@
  * entered), the monitor a thread is blocked entering or waits on in Object.wait, and the object
  * it is parked on, each with its owner where there is one.
  *
- * Two sources give the same facts. With the capabilities HotSpot grants only at start-up
- * (-agentpath:), JVMTI answers directly, thread by thread: GetOwnedMonitorStackDepthInfo and
- * GetCurrentContendedMonitor (handshakes), and GetObjectMonitorUsage, a VM operation, only for an
- * owned monitor (is it entered recursively?) or the monitor a BLOCKED thread waits for (its owner),
- * at most MONITOR_USAGE_CALLS times per request. After a live attach it
- * asks java.lang.management.ThreadMXBean.getThreadInfo for small batches of threads (each batch one
- * short safepoint; never the all-threads dump with synchronizers, which walks the heap). Parked
- * threads are read in both modes through LockSupport.getBlocker and the blocker's
+ * Three sources give the same facts:
+ * - "jvmti": with the capabilities HotSpot grants only at start-up (-agentpath:), JVMTI answers
+ *   directly, thread by thread: GetOwnedMonitorStackDepthInfo and GetCurrentContendedMonitor
+ *   (handshakes), and GetObjectMonitorUsage, a VM operation, only for an owned monitor (is it
+ *   entered recursively?) or the monitor a BLOCKED thread waits for (its owner), at most
+ *   MONITOR_USAGE_CALLS times per request.
+ * - "snapshot": after a live attach on JDK 25+, when owned monitors are asked for, a ThreadSnapshot
+ *   per thread (thread_snapshot.h, a handshake); owners of the monitors threads are blocked on are
+ *   matched among what the others own, and only those not found are asked of ThreadMXBean.
+ * - "management": otherwise after a live attach, java.lang.management.ThreadMXBean.getThreadInfo
+ *   for small batches of threads (each batch one short safepoint; never the all-threads dump with
+ *   synchronizers, which walks the heap). With owned monitors, HotSpot before JDK 25 looks through
+ *   every monitor in use for each thread it is asked about: the pause grows faster than the threads.
+ * Parked threads are read in all modes through LockSupport.getBlocker and the blocker's
  * AbstractOwnableSynchronizer.exclusiveOwnerThread field. */
 #ifndef JVMTICLI_LOCKS_H
 #define JVMTICLI_LOCKS_H
@@ -47,10 +53,13 @@ typedef struct {
     jint owned_depth;   /* frames to look at for owned monitors: 0 all of them (up to max_depth),
                            -1 none (its frames show it can own none) */
     jint height;        /* frames it had when they were taken; 0 when not taken */
+    jmethodID *methods; /* the methods of those frames, top first, as deep as owned_depth says (all
+                           when 0); method_count of them, malloc'd; NULL when not kept */
+    jint method_count;
 } lock_subject;
 
-/* "jvmti" when the start-up capabilities are held, else "management". */
-const char *locks_source(void);
+/* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
+const char *locks_source(JNIEnv *jni, int want_owned);
 
 /* Fills facts[i] for subjects[i]; owned monitors only when want_owned. facts must be zeroed.
  * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */

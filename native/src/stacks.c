@@ -1,10 +1,10 @@
 /* The `stacks` command: threads with their frames and lock facts. Frames come from a per-thread
  * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
  * not atomic across threads, which is what makes it gentle on the target. Frames are taken for
- * every thread, then lock facts, which after a live attach are read from the stack at a safepoint:
- * a thread whose frames cannot hold a monitor (see frames_monitor_depth) is not asked for the
- * monitors it owns, and a waiting one only as deep as its deepest frame that may hold one. Only
- * then is the answer written, so that what a client reads does not change how far apart in time
+ * every thread, then lock facts (locks.h): a thread whose frames cannot hold a monitor (see
+ * frames_monitor_depth) is not asked for the monitors it owns, and where they are read at a
+ * safepoint, a waiting one only as deep as its deepest frame that may hold one. Only then is
+ * the answer written, so that what a client reads does not change how far apart in time
  * a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
  * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
@@ -32,8 +32,21 @@ typedef struct {
     int truncated;  /* deeper than asked, or out of memory */
 } taken_stack;
 
+/* The methods of the frames a subject's owned monitors can be in (see lock_subject), or NULL. */
+static jmethodID *owner_frames(const jvmtiFrameInfo *frames, jint count, jint owned_depth, jint *kept) {
+    *kept = owned_depth > 0 && owned_depth < count ? owned_depth : count;
+    jmethodID *methods = owned_depth < 0 || *kept == 0 ? NULL : malloc((size_t)*kept * sizeof *methods);
+    for (jint i = 0; methods != NULL && i < *kept; i++) {
+        methods[i] = frames[i].method;
+    }
+    if (methods == NULL) {
+        *kept = 0;
+    }
+    return methods;
+}
+
 /* Takes one thread's frames into scratch (max_depth of room) and adds them to the answer's stack
- * tree; none when it has ended. Sets the subject's owned_depth and height from them. */
+ * tree; none when it has ended. Sets the subject's owned_depth, height and methods from them. */
 static taken_stack take_frames(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
                                jvmtiFrameInfo *scratch, jint max_depth, lock_subject *subject) {
     jint count = 0;
@@ -44,6 +57,7 @@ static taken_stack take_frames(JNIEnv *jni, method_index *methods, stack_tree *t
     int32_t top = frames_add_stack(jni, methods, tree, memo, scratch, count);
     subject->owned_depth = owned_depth_of(jni, scratch, count, count == max_depth, subject->state);
     subject->height = count;
+    subject->methods = owner_frames(scratch, count, subject->owned_depth, &subject->method_count);
     /* out of memory: sent without frames, marked cut */
     return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, count == max_depth || top == STACK_TREE_FULL };
 }
@@ -103,7 +117,7 @@ void cmd_stacks(command_ctx *ctx) {
     json_key(w, "time");
     json_int(w, frames_wall_millis());
     json_key(w, "lockSource");
-    json_cstring(w, locks_source());
+    json_cstring(w, locks_source(ctx->jni, want_owned));
     json_key(w, "lockFactsComplete");
     json_bool(w, lock_status == 0);
     json_key(w, "threads");

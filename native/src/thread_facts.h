@@ -10,8 +10,8 @@
 
 typedef struct {
     jlong id;          /* java.lang.Thread.getId() */
-    char *name;        /* modified UTF-8, JVMTI-allocated */
-    char *group;       /* modified UTF-8, JVMTI-allocated, NULL once terminated */
+    char *name;        /* modified UTF-8, malloc'd; NULL when it could not be read */
+    char *group;       /* modified UTF-8, malloc'd, NULL once terminated */
     jint priority;
     jboolean daemon;
     jint state;        /* GetThreadState bits */

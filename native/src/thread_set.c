@@ -46,7 +46,7 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
             continue;
         }
         set->threads[set->count] = set->all[i];
-        set->subjects[set->count] = (lock_subject) { set->all[i], facts->id, facts->state, 0, 0 };
+        set->subjects[set->count] = (lock_subject) { .thread = set->all[i], .id = facts->id, .state = facts->state };
         set->count++;
     }
     return JVMTI_ERROR_NONE;
@@ -70,6 +70,9 @@ void thread_set_find_nids(thread_set *set) {
 void thread_set_free(JNIEnv *jni, thread_set *set) {
     for (size_t i = 0; i < set->count; i++) {
         thread_facts_free(&set->facts[i]);
+        if (set->subjects != NULL) {
+            free(set->subjects[i].methods);
+        }
     }
     if (set->locks != NULL) {
         locks_free(set->locks, set->count);

@@ -7,10 +7,9 @@
  * parked at the same place cost one stack. The agent's memory for that is bounded (STACKS_MAX
  * distinct stacks, FRAMES_MAX frames); past the bound a thread carries its own "frames".
  *
- * Lock facts of a virtual thread come from jdk.internal.vm.ThreadSnapshot (JDK 25+: what
- * Thread.dump_to_file uses; per thread, a handshake or nothing when unmounted): monitors owned at
- * each frame, the monitor it is blocked entering or waits on. The owner of such a monitor is not
- * part of that snapshot; the CLI matches it against the monitors the threads own. Parked threads
+ * Lock facts of a virtual thread come from a ThreadSnapshot (thread_snapshot.h, JDK 25+): monitors
+ * owned at each frame, the monitor it is blocked entering or waits on. The owner of such a monitor
+ * is not part of that snapshot; the CLI matches it against the monitors the threads own. Parked threads
  * are read through LockSupport.getBlocker, as for platform threads. Before JDK 25 there is no
  * ThreadSnapshot: monitor facts of virtual threads are then unknown ("lockFactsComplete": false). */
 #include "vthreads.h"
@@ -27,6 +26,7 @@
 #include "locks.h"
 #include "thread_facts.h"
 #include "thread_set.h"
+#include "thread_snapshot.h"
 #include "thread_state.h"
 
 #define CONTAINER_DEPTH_MAX 64
@@ -48,41 +48,7 @@ static struct {
     jfieldID vt_state;
     jint pinned;
     jint timed_pinned;
-    /* jdk.internal.vm.ThreadSnapshot, JDK 25+; snapshot_of is NULL without it */
-    jclass snapshot;
-    jmethodID snapshot_of;
-    jfieldID snap_stack;
-    jfieldID snap_locks;
-    jfieldID snap_blocker;
-    jfieldID lock_depth;
-    jfieldID lock_type;
-    jfieldID lock_object;
-    jfieldID blocker_type;
-    jfieldID blocker_object;
-    jmethodID element_class;
-    jmethodID element_method;
-    jobject type_locked;
-    jobject type_waiting_to_lock;
-    jobject type_waiting_on;
 } vt;
-
-static jobject global_static(JNIEnv *jni, const char *class_name, const char *field, const char *signature) {
-    jclass klass = (*jni)->FindClass(jni, class_name);
-    if (jni_failed(jni, klass)) {
-        return NULL;
-    }
-    jobject global = NULL;
-    jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, signature);
-    if (!jni_failed(jni, id)) {
-        jobject value = (*jni)->GetStaticObjectField(jni, klass, id);
-        if (!jni_failed(jni, value)) {
-            global = (*jni)->NewGlobalRef(jni, value);
-            (*jni)->DeleteLocalRef(jni, value);
-        }
-    }
-    (*jni)->DeleteLocalRef(jni, klass);
-    return global;
-}
 
 static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
     jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, "I");
@@ -91,49 +57,6 @@ static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
     }
     jint value = (*jni)->GetStaticIntField(jni, klass, id);
     return jni_cleared_exception(jni) ? -1 : value;
-}
-
-/* The ThreadSnapshot members; any one missing (another JDK's layout) means no snapshot. */
-static void prepare_snapshot(JNIEnv *jni) {
-    const char *lock_sig = "Ljdk/internal/vm/ThreadSnapshot$OwnedLockType;";
-    const char *blocker_sig = "Ljdk/internal/vm/ThreadSnapshot$BlockerLockType;";
-    vt.snapshot = jni_global_class(jni, "jdk/internal/vm/ThreadSnapshot");
-    jclass lock = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadLock");
-    if (jni_failed(jni, lock)) lock = NULL;
-    jclass blocker = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadBlocker");
-    if (jni_failed(jni, blocker)) blocker = NULL;
-    int ok = vt.snapshot != NULL && lock != NULL && blocker != NULL;
-    if (ok) {
-        jmethodID of = (*jni)->GetStaticMethodID(jni, vt.snapshot, "of", "(Ljava/lang/Thread;)Ljdk/internal/vm/ThreadSnapshot;");
-        vt.snap_stack = (*jni)->GetFieldID(jni, vt.snapshot, "stackTrace", "[Ljava/lang/StackTraceElement;");
-        vt.snap_locks = (*jni)->GetFieldID(jni, vt.snapshot, "locks", "[Ljdk/internal/vm/ThreadSnapshot$ThreadLock;");
-        vt.snap_blocker = (*jni)->GetFieldID(jni, vt.snapshot, "blocker", "Ljdk/internal/vm/ThreadSnapshot$ThreadBlocker;");
-        vt.lock_depth = (*jni)->GetFieldID(jni, lock, "depth", "I");
-        vt.lock_type = (*jni)->GetFieldID(jni, lock, "type", lock_sig);
-        vt.lock_object = (*jni)->GetFieldID(jni, lock, "obj", "Ljava/lang/Object;");
-        vt.blocker_type = (*jni)->GetFieldID(jni, blocker, "type", blocker_sig);
-        vt.blocker_object = (*jni)->GetFieldID(jni, blocker, "obj", "Ljava/lang/Object;");
-        jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
-        if (!jni_failed(jni, element)) {
-            vt.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
-            vt.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
-            (*jni)->DeleteLocalRef(jni, element);
-        }
-        ok = !jni_cleared_exception(jni) && of != NULL && vt.snap_stack != NULL && vt.snap_locks != NULL && vt.snap_blocker != NULL
-            && vt.lock_depth != NULL && vt.lock_type != NULL && vt.lock_object != NULL && vt.blocker_type != NULL
-            && vt.blocker_object != NULL && vt.element_class != NULL && vt.element_method != NULL;
-        if (ok) {
-            vt.type_locked = global_static(jni, "jdk/internal/vm/ThreadSnapshot$OwnedLockType", "LOCKED", lock_sig);
-            vt.type_waiting_to_lock = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_TO_LOCK", blocker_sig);
-            vt.type_waiting_on = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_ON", blocker_sig);
-            ok = vt.type_locked != NULL && vt.type_waiting_to_lock != NULL && vt.type_waiting_on != NULL;
-        }
-        if (ok) {
-            vt.snapshot_of = of;
-        }
-    }
-    if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
-    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
 }
 
 /* Looks up what the walk needs. Returns NULL, or why virtual threads cannot be listed. */
@@ -170,7 +93,6 @@ static const char *prepare(JNIEnv *jni) {
     if (ok) {
         vt.pinned = static_int(jni, vt.virtual_thread, "PINNED");
         vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
-        prepare_snapshot(jni);
     }
     (*jni)->DeleteLocalRef(jni, container);
     if (stream != NULL) (*jni)->DeleteLocalRef(jni, stream);
@@ -185,7 +107,7 @@ static const char *prepare(JNIEnv *jni) {
 }
 
 void vthreads_release(JNIEnv *jni) {
-    jobject refs[] = { vt.containers, vt.virtual_thread, vt.snapshot, vt.type_locked, vt.type_waiting_to_lock, vt.type_waiting_on };
+    jobject refs[] = { vt.containers, vt.virtual_thread };
     for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
         if (refs[i] != NULL) {
             (*jni)->DeleteGlobalRef(jni, refs[i]);
@@ -267,6 +189,7 @@ typedef struct {
     int mounted_only;
     jint max_depth;
     jvmtiFrameInfo *frames;
+    jmethodID *methods;      /* the methods of frames, for thread_snapshot_locks */
     stack_table stacks;
     jlong seen;
     jlong count;
@@ -296,112 +219,6 @@ static int is_pinned(JNIEnv *jni, jthread thread, jint jvmti_state, int mounted)
         return 1;
     }
     return mounted && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
-}
-
-/* Whether JVMTI frame `frame` runs the method a StackTraceElement names. */
-static int same_method(JNIEnv *jni, const jvmtiFrameInfo *frame, jobject element) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    int same = 0;
-    jclass klass = NULL;
-    char *name = NULL;
-    char *signature = NULL;
-    jstring element_class = (*jni)->CallObjectMethod(jni, element, vt.element_class);
-    jstring element_method = jni_failed(jni, element_class) ? NULL : (*jni)->CallObjectMethod(jni, element, vt.element_method);
-    if (!jni_failed(jni, element_method)
-            && (*jvmti)->GetMethodName(jvmti, frame->method, &name, NULL, NULL) == JVMTI_ERROR_NONE
-            && (*jvmti)->GetMethodDeclaringClass(jvmti, frame->method, &klass) == JVMTI_ERROR_NONE
-            && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
-        char *class_name = java_class_name(signature);
-        const char *ec = (*jni)->GetStringUTFChars(jni, element_class, NULL);
-        const char *em = (*jni)->GetStringUTFChars(jni, element_method, NULL);
-        same = class_name != NULL && ec != NULL && em != NULL && strcmp(class_name, ec) == 0 && strcmp(name, em) == 0;
-        if (ec != NULL) (*jni)->ReleaseStringUTFChars(jni, element_class, ec);
-        if (em != NULL) (*jni)->ReleaseStringUTFChars(jni, element_method, em);
-        jni_cleared_exception(jni);
-        free(class_name);
-    }
-    if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
-    if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
-    if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-    if (element_class != NULL) (*jni)->DeleteLocalRef(jni, element_class);
-    if (element_method != NULL) (*jni)->DeleteLocalRef(jni, element_method);
-    return same;
-}
-
-/* The JVMTI depth of the snapshot's frame at snapshot_depth. The snapshot leaves out hidden frames
- * (continuation and lambda plumbing) that JVMTI shows, so its frames are a subsequence of JVMTI's:
- * they are matched in order, by class and method. Returns count (beyond the frames taken) when the
- * frame is not among them. */
-static jint jvmti_depth(JNIEnv *jni, jobjectArray stack, jint snapshot_depth, const jvmtiFrameInfo *frames, jint count) {
-    jint j = 0;
-    for (jint i = 0; i <= snapshot_depth; i++, j++) {
-        jobject element = (*jni)->GetObjectArrayElement(jni, stack, i);
-        if (jni_failed(jni, element)) {
-            return count;
-        }
-        while (j < count && !same_method(jni, &frames[j], element)) {
-            j++;
-        }
-        (*jni)->DeleteLocalRef(jni, element);
-        if (j >= count) {
-            return count;
-        }
-    }
-    return j - 1;
-}
-
-/* Monitors owned and waited for, from a ThreadSnapshot. Returns 0, or -1 when not known. */
-static int snapshot_locks(JNIEnv *jni, jthread thread, const jvmtiFrameInfo *frames, jint count, lock_facts *f) {
-    if (vt.snapshot_of == NULL) {
-        return -1;
-    }
-    if ((*jni)->PushLocalFrame(jni, 32) != 0) {
-        jni_cleared_exception(jni);
-        return -1;
-    }
-    int status = 0;
-    jobject snap = (*jni)->CallStaticObjectMethod(jni, vt.snapshot, vt.snapshot_of, thread);
-    if (jni_failed(jni, snap)) {
-        (*jni)->PopLocalFrame(jni, NULL);
-        return 0; /* terminated meanwhile: nothing to know */
-    }
-    jobjectArray stack = (*jni)->GetObjectField(jni, snap, vt.snap_stack);
-    jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
-    jobjectArray locks = (*jni)->GetObjectField(jni, snap, vt.snap_locks);
-    jsize lock_count = locks == NULL ? 0 : (*jni)->GetArrayLength(jni, locks);
-    if (lock_count > 0) {
-        f->owned = calloc((size_t)lock_count, sizeof *f->owned);
-        status = f->owned == NULL ? -1 : 0;
-    }
-    for (jsize i = 0; i < lock_count && f->owned != NULL; i++) {
-        jobject lock = (*jni)->GetObjectArrayElement(jni, locks, i);
-        jobject type = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, vt.lock_type);
-        jobject object = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, vt.lock_object);
-        if (object != NULL && (*jni)->IsSameObject(jni, type, vt.type_locked)) {
-            jint depth = (*jni)->GetIntField(jni, lock, vt.lock_depth);
-            owned_monitor *m = &f->owned[f->owned_count++];
-            locks_describe_object(jni, object, &m->lock);
-            m->depth = frames == NULL || depth < 0 || depth >= snapshot_count ? depth
-                : jvmti_depth(jni, stack, depth, frames, count);
-        }
-        if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
-        if (type != NULL) (*jni)->DeleteLocalRef(jni, type);
-        if (object != NULL) (*jni)->DeleteLocalRef(jni, object);
-    }
-    jobject blocker = (*jni)->GetObjectField(jni, snap, vt.snap_blocker);
-    if (blocker != NULL) {
-        jobject type = (*jni)->GetObjectField(jni, blocker, vt.blocker_type);
-        jobject object = (*jni)->GetObjectField(jni, blocker, vt.blocker_object);
-        int enter = (*jni)->IsSameObject(jni, type, vt.type_waiting_to_lock);
-        if (object != NULL && (enter || (*jni)->IsSameObject(jni, type, vt.type_waiting_on))) {
-            f->waiting = enter ? WAIT_ENTER : WAIT_NOTIFY;
-            f->owner_id = -1;
-            locks_describe_object(jni, object, &f->waits_for);
-        }
-    }
-    jni_cleared_exception(jni);
-    (*jni)->PopLocalFrame(jni, NULL);
-    return status;
 }
 
 static void write_summary(answer *a) {
@@ -497,7 +314,10 @@ static void visit(answer *a, jthread thread) {
             memset(&locks, 0, sizeof locks);
             locks.owner_id = -1;
             /* the frames were taken just before; the snapshot's depths are matched to them */
-            if (snapshot_locks(jni, thread, a->want_frames ? a->frames : NULL, count, &locks) != 0) {
+            for (jint i = 0; a->want_frames && i < count; i++) {
+                a->methods[i] = a->frames[i].method;
+            }
+            if (thread_snapshot_locks(jni, thread, a->want_frames ? a->methods : NULL, count, &locks) != 0) {
                 a->locks_incomplete = 1;
             }
             if ((facts.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, &locks) != 0) {
@@ -583,10 +403,12 @@ void cmd_vthreads(command_ctx *ctx) {
     }
     if (a.want_frames) {
         a.frames = malloc((size_t)a.max_depth * sizeof *a.frames);
+        a.methods = malloc((size_t)a.max_depth * sizeof *a.methods);
         a.stacks.slots = calloc(STACK_SLOTS, sizeof *a.stacks.slots);
         a.stacks.order = calloc(STACKS_MAX, sizeof *a.stacks.order);
-        if (a.frames == NULL || a.stacks.slots == NULL || a.stacks.order == NULL) {
+        if (a.frames == NULL || a.methods == NULL || a.stacks.slots == NULL || a.stacks.order == NULL) {
             free(a.frames);
+            free(a.methods);
             stack_table_free(&a.stacks);
             command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
             return;
@@ -595,6 +417,7 @@ void cmd_vthreads(command_ctx *ctx) {
     jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
     if (jni_failed(jni, root)) {
         free(a.frames);
+        free(a.methods);
         stack_table_free(&a.stacks);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
         return;
@@ -618,7 +441,7 @@ void cmd_vthreads(command_ctx *ctx) {
         json_end_array(w);
     }
     json_key(w, "lockSource");
-    json_cstring(w, vt.snapshot_of != NULL ? "snapshot" : "parked-only");
+    json_cstring(w, thread_snapshot_available(jni) ? "snapshot" : "parked-only");
     json_key(w, "lockFactsComplete");
     json_bool(w, !a.locks_incomplete && !a.failed);
     json_key(w, "complete");
@@ -627,6 +450,7 @@ void cmd_vthreads(command_ctx *ctx) {
     json_end_object(w);
     (*jni)->DeleteLocalRef(jni, root);
     free(a.frames);
+    free(a.methods);
     stack_table_free(&a.stacks);
 }
 
@@ -637,7 +461,7 @@ void cmd_vthreads(command_ctx *ctx) {
 void cmd_blockers(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     jvmtiEnv *jvmti = the_agent.jvmti;
-    if (prepare(jni) != NULL || vt.snapshot_of == NULL) {
+    if (prepare(jni) != NULL || !thread_snapshot_available(jni)) {
         command_fail(ctx, "unsupported", "this JVM has no jdk.internal.vm.ThreadSnapshot (JDK 25+)");
         return;
     }
@@ -659,7 +483,7 @@ void cmd_blockers(command_ctx *ctx) {
             lock_facts facts;
             memset(&facts, 0, sizeof facts);
             facts.owner_id = -1;
-            if (snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
+            if (thread_snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
                 json_begin_object(w);
                 json_key(w, "id");
                 json_int(w, id);

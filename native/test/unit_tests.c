@@ -9,6 +9,7 @@
 
 #include "aggregate.h"
 #include "json.h"
+#include "lock_owners.h"
 #include "method_index.h"
 #include "perf_map.h"
 #include "mutf8.h"
@@ -523,6 +524,54 @@ static void test_native_ids(void) {
     native_ids_forget();
 }
 
+static lock_ref ref(jint hash, const char *class_name) {
+    return (lock_ref) { hash, (char *)class_name };
+}
+
+static void test_lock_owners(void) {
+    owned_monitor holder_owns[] = { { ref(1, "Obj"), 2 }, { ref(1, "Obj"), 5 }, { ref(2, "Obj"), 3 }, { ref(3, "Foo"), 4 } };
+    owned_monitor other_owns[] = { { ref(2, "Obj"), 1 } };
+    lock_subject subjects[7];
+    lock_facts facts[7];
+    memset(subjects, 0, sizeof subjects);
+    memset(facts, 0, sizeof facts);
+    for (int i = 0; i < 7; i++) {
+        subjects[i].id = 100 + i;
+        facts[i].owner_id = 42;
+    }
+    facts[0].owned = holder_owns;   /* owns 1 (recursively), 2 and 3 */
+    facts[0].owned_count = 4;
+    facts[1].owned = other_owns;    /* owns an object with hash 2 too */
+    facts[1].owned_count = 1;
+    facts[2].waiting = WAIT_ENTER;  /* 1: owned by subject 0 alone */
+    facts[2].waits_for = ref(1, "Obj");
+    facts[3].waiting = WAIT_ENTER;  /* 2: two owners, two objects */
+    facts[3].waits_for = ref(2, "Obj");
+    facts[4].waiting = WAIT_ENTER;  /* hash 3, but another class */
+    facts[4].waits_for = ref(3, "Bar");
+    facts[5].waiting = WAIT_ENTER;  /* nobody owns 9 */
+    facts[5].waits_for = ref(9, "Obj");
+    facts[6].waiting = WAIT_NOTIFY; /* in Object.wait: no owner to look for */
+    facts[6].waits_for = ref(1, "Obj");
+    unsigned char unresolved[7] = { 0 };
+
+    CHECK(lock_owners_match(subjects, 7, facts, unresolved) == 0);
+    CHECK(facts[2].owner_id == 100 && !unresolved[2]);
+    CHECK(facts[3].owner_id == -1 && unresolved[3]);
+    CHECK(facts[4].owner_id == -1 && unresolved[4]);
+    CHECK(facts[5].owner_id == -1 && unresolved[5]);
+    CHECK(facts[6].owner_id == 42 && !unresolved[6]);
+    CHECK(!unresolved[0] && !unresolved[1]);
+
+    facts[2].owned = other_owns;    /* a thread is never the owner of what it waits to enter */
+    facts[2].owned_count = 1;
+    facts[2].waits_for = ref(2, "Obj");
+    facts[0].owned_count = 0;
+    facts[1].owned_count = 0;
+    CHECK(lock_owners_match(subjects, 3, facts, unresolved) == 0);
+    CHECK(facts[2].owner_id == -1 && unresolved[2]);
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -540,6 +589,7 @@ int main(void) {
     test_method_index();
     test_stack_tree();
     test_native_ids();
+    test_lock_owners();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -6,7 +6,8 @@ import java.util.List;
  * The answer to {@code stacks}: every chosen thread with its frames and lock facts.
  *
  * @param time              when the agent took it, epoch milliseconds
- * @param lockSource        {@code jvmti} (start-up mode) or {@code management} (live attach)
+ * @param lockSource        {@code jvmti} (start-up mode), {@code snapshot} (live attach, JDK 25+) or
+ *                          {@code management} (live attach)
  * @param lockFactsComplete false when some lock facts could not be collected
  */
 public record StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads) {

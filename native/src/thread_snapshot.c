@@ -1,0 +1,261 @@
+#include "thread_snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "frames.h"
+#include "jni_util.h"
+
+static struct {
+    int tried;
+    jclass snapshot;
+    jmethodID of;            /* NULL: no usable ThreadSnapshot in this JVM */
+    jfieldID stack;
+    jfieldID locks;
+    jfieldID blocker;
+    jfieldID lock_depth;
+    jfieldID lock_type;
+    jfieldID lock_object;
+    jfieldID blocker_type;
+    jfieldID blocker_object;
+    jmethodID element_class;
+    jmethodID element_method;
+    jobject type_locked;
+    jobject type_waiting_to_lock;
+    jobject type_waiting_on;
+} snap;
+
+static jobject global_static(JNIEnv *jni, const char *class_name, const char *field, const char *signature) {
+    jclass klass = (*jni)->FindClass(jni, class_name);
+    if (jni_failed(jni, klass)) {
+        return NULL;
+    }
+    jobject global = NULL;
+    jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, signature);
+    if (!jni_failed(jni, id)) {
+        jobject value = (*jni)->GetStaticObjectField(jni, klass, id);
+        if (!jni_failed(jni, value)) {
+            global = (*jni)->NewGlobalRef(jni, value);
+            (*jni)->DeleteLocalRef(jni, value);
+        }
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    return global;
+}
+
+/* The ThreadSnapshot members; any one missing (another JDK's layout) means no snapshot. */
+static void prepare(JNIEnv *jni) {
+    const char *lock_sig = "Ljdk/internal/vm/ThreadSnapshot$OwnedLockType;";
+    const char *blocker_sig = "Ljdk/internal/vm/ThreadSnapshot$BlockerLockType;";
+    snap.snapshot = jni_global_class(jni, "jdk/internal/vm/ThreadSnapshot");
+    jclass lock = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadLock");
+    if (jni_failed(jni, lock)) lock = NULL;
+    jclass blocker = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot$ThreadBlocker");
+    if (jni_failed(jni, blocker)) blocker = NULL;
+    jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
+    if (jni_failed(jni, element)) element = NULL;
+    int ok = snap.snapshot != NULL && lock != NULL && blocker != NULL && element != NULL;
+    jmethodID of = NULL;
+    if (ok) {
+        of = (*jni)->GetStaticMethodID(jni, snap.snapshot, "of", "(Ljava/lang/Thread;)Ljdk/internal/vm/ThreadSnapshot;");
+        snap.stack = (*jni)->GetFieldID(jni, snap.snapshot, "stackTrace", "[Ljava/lang/StackTraceElement;");
+        snap.locks = (*jni)->GetFieldID(jni, snap.snapshot, "locks", "[Ljdk/internal/vm/ThreadSnapshot$ThreadLock;");
+        snap.blocker = (*jni)->GetFieldID(jni, snap.snapshot, "blocker", "Ljdk/internal/vm/ThreadSnapshot$ThreadBlocker;");
+        snap.lock_depth = (*jni)->GetFieldID(jni, lock, "depth", "I");
+        snap.lock_type = (*jni)->GetFieldID(jni, lock, "type", lock_sig);
+        snap.lock_object = (*jni)->GetFieldID(jni, lock, "obj", "Ljava/lang/Object;");
+        snap.blocker_type = (*jni)->GetFieldID(jni, blocker, "type", blocker_sig);
+        snap.blocker_object = (*jni)->GetFieldID(jni, blocker, "obj", "Ljava/lang/Object;");
+        snap.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
+        snap.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
+        ok = !jni_cleared_exception(jni) && of != NULL && snap.stack != NULL && snap.locks != NULL && snap.blocker != NULL
+            && snap.lock_depth != NULL && snap.lock_type != NULL && snap.lock_object != NULL && snap.blocker_type != NULL
+            && snap.blocker_object != NULL && snap.element_class != NULL && snap.element_method != NULL;
+    }
+    if (ok) {
+        snap.type_locked = global_static(jni, "jdk/internal/vm/ThreadSnapshot$OwnedLockType", "LOCKED", lock_sig);
+        snap.type_waiting_to_lock = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_TO_LOCK", blocker_sig);
+        snap.type_waiting_on = global_static(jni, "jdk/internal/vm/ThreadSnapshot$BlockerLockType", "WAITING_ON", blocker_sig);
+        ok = snap.type_locked != NULL && snap.type_waiting_to_lock != NULL && snap.type_waiting_on != NULL;
+    }
+    if (ok) {
+        snap.of = of;
+    }
+    if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
+    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
+    if (element != NULL) (*jni)->DeleteLocalRef(jni, element);
+}
+
+int thread_snapshot_available(JNIEnv *jni) {
+    if (!snap.tried) {
+        snap.tried = 1;
+        prepare(jni);
+    }
+    return snap.of != NULL;
+}
+
+void thread_snapshot_release(JNIEnv *jni) {
+    jobject refs[] = { snap.snapshot, snap.type_locked, snap.type_waiting_to_lock, snap.type_waiting_on };
+    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
+        if (refs[i] != NULL) {
+            (*jni)->DeleteGlobalRef(jni, refs[i]);
+        }
+    }
+    memset(&snap, 0, sizeof snap);
+}
+
+/* A copy of what a StackTraceElement getter returns, or NULL. */
+static char *element_string(JNIEnv *jni, jobject element, jmethodID getter) {
+    jstring value = (*jni)->CallObjectMethod(jni, element, getter);
+    if (jni_failed(jni, value)) {
+        return NULL;
+    }
+    char *copy = NULL;
+    const char *chars = (*jni)->GetStringUTFChars(jni, value, NULL);
+    if (chars != NULL) {
+        copy = strdup(chars);
+        (*jni)->ReleaseStringUTFChars(jni, value, chars);
+    } else {
+        jni_cleared_exception(jni);
+    }
+    (*jni)->DeleteLocalRef(jni, value);
+    return copy;
+}
+
+/* Whether a JVMTI frame's method is the one a StackTraceElement names. */
+static int frame_runs(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    char *name = NULL;
+    if ((*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    int same = strcmp(name, method_name) == 0;
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    jclass klass = NULL;
+    char *signature = NULL;
+    if (same && (*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE
+            && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+        char *frame_class = java_class_name(signature);
+        same = frame_class != NULL && strcmp(frame_class, class_name) == 0;
+        free(frame_class);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
+    } else {
+        same = 0;
+    }
+    if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+    return same;
+}
+
+/* map[i], for the snapshot's frames 0..last, is the JVMTI depth of that frame: the snapshot's
+ * frames are a subsequence of JVMTI's, matched in one pass, in order, by class and method. A frame
+ * not found maps to count. */
+static void match_depths(JNIEnv *jni, jobjectArray stack, jint last, const jmethodID *methods, jint count, jint *map) {
+    jint j = 0;
+    for (jint i = 0; i <= last; i++) {
+        map[i] = count;
+        jobject element = j < count ? (*jni)->GetObjectArrayElement(jni, stack, i) : NULL;
+        if (jni_failed(jni, element)) {
+            j = count;
+            continue;
+        }
+        char *class_name = element_string(jni, element, snap.element_class);
+        char *method_name = element_string(jni, element, snap.element_method);
+        while (j < count && !(class_name != NULL && method_name != NULL && frame_runs(jni, methods[j], class_name, method_name))) {
+            j++;
+        }
+        if (j < count) {
+            map[i] = j++;
+        }
+        free(class_name);
+        free(method_name);
+        (*jni)->DeleteLocalRef(jni, element);
+    }
+}
+
+/* The owned monitors of the snapshot, at the snapshot's depths, but for the one it waits for: a
+ * thread in Object.wait has let go of that monitor, whatever its frames say (ThreadMXBean and
+ * JVMTI leave it out too). Returns the deepest depth, or -1. */
+static jint read_owned(JNIEnv *jni, jobjectArray locks, jobject waited, lock_facts *f) {
+    jsize lock_count = locks == NULL ? 0 : (*jni)->GetArrayLength(jni, locks);
+    jint deepest = -1;
+    if (lock_count > 0) {
+        f->owned = calloc((size_t)lock_count, sizeof *f->owned);
+    }
+    for (jsize i = 0; i < lock_count && f->owned != NULL; i++) {
+        jobject lock = (*jni)->GetObjectArrayElement(jni, locks, i);
+        jobject type = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, snap.lock_type);
+        jobject object = lock == NULL ? NULL : (*jni)->GetObjectField(jni, lock, snap.lock_object);
+        if (object != NULL && (*jni)->IsSameObject(jni, type, snap.type_locked)
+                && (waited == NULL || !(*jni)->IsSameObject(jni, object, waited))) {
+            owned_monitor *m = &f->owned[f->owned_count++];
+            locks_describe_object(jni, object, &m->lock);
+            m->depth = (*jni)->GetIntField(jni, lock, snap.lock_depth);
+            deepest = m->depth > deepest ? m->depth : deepest;
+        }
+        if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
+        if (type != NULL) (*jni)->DeleteLocalRef(jni, type);
+        if (object != NULL) (*jni)->DeleteLocalRef(jni, object);
+    }
+    return deepest;
+}
+
+/* The monitor the snapshot is blocked entering or waits on, or NULL (a local reference). */
+static jobject read_blocker(JNIEnv *jni, jobject snapshot, lock_facts *f) {
+    jobject blocker = (*jni)->GetObjectField(jni, snapshot, snap.blocker);
+    if (blocker == NULL) {
+        return NULL;
+    }
+    jobject type = (*jni)->GetObjectField(jni, blocker, snap.blocker_type);
+    jobject object = (*jni)->GetObjectField(jni, blocker, snap.blocker_object);
+    int enter = (*jni)->IsSameObject(jni, type, snap.type_waiting_to_lock);
+    if (object != NULL && (enter || (*jni)->IsSameObject(jni, type, snap.type_waiting_on))) {
+        f->waiting = enter ? WAIT_ENTER : WAIT_NOTIFY;
+        locks_describe_object(jni, object, &f->waits_for);
+    } else if (object != NULL) {
+        (*jni)->DeleteLocalRef(jni, object);
+        object = NULL;
+    }
+    if (type != NULL) (*jni)->DeleteLocalRef(jni, type);
+    (*jni)->DeleteLocalRef(jni, blocker);
+    return object;
+}
+
+int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods, jint count, lock_facts *f) {
+    if (!thread_snapshot_available(jni)) {
+        return -1;
+    }
+    if ((*jni)->PushLocalFrame(jni, 32) != 0) {
+        jni_cleared_exception(jni);
+        return -1;
+    }
+    int status = 0;
+    jobject snapshot = (*jni)->CallStaticObjectMethod(jni, snap.snapshot, snap.of, thread);
+    if (jni_failed(jni, snapshot)) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return 0; /* ended meanwhile: nothing to know */
+    }
+    jobjectArray stack = (*jni)->GetObjectField(jni, snapshot, snap.stack);
+    jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
+    jobject waited = read_blocker(jni, snapshot, f);
+    jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
+    jint deepest = read_owned(jni, locks, waited, f);
+    if (locks != NULL && (*jni)->GetArrayLength(jni, locks) > 0 && f->owned == NULL) {
+        status = -1;
+    }
+    if (methods != NULL && deepest >= 0) {
+        jint last = deepest < snapshot_count ? deepest : snapshot_count - 1;
+        jint *map = last >= 0 ? malloc(((size_t)last + 1) * sizeof *map) : NULL;
+        if (map != NULL) {
+            match_depths(jni, stack, last, methods, count, map);
+        }
+        for (jint i = 0; i < f->owned_count; i++) {
+            jint depth = f->owned[i].depth;
+            f->owned[i].depth = map != NULL && depth >= 0 && depth <= last ? map[depth] : count;
+        }
+        free(map);
+    }
+    jni_cleared_exception(jni);
+    (*jni)->PopLocalFrame(jni, NULL);
+    return status;
+}
