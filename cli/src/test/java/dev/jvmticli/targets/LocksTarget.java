@@ -117,7 +117,11 @@ public final class LocksTarget {
         TargetMain.awaitState(nester, Thread.State.TIMED_WAITING);
     }
 
-    /** Frames, innermost first: ... sleep, nestInnermost, nestRecursive (A again), nestMiddle (B), nestOuter (A). */
+    /**
+     * Frames, innermost first: ... sleep, nestInnermost, nestRecursive (A again), the method
+     * reference's proxy (a hidden frame, which JVMTI shows and ThreadSnapshot leaves out), nestMiddle
+     * (B), nestOuter (A).
+     */
     static void nestOuter() {
         synchronized (NEST_A) {
             nestMiddle();
@@ -126,7 +130,8 @@ public final class LocksTarget {
 
     static void nestMiddle() {
         synchronized (NEST_B) {
-            nestRecursive();
+            Runnable recursive = LocksTarget::nestRecursive;
+            recursive.run();
         }
     }
 
