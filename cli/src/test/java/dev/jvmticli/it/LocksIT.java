@@ -149,6 +149,9 @@ class LocksIT {
             assertEquals(holder.path("thread").path("id").asLong(), wait.path("ownerId").asLong());
             assertEquals(held.path("hash").asLong(), wait.path("hash").asLong());
         }
+        JsonNode alone = thread(json(c, "stacks", "--thread", "contender-1").path("threads"), "contender-1");
+        assertEquals(holder.path("thread").path("id").asLong(), alone.path("waitingFor").path("ownerId").asLong(),
+                "the owner is named when it is not among the threads asked about");
         JsonNode timed = thread(threads, "waiter-timed");
         assertEquals("TIMED_WAITING", timed.path("thread").path("state").asText());
         assertEquals("notify", timed.path("waitingFor").path("kind").asText());
