@@ -1,5 +1,8 @@
 #include "jni_util.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 int jni_cleared_exception(JNIEnv *jni) {
     if ((*jni)->ExceptionCheck(jni)) {
         (*jni)->ExceptionClear(jni);
@@ -20,4 +23,20 @@ jclass jni_global_class(JNIEnv *jni, const char *name) {
     jclass global = (*jni)->NewGlobalRef(jni, local);
     (*jni)->DeleteLocalRef(jni, local);
     return global;
+}
+
+char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
+    jstring value = target == NULL ? NULL : (*jni)->CallObjectMethod(jni, target, getter);
+    if (jni_failed(jni, value)) {
+        return NULL;
+    }
+    char *copy = NULL;
+    const char *chars = (*jni)->GetStringUTFChars(jni, value, NULL);
+    if (chars != NULL) {
+        copy = strdup(chars);
+        (*jni)->ReleaseStringUTFChars(jni, value, chars);
+    }
+    jni_cleared_exception(jni);
+    (*jni)->DeleteLocalRef(jni, value);
+    return copy;
 }

@@ -13,4 +13,8 @@ int jni_failed(JNIEnv *jni, const void *value);
 /* A global reference to the named class, or NULL. */
 jclass jni_global_class(JNIEnv *jni, const char *name);
 
+/* What a String getter of target returns, as a malloc'd modified UTF-8 copy; NULL when target is
+ * NULL, the getter returns null or throws, or memory runs out. */
+char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter);
+
 #endif

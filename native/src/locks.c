@@ -256,22 +256,12 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
 
 /* A LockInfo (or MonitorInfo) as a lock_ref. */
 static int read_lock_info(JNIEnv *jni, jobject info, lock_ref *ref) {
-    jstring name = (*jni)->CallObjectMethod(jni, info, jni_handles.lock_class_name);
-    if (jni_failed(jni, name)) {
+    ref->class_name = jni_call_string(jni, info, jni_handles.lock_class_name);
+    if (ref->class_name == NULL) {
         return -1;
     }
     ref->hash = (*jni)->CallIntMethod(jni, info, jni_handles.lock_hash);
-    int status = jni_cleared_exception(jni) ? -1 : 0;
-    const char *chars = (*jni)->GetStringUTFChars(jni, name, NULL);
-    if (chars != NULL) {
-        ref->class_name = strdup(chars);
-        (*jni)->ReleaseStringUTFChars(jni, name, chars);
-    } else {
-        jni_cleared_exception(jni);
-        status = -1;
-    }
-    (*jni)->DeleteLocalRef(jni, name);
-    return status;
+    return jni_cleared_exception(jni) ? -1 : 0;
 }
 
 static void clear_facts(lock_facts *f) {

@@ -62,23 +62,6 @@ static int find_getters(JNIEnv *jni) {
     return getters.group_name != NULL ? 0 : -1;
 }
 
-/* A malloc'd modified UTF-8 copy of what a String getter returns, or NULL. */
-static char *string_of(JNIEnv *jni, jobject target, jmethodID getter) {
-    jstring value = target == NULL ? NULL : (*jni)->CallObjectMethod(jni, target, getter);
-    if (jni_failed(jni, value)) {
-        return NULL;
-    }
-    char *copy = NULL;
-    const char *chars = (*jni)->GetStringUTFChars(jni, value, NULL);
-    if (chars != NULL) {
-        copy = strdup(chars);
-        (*jni)->ReleaseStringUTFChars(jni, value, chars);
-    }
-    jni_cleared_exception(jni);
-    (*jni)->DeleteLocalRef(jni, value);
-    return copy;
-}
-
 jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     memset(facts, 0, sizeof *facts);
@@ -89,7 +72,7 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     if (err != JVMTI_ERROR_NONE) {
         return err;
     }
-    facts->name = string_of(jni, thread, getters.get_name);
+    facts->name = jni_call_string(jni, thread, getters.get_name);
     facts->priority = (*jni)->CallIntMethod(jni, thread, getters.get_priority);
     facts->daemon = (*jni)->CallBooleanMethod(jni, thread, getters.is_daemon);
     jni_cleared_exception(jni);
@@ -97,7 +80,7 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     if (jni_failed(jni, group)) {
         group = NULL;
     }
-    facts->group = string_of(jni, group, getters.group_name);
+    facts->group = jni_call_string(jni, group, getters.group_name);
     if (group != NULL) (*jni)->DeleteLocalRef(jni, group);
     facts->cpu_nanos = -1;
     if (the_agent.held.can_get_thread_cpu_time

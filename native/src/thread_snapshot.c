@@ -105,24 +105,6 @@ void thread_snapshot_release(JNIEnv *jni) {
     memset(&snap, 0, sizeof snap);
 }
 
-/* A copy of what a StackTraceElement getter returns, or NULL. */
-static char *element_string(JNIEnv *jni, jobject element, jmethodID getter) {
-    jstring value = (*jni)->CallObjectMethod(jni, element, getter);
-    if (jni_failed(jni, value)) {
-        return NULL;
-    }
-    char *copy = NULL;
-    const char *chars = (*jni)->GetStringUTFChars(jni, value, NULL);
-    if (chars != NULL) {
-        copy = strdup(chars);
-        (*jni)->ReleaseStringUTFChars(jni, value, chars);
-    } else {
-        jni_cleared_exception(jni);
-    }
-    (*jni)->DeleteLocalRef(jni, value);
-    return copy;
-}
-
 /* Whether a JVMTI frame's method is the one a StackTraceElement names. */
 static int frame_runs(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name) {
     jvmtiEnv *jvmti = the_agent.jvmti;
@@ -159,8 +141,8 @@ static void match_depths(JNIEnv *jni, jobjectArray stack, jint last, const jmeth
             j = count;
             continue;
         }
-        char *class_name = element_string(jni, element, snap.element_class);
-        char *method_name = element_string(jni, element, snap.element_method);
+        char *class_name = jni_call_string(jni, element, snap.element_class);
+        char *method_name = jni_call_string(jni, element, snap.element_method);
         while (j < count && !(class_name != NULL && method_name != NULL && frame_runs(jni, methods[j], class_name, method_name))) {
             j++;
         }
