@@ -81,7 +81,8 @@ public final class Tmux implements AutoCloseable {
         String screen = screen();
         while (!condition.test(screen)) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited " + WAIT.toSeconds() + " s for " + what + "; the screen:\n" + screen);
+                throw new AssertionError("waited " + WAIT.toSeconds() + " s for " + what + "; the screen:\n" + screen
+                        + "\nthe threads of the pane's JVM:\n" + paneThreadDumps());
             }
             pause(100);
             screen = screen();
@@ -97,6 +98,24 @@ public final class Tmux implements AutoCloseable {
     public static String lastLine(String screen) {
         String[] lines = screen.stripTrailing().split("\n");
         return lines[lines.length - 1];
+    }
+
+    /** jstack of the JVMs the pane's command runs (its children), each with its own JDK's jstack. */
+    private String paneThreadDumps() {
+        String pane = tmux("display-message", "-p", "-t", "0", "#{pane_pid}").strip();
+        String script = "for p in $(pgrep -P " + pane + "); do j=$(dirname \"$(readlink /proc/$p/exe)\")/jstack;"
+                + " [ -x \"$j\" ] && timeout 20 \"$j\" $p; done";
+        try {
+            Process process = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            process.waitFor(30, TimeUnit.SECONDS);
+            return output;
+        } catch (IOException e) {
+            return "(none: " + e + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(none: interrupted)";
+        }
     }
 
     public static void pause(long millis) {
