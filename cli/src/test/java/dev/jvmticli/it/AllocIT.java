@@ -21,9 +21,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,17 +34,8 @@ class AllocIT {
     static final String MARKER = "dev.jvmticli.targets.AllocTarget$Marker[]";
     static final String CHURN = "dev.jvmticli.targets.AllocTarget.churn";
 
-    private TargetsPerJdk targets;
-
-    @BeforeAll
-    void startTargets() {
-        targets = TargetsPerJdk.start(AllocTarget.class);
-    }
-
-    @AfterAll
-    void stopTargets() {
-        targets.close();
-    }
+    @RegisterExtension
+    static final TargetsPerJdk targets = TargetsPerJdk.of(AllocTarget.class);
 
     Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();

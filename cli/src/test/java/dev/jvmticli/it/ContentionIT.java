@@ -17,9 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,17 +29,8 @@ class ContentionIT {
     static final String CAPABILITY = "can_generate_monitor_events";
     static final String LOCK = "dev.jvmticli.targets.ContentionTarget$Lock";
 
-    private TargetsPerJdk targets;
-
-    @BeforeAll
-    void startTargets() {
-        targets = TargetsPerJdk.start(ContentionTarget.class);
-    }
-
-    @AfterAll
-    void stopTargets() {
-        targets.close();
-    }
+    @RegisterExtension
+    static final TargetsPerJdk targets = TargetsPerJdk.of(ContentionTarget.class);
 
     Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();

@@ -12,26 +12,16 @@ import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The shell without a terminal: -c lists and scripts on standard input, against real targets on every JDK. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ShellIT {
-    private TargetsPerJdk targets;
-
-    @BeforeAll
-    void startTargets() {
-        targets = TargetsPerJdk.start(NamedTarget.class);
-    }
-
-    @AfterAll
-    void stopTargets() {
-        targets.close();
-    }
+    @RegisterExtension
+    static final TargetsPerJdk targets = TargetsPerJdk.of(NamedTarget.class);
 
     Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();

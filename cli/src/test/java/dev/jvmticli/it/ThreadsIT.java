@@ -27,26 +27,16 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** `threads`, `detach` and reuse of the resident agent against real targets on every installed JDK. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ThreadsIT {
-    private TargetsPerJdk targets;
-
-    @BeforeAll
-    void startTargets() {
-        targets = TargetsPerJdk.start(ThreadsTarget.class);
-    }
-
-    @AfterAll
-    void stopTargets() {
-        targets.close();
-    }
+    @RegisterExtension
+    static final TargetsPerJdk targets = TargetsPerJdk.of(ThreadsTarget.class);
 
     Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();
