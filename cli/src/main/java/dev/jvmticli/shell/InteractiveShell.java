@@ -108,7 +108,6 @@ final class InteractiveShell {
                 .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true) // '!' is literal (grep patterns)
                 .option(LineReader.Option.HISTORY_IGNORE_DUPS, true)
                 .build();
-        terminal.handle(Terminal.Signal.INT, signal -> cancel());
         String prompt = prompt(colour);
         int failures = 0;
         while (!shell.exitRequested()) {
@@ -154,6 +153,10 @@ final class InteractiveShell {
             terminal.writer().flush();
             return;
         }
+        // Installed again for each command: readLine sets a handler of its own while it restores the
+        // terminal's modes (with stty) and puts the previous one back after; when a Ctrl-C kills
+        // that stty, the IOError skips that step and every later Ctrl-C would go to readLine's handler.
+        terminal.handle(Terminal.Signal.INT, signal -> cancel());
         Thread worker = new Thread(() -> shell.runLine(line), "jvmti-cli command");
         worker.setDaemon(true);
         running = worker;
