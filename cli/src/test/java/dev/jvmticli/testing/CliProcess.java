@@ -36,6 +36,7 @@ public final class CliProcess {
     }
 
     public static Process start(List<String> wrapper, Jdks.Jdk jdk, Path jar, String... args) {
+        CommandLog.record("CLI process on " + jdk + (wrapper.isEmpty() ? "" : " under " + String.join(" ", wrapper)), args);
         try {
             return new ProcessBuilder(command(wrapper, jdk, jar, args)).directory(Path.of("/tmp").toFile()).start();
         } catch (IOException e) {

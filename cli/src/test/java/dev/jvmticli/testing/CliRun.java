@@ -19,6 +19,7 @@ public final class CliRun {
     }
 
     public static Result run(String... args) {
+        CommandLog.record("in-process", args);
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         PrintWriter outWriter = new PrintWriter(out, true);

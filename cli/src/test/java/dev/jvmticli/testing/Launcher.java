@@ -33,6 +33,7 @@ public final class Launcher {
         List<String> command = new ArrayList<>();
         command.add(script().toString());
         command.addAll(List.of(args));
+        CommandLog.record("launcher on " + jdk + (stdin.isEmpty() ? "" : ", stdin: " + stdin.strip().replace("\n", "; ")), args);
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("JAVA_HOME", jdk.home().toString());
         try {

@@ -32,6 +32,7 @@ public final class RawAgentSocket implements AutoCloseable {
     }
 
     public void send(byte[] bytes) throws IOException {
+        CommandLog.record("raw agent socket", new String(bytes, 0, Math.min(bytes.length, 200), StandardCharsets.UTF_8).strip());
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         while (buffer.hasRemaining()) {
             channel.write(buffer);

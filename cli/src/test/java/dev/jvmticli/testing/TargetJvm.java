@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real target JVM started by a test: a main class from the test classes, run with a chosen JDK
  * and JVM options. The target prints {@code READY} when its scenario is in place, answers lines
- * sent to its standard input (see {@link TargetMain}), and dies with the test.
+ * sent to its standard input (see {@link TargetMain}), and dies with the test. Every target runs
+ * with {@code -Xcheck:jni}, and {@link JniWarningCheck} fails the test class whose targets printed
+ * a JNI warning: every line a target prints is kept with the moment it arrived.
  */
 public final class TargetJvm implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
@@ -30,13 +32,22 @@ public final class TargetJvm implements AutoCloseable {
     private final Writer stdin;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
+    private final List<OutputLine> output = Collections.synchronizedList(new ArrayList<>());
+    private final String description;
+    private final List<Thread> pumps;
 
-    private TargetJvm(Process process) {
+    /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
+    public record OutputLine(long arrivalNanos, String stream, String text) {
+    }
+
+    private TargetJvm(Process process, String description) {
         this.process = process;
         this.jvmPid = process.pid();
+        this.description = description;
         this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
-        pump(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)), lines::add, "stdout");
-        pump(new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8)), stderr::add, "stderr");
+        pumps = List.of(
+                pump(new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)), lines::add, "stdout"),
+                pump(new BufferedReader(new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8)), stderr::add, "stderr"));
     }
 
     /** Starts mainClass with the JDK and JVM options given, and waits for its READY line. */
@@ -61,13 +72,16 @@ public final class TargetJvm implements AutoCloseable {
         command.add(jdk.java().toString());
         command.add("-Xshare:auto");
         command.add("-XX:TieredStopAtLevel=1");
+        command.add("-Xcheck:jni");
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classPath.toString());
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         try {
-            TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start());
+            TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start(),
+                    mainClass.getSimpleName() + " on " + jdk + (jvmOptions.isEmpty() ? "" : " with " + String.join(" ", jvmOptions)));
+            JniWarningCheck.watch(target);
             target.awaitLine("READY", START_TIMEOUT);
             target.jvmPid = findJvm(target.process.toHandle());
             return target;
@@ -98,7 +112,10 @@ public final class TargetJvm implements AutoCloseable {
         return process;
     }
 
-    /** Sends one command line to the target and returns its one-line answer. */
+    /**
+     * Sends one command line to the target and returns its one-line answer; what the JNI checker
+     * printed meanwhile is skipped here (and reported by {@link JniWarningCheck}).
+     */
     public String ask(String command) {
         try {
             stdin.write(command + "\n");
@@ -106,7 +123,12 @@ public final class TargetJvm implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return awaitLine("", Duration.ofSeconds(30));
+        while (true) {
+            String line = awaitLine("", Duration.ofSeconds(30));
+            if (!line.isEmpty() && !JniWarningCheck.isCheckerOutput(line)) {
+                return line;
+            }
+        }
     }
 
     /** Waits for the next stdout line starting with prefix; earlier lines are skipped. */
@@ -137,6 +159,33 @@ public final class TargetJvm implements AutoCloseable {
         }
     }
 
+    /** What the target is, for a failure message: its main class, JDK and options. */
+    public String description() {
+        return description;
+    }
+
+    /** Every line the target has printed so far, on both streams, in the order they arrived. */
+    public List<OutputLine> output() {
+        synchronized (output) {
+            return List.copyOf(output);
+        }
+    }
+
+    /** Waits until the target has exited and all it printed has been read; false if not in time. */
+    boolean awaitEnd(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (!process.waitFor(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        for (Thread pump : pumps) {
+            pump.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            if (pump.isAlive()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void close() {
         ProcessHandle.of(jvmPid).ifPresent(ProcessHandle::destroyForcibly);
@@ -148,11 +197,12 @@ public final class TargetJvm implements AutoCloseable {
         }
     }
 
-    private static void pump(BufferedReader reader, java.util.function.Consumer<String> sink, String what) {
+    private Thread pump(BufferedReader reader, java.util.function.Consumer<String> sink, String what) {
         Thread thread = new Thread(() -> {
             try {
                 String line;
                 while ((line = reader.readLine()) != null) {
+                    output.add(new OutputLine(System.nanoTime(), what, line));
                     sink.accept(line);
                 }
             } catch (IOException ignored) {
@@ -161,6 +211,7 @@ public final class TargetJvm implements AutoCloseable {
         }, "target " + what);
         thread.setDaemon(true);
         thread.start();
+        return thread;
     }
 
     /** The directory of the compiled test classes (targets, probes). */

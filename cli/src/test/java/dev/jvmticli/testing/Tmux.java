@@ -35,6 +35,7 @@ public final class Tmux implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        CommandLog.record("in a terminal", command);
         tmux.tmux("-f", config.toString(), "new-session", "-d", "-x", "160", "-y", "50", command);
         return tmux;
     }
@@ -48,6 +49,7 @@ public final class Tmux implements AutoCloseable {
 
     /** Sends text literally (no key names). */
     public void type(String text) {
+        CommandLog.record("typed in a terminal", text);
         tmux("send-keys", "-t", "0", "-l", "--", text);
     }
 

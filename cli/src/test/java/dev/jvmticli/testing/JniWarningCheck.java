@@ -1,0 +1,117 @@
+package dev.jvmticli.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Fails a test class when a target JVM it started printed a warning of the JVM's JNI checker
+ * ({@code -Xcheck:jni}, which every {@link TargetJvm} runs with): the agent broke a JNI rule in
+ * someone else's process. Registered for every integration test class by auto-detection
+ * (META-INF/services, enabled in the failsafe configuration); a target started without it
+ * active fails at once, so the check cannot be left out by accident. The failure names each
+ * target, its warnings with their counts, and the command that preceded each warning's first
+ * occurrence.
+ */
+public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallback {
+    /**
+     * The first line of what HotSpot's checker prints (jniCheck.cpp, and the signal handler check
+     * -Xcheck:jni turns on); the stack of the thread that broke the rule follows it.
+     */
+    static final Pattern WARNING = Pattern.compile("^(WARNING in native method: |FATAL ERROR in native method: "
+            + "|WARNING: JNI local refs: |Warning: Calling other JNI functions in the scope of |Warning: SIG\\w+ handler )");
+    /** A line of the stack the checker prints after a warning: native frames, then Java ones. */
+    private static final Pattern FRAME = Pattern.compile("^(Native frames: |[VvCjJ] |\\s+at )");
+    private static final int FRAMES_SHOWN = 8;
+    private static final Duration OUTPUT_END = Duration.ofSeconds(10);
+
+    private static final AtomicInteger RUNNING_CLASSES = new AtomicInteger();
+    private static final Queue<Watched> WATCHED = new ConcurrentLinkedQueue<>();
+
+    /** A target and how many of its lines an earlier class already checked (it outlived that class). */
+    private static final class Watched {
+        final TargetJvm target;
+        int checked;
+
+        Watched(TargetJvm target) {
+            this.target = target;
+        }
+    }
+
+    /** Whether a line is the checker's (a warning or its stack), not the target's own answer. */
+    static boolean isCheckerOutput(String line) {
+        return WARNING.matcher(line).find() || FRAME.matcher(line).find();
+    }
+
+    /** Called by every target as it starts. */
+    static void watch(TargetJvm target) {
+        if (RUNNING_CLASSES.get() == 0) {
+            throw new IllegalStateException("a target JVM started outside a test class checked by " + JniWarningCheck.class.getName()
+                    + ": enable junit.jupiter.extensions.autodetection.enabled for the integration tests");
+        }
+        WATCHED.add(new Watched(target));
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        RUNNING_CLASSES.incrementAndGet();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws InterruptedException {
+        RUNNING_CLASSES.decrementAndGet();
+        List<String> reports = new ArrayList<>();
+        for (Watched watched : WATCHED) {
+            boolean ended = !watched.target.process().isAlive() && watched.target.awaitEnd(OUTPUT_END);
+            List<TargetJvm.OutputLine> output = watched.target.output();
+            String report = report(watched.target.pid(), watched.target.description(), output.subList(watched.checked, output.size()));
+            if (report != null) {
+                reports.add(report);
+            }
+            watched.checked = output.size();
+            if (ended) {
+                WATCHED.remove(watched);
+            }
+        }
+        if (!reports.isEmpty()) {
+            throw new AssertionError("The JVM's JNI checker (-Xcheck:jni) printed warnings in " + reports.size() + " target JVM(s) of "
+                    + context.getDisplayName() + ": the agent breaks a JNI rule\n" + String.join("\n", reports));
+        }
+    }
+
+    /** The warnings among the lines, with the command before each one's first occurrence; null if none. */
+    static String report(long pid, String description, List<TargetJvm.OutputLine> lines) {
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        Map<String, String> firsts = new LinkedHashMap<>();
+        for (int i = 0; i < lines.size(); i++) {
+            TargetJvm.OutputLine line = lines.get(i);
+            if (!WARNING.matcher(line.text()).find()) {
+                continue;
+            }
+            if (counts.merge(line.text(), 1, Integer::sum) == 1) {
+                StringBuilder first = new StringBuilder("    after ").append(CommandLog.precedingCommand(line.arrivalNanos(), pid))
+                        .append(":\n      ").append(line.text());
+                for (int j = i + 1; j < lines.size() && j <= i + FRAMES_SHOWN && FRAME.matcher(lines.get(j).text()).find(); j++) {
+                    first.append("\n        ").append(lines.get(j).text());
+                }
+                firsts.put(line.text(), first.toString());
+            }
+        }
+        if (counts.isEmpty()) {
+            return null;
+        }
+        StringBuilder report = new StringBuilder("  target JVM " + pid + " (" + description + "): "
+                + counts.values().stream().mapToInt(Integer::intValue).sum() + " warning(s)");
+        counts.forEach((text, count) -> report.append("\n    ").append(count).append("x ").append(text).append('\n').append(firsts.get(text)));
+        return report.toString();
+    }
+}
