@@ -16,6 +16,7 @@
 #include "aggregate.h"
 #include "commands.h"
 #include "events.h"
+#include "jni_util.h"
 #include "method_table.h"
 
 #define CONT_STACK_SLOTS 2048
@@ -232,6 +233,7 @@ static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
         memset(&usage, 0, sizeof usage);
         char *name = NULL;
         if ((*jvmti)->GetObjectMonitorUsage(jvmti, item.monitor, &usage) == JVMTI_ERROR_NONE) {
+            jni_reserve_locals(jni, 1 + usage.waiter_count + usage.notify_waiter_count);
             if (usage.owner != NULL) {
                 name = thread_name(jvmti, jni, usage.owner);
                 (*jni)->DeleteLocalRef(jni, usage.owner);

@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "commands.h"
 #include "events.h"
+#include "jni_util.h"
 
 typedef struct {
     const char *name;
@@ -28,6 +29,9 @@ static const command commands[] = {
 };
 
 static request parsed; /* one request at a time, on the agent thread */
+
+/* The local references a command may hold without asking for more room (jni_reserve_locals). */
+#define COMMAND_LOCALS 32
 
 static void begin_answer(json_writer *out, int64_t id) {
     json_begin_object(out);
@@ -103,7 +107,14 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
         if (strcmp(commands[i].name, name) == 0) {
             command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
             begin_answer(out, id);
-            commands[i].run(&ctx);
+            /* the agent thread never returns to Java: its local references go only with a frame */
+            if ((*jni)->PushLocalFrame(jni, COMMAND_LOCALS) != 0) {
+                jni_cleared_exception(jni);
+                command_fail(&ctx, "out_of_memory", "no room for the command's local references");
+            } else {
+                commands[i].run(&ctx);
+                (*jni)->PopLocalFrame(jni, NULL);
+            }
             if (!ctx.started && !ctx.failed) {
                 command_fail(&ctx, "internal", "command produced no answer");
             }

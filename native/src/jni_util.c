@@ -40,3 +40,24 @@ char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
     (*jni)->DeleteLocalRef(jni, value);
     return copy;
 }
+
+int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value) {
+    *value = (*jni)->CallIntMethod(jni, target, getter);
+    return jni_cleared_exception(jni) ? -1 : 0;
+}
+
+int jni_call_boolean(JNIEnv *jni, jobject target, jmethodID getter, jboolean *value) {
+    *value = (*jni)->CallBooleanMethod(jni, target, getter);
+    return jni_cleared_exception(jni) ? -1 : 0;
+}
+
+int jni_call_long(JNIEnv *jni, jobject target, jmethodID getter, jlong *value) {
+    *value = (*jni)->CallLongMethod(jni, target, getter);
+    return jni_cleared_exception(jni) ? -1 : 0;
+}
+
+void jni_reserve_locals(JNIEnv *jni, jint count) {
+    if (count > 0 && (*jni)->EnsureLocalCapacity(jni, count) != 0) {
+        jni_cleared_exception(jni); /* the OutOfMemoryError it throws; the references exist anyway */
+    }
+}

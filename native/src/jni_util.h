@@ -10,6 +10,19 @@ int jni_cleared_exception(JNIEnv *jni);
 /* A JNI call failed when it threw or returned NULL (the exception is cleared). */
 int jni_failed(JNIEnv *jni, const void *value);
 
+/* Stores what a no-argument getter of target returns and returns 0; returns -1 when it throws
+ * (the exception is cleared). -Xcheck:jni requires an exception check after every Call*Method,
+ * before the next JNI call. */
+int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value);
+int jni_call_boolean(JNIEnv *jni, jobject target, jmethodID getter, jboolean *value);
+int jni_call_long(JNIEnv *jni, jobject target, jmethodID getter, jlong *value);
+
+/* Says that count more local references are live: JVMTI functions that return objects
+ * (GetAllThreads, GetObjectMonitorUsage, ...) create them as local references, past the 16 JNI
+ * guarantees, and -Xcheck:jni warns at the next JNI call unless room was made for them. Call it
+ * right after such a function, before any other JNI call. */
+void jni_reserve_locals(JNIEnv *jni, jint count);
+
 /* A global reference to the named class, or NULL. */
 jclass jni_global_class(JNIEnv *jni, const char *name);
 

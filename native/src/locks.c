@@ -190,20 +190,24 @@ typedef struct {
     int incomplete;
 } jvmti_pass;
 
-static int monitor_usage(jvmti_pass *pass, jobject monitor, jvmtiMonitorUsage *usage) {
+static int monitor_usage(JNIEnv *jni, jvmti_pass *pass, jobject monitor, jvmtiMonitorUsage *usage) {
     if (pass->usage_calls_left <= 0) {
         pass->incomplete = 1;
         return -1;
     }
     pass->usage_calls_left--;
-    return (*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, usage) == JVMTI_ERROR_NONE ? 0 : -1;
+    if ((*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, usage) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    jni_reserve_locals(jni, 1 + usage->waiter_count + usage->notify_waiter_count);
+    return 0;
 }
 
 /* JVMTI reports a monitor entered recursively once, at its innermost frame; its entry count
  * tells that there were more entries. */
 static int entered_recursively(JNIEnv *jni, jvmti_pass *pass, jobject monitor) {
     jvmtiMonitorUsage usage;
-    if (monitor_usage(pass, monitor, &usage) != 0) {
+    if (monitor_usage(jni, pass, monitor, &usage) != 0) {
         return 0;
     }
     int recursive = usage.entry_count > 1;
@@ -221,6 +225,7 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
         jint count = 0;
         jvmtiMonitorStackDepthInfo *info = NULL;
         if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, s->thread, &count, &info) == JVMTI_ERROR_NONE) {
+            jni_reserve_locals(jni, count);
             f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
             for (jint i = 0; i < count; i++) {
                 if (f->owned != NULL) {
@@ -246,7 +251,7 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
     locks_describe_object(jni, monitor, &f->waits_for);
     f->owner_id = -1;
     jvmtiMonitorUsage usage;
-    if (blocked && monitor_usage(pass, monitor, &usage) == 0) {
+    if (blocked && monitor_usage(jni, pass, monitor, &usage) == 0) {
         f->owner_id = usage.owner == NULL ? -1 : thread_java_id(jni, usage.owner);
         release_usage(jni, &usage);
     }

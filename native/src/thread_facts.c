@@ -72,10 +72,11 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     if (err != JVMTI_ERROR_NONE) {
         return err;
     }
+    if (jni_call_int(jni, thread, getters.get_priority, &facts->priority) != 0
+            || jni_call_boolean(jni, thread, getters.is_daemon, &facts->daemon) != 0) {
+        return JVMTI_ERROR_INTERNAL;
+    }
     facts->name = jni_call_string(jni, thread, getters.get_name);
-    facts->priority = (*jni)->CallIntMethod(jni, thread, getters.get_priority);
-    facts->daemon = (*jni)->CallBooleanMethod(jni, thread, getters.is_daemon);
-    jni_cleared_exception(jni);
     jobject group = (*jni)->CallObjectMethod(jni, thread, getters.get_group);
     if (jni_failed(jni, group)) {
         group = NULL;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "jni_util.h"
 
 int thread_set_wants(const request *req, jlong id) {
     if (request_get(req, "threads") == NULL) {
@@ -25,6 +26,7 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     if (err != JVMTI_ERROR_NONE) {
         return err;
     }
+    jni_reserve_locals(jni, set->all_count);
     size_t room = set->all_count > 0 ? (size_t)set->all_count : 1;
     set->threads = calloc(room, sizeof *set->threads);
     set->facts = calloc(room, sizeof *set->facts);

@@ -69,12 +69,12 @@ static void write_runtime_facts(command_ctx *ctx) {
         runtime = (*jni)->CallStaticObjectMethod(jni, factory, get_runtime);
     }
     if (!jni_cleared_exception(jni) && runtime != NULL) {
-        jlong start = (*jni)->CallLongMethod(jni, runtime, get_start);
-        jlong uptime = jni_cleared_exception(jni) ? -1 : (*jni)->CallLongMethod(jni, runtime, get_uptime);
+        jlong start;
+        jlong uptime;
         json_key(w, "startTimeMillis");
-        json_int(w, jni_cleared_exception(jni) ? -1 : start);
+        json_int(w, jni_call_long(jni, runtime, get_start, &start) == 0 ? start : -1);
         json_key(w, "uptimeMillis");
-        json_int(w, uptime);
+        json_int(w, jni_call_long(jni, runtime, get_uptime, &uptime) == 0 ? uptime : -1);
         jobject list = (*jni)->CallObjectMethod(jni, runtime, get_arguments);
         jobjectArray arguments = jni_cleared_exception(jni) || list == NULL ? NULL : (*jni)->CallObjectMethod(jni, list, to_array);
         json_key(w, "inputArguments");

@@ -472,6 +472,7 @@ void cmd_blockers(command_ctx *ctx) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
         return;
     }
+    jni_reserve_locals(jni, count);
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
