@@ -120,7 +120,7 @@ class LocksIT {
             cycles.add(names);
         }
         assertEquals(Set.of(Set.of("mon-dl-a", "mon-dl-b"), Set.of("rl-dl-a", "rl-dl-b"), Set.of("ring-1", "ring-2", "ring-3")), cycles);
-        assertEquals(Set.of("enter", "park"), ringKinds);
+        assertEquals(Set.of("enter", "acquire"), ringKinds);
     }
 
     @ParameterizedTest
@@ -161,7 +161,7 @@ class LocksIT {
         assertEquals(-1, untimed.path("waitingFor").path("ownerId").asLong());
 
         JsonNode parked = thread(threads, "rl-parked").path("waitingFor");
-        assertEquals("park", parked.path("kind").asText());
+        assertEquals("acquire", parked.path("kind").asText());
         assertEquals("java.util.concurrent.locks.ReentrantLock$NonfairSync", parked.path("class").asText());
         JsonNode owner = thread(json(c, "stacks", "--thread", "rl-owner").path("threads"), "rl-owner");
         assertEquals(owner.path("thread").path("id").asLong(), parked.path("ownerId").asLong());
@@ -200,6 +200,34 @@ class LocksIT {
         assertTrue(text.out().startsWith("<0x"), text.out());
         assertTrue(text.out().contains("  owner: \"holder\" #"), text.out());
         assertTrue(text.out().contains("  waiting to enter (3): \"contender-"), text.out());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void threadsAwaitingAConditionWaitToBeSignalledAndDoNotContend(Case c) {
+        JsonNode threads = json(c, "monitors").path("threads");
+        JsonNode wait = thread(threads, "idle-worker-1").path("waitingFor");
+        assertEquals("signal", wait.path("kind").asText(), wait.toString());
+        assertEquals("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", wait.path("class").asText());
+        assertEquals(-1, wait.path("ownerId").asLong());
+
+        JsonNode condition = null;
+        for (JsonNode lock : json(c, "monitors", "--by-lock").path("locks")) {
+            if (lock.path("lock").path("className").asText().endsWith("$ConditionObject")) {
+                condition = lock;
+            }
+        }
+        assertTrue(condition != null, "the idle pool's condition is in the table");
+        assertEquals(0, condition.path("entering").size(), condition.toString());
+        assertEquals(LocksTarget.IDLE_WORKERS, condition.path("notifyWaiters").size(), condition.toString());
+
+        Result text = CliRun.run("monitors", pid(c), "--by-lock");
+        assertTrue(text.out().contains("  waiting to enter (0)\n  waiting to be notified or signalled (" + LocksTarget.IDLE_WORKERS
+                + "): \"idle-worker-"), text.out());
+        Result byThread = CliRun.run("monitors", pid(c));
+        assertTrue(byThread.out().contains("  waiting in Condition.await on <0x"), byThread.out());
+        assertTrue(section(CliRun.run("stacks", pid(c), "--thread", "idle-worker-1").out(), "idle-worker-1")
+                .contains("\t- parking to wait for  <0x"), "jstack's line for a condition waiter");
     }
 
     @ParameterizedTest
