@@ -257,6 +257,47 @@ class LocksIT {
         assertTrue(section(dump, "mon-dl-a").contains("   Locked ownable synchronizers:\n\t- None\n"));
     }
 
+    /** Each thread's ownable synchronizers (class names) in a jstack -l shaped dump; "None" counted as none. */
+    private static Map<String, List<String>> ownableSynchronizers(String dump) {
+        Map<String, List<String>> owned = new TreeMap<>();
+        String thread = null;
+        boolean inList = false;
+        for (String line : dump.split("\n")) {
+            if (line.startsWith("\"")) {
+                thread = line.substring(1, line.indexOf('"', 1));
+                inList = false;
+            } else if (line.equals("   Locked ownable synchronizers:")) {
+                inList = true;
+                owned.put(thread, new ArrayList<>());
+            } else if (inList && line.startsWith("\t- ") && !line.equals("\t- None")) {
+                owned.get(thread).add(line.replaceAll(".*\\(a (.+)\\)$", "$1"));
+            } else if (line.isEmpty()) {
+                inList = false;
+            }
+        }
+        return owned;
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void stacksListsEveryOwnedSynchronizerAsJstackDoes(Case c) throws Exception {
+        Result ours = CliRun.run("stacks", pid(c), "-l");
+        assertEquals(0, ours.exit(), ours.toString());
+        assertTrue(section(ours.out(), "rl-lone-owner").contains("   Locked ownable synchronizers:\n"
+                + "\t- <0x"), "a ReentrantLock nobody waits for:\n" + section(ours.out(), "rl-lone-owner"));
+        Process jstack = new ProcessBuilder(c.jdk().home().resolve("bin/jstack").toString(), "-l", pid(c)).redirectErrorStream(true).start();
+        String theirs = new String(jstack.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, jstack.waitFor(), theirs);
+        Map<String, List<String>> expected = ownableSynchronizers(theirs);
+        Map<String, List<String>> actual = ownableSynchronizers(ours.out());
+        actual.keySet().retainAll(expected.keySet());
+        expected.keySet().retainAll(actual.keySet());
+        assertTrue(expected.size() > 20, "threads in both: " + expected.keySet());
+        assertEquals(expected, actual);
+        assertTrue(json(c, "stacks", "-l").path("ownableSynchronizersComplete").asBoolean());
+        assertTrue(!json(c, "stacks").path("ownableSynchronizersComplete").asBoolean(), "without -l only those threads are parked on");
+    }
+
     private static String section(String dump, String name) {
         int start = dump.indexOf("\n\"" + name + "\" #");
         assertTrue(start >= 0, "no thread " + name + " in\n" + dump);
