@@ -11,6 +11,7 @@
 #include "frames.h"
 #include "native_ids.h"
 #include "locks.h"
+#include "park_blocker.h"
 #include "events.h"
 #include "server.h"
 #include "thread_snapshot.h"
@@ -116,6 +117,7 @@ int agent_start_server(JNIEnv *jni) {
 void agent_release(JNIEnv *jni) {
     events_shutdown();
     locks_release(jni);
+    park_blocker_release(jni);
     vthreads_release(jni);
     thread_snapshot_release(jni);
     frames_cache_clear();

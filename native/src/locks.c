@@ -7,6 +7,7 @@
 #include "frames.h"
 #include "jni_util.h"
 #include "lock_owners.h"
+#include "park_blocker.h"
 #include "thread_facts.h"
 #include "thread_snapshot.h"
 
@@ -150,7 +151,7 @@ static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
     if (jni_failed(jni, blocker)) {
         return;
     }
-    f->waiting = WAIT_PARK;
+    f->waiting = park_blocker_kind(jni, blocker);
     locks_describe_object(jni, blocker, &f->waits_for);
     f->owner_id = -1;
     if ((*jni)->IsInstanceOf(jni, blocker, jni_handles.ownable_synchronizer)) {
@@ -559,7 +560,7 @@ static void write_ref(json_writer *w, const lock_ref *ref) {
 }
 
 void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
-    static const char *kinds[] = { "none", "enter", "notify", "park" };
+    static const char *kinds[] = { "none", "enter", "notify", "park", "signal", "acquire" };
     if (want_owned) {
         json_key(w, "locked");
         json_begin_array(w);

@@ -36,7 +36,9 @@ typedef struct {
     jint depth;         /* frame where it was entered; -1 when entered by JNI */
 } owned_monitor;
 
-typedef enum { WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK } wait_kind;
+/* WAIT_PARK, WAIT_SIGNAL and WAIT_ACQUIRE are parked threads, told apart by their blocker
+ * (park_blocker.h). */
+typedef enum { WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK, WAIT_SIGNAL, WAIT_ACQUIRE } wait_kind;
 
 typedef struct {
     owned_monitor *owned;

@@ -25,7 +25,7 @@ public final class Deadlocks {
         dump.threads().forEach(t -> byId.put(t.thread().id(), t));
         Map<Long, Long> edges = new HashMap<>();
         for (ThreadStack t : dump.threads()) {
-            if (t.waitingFor() != null && t.waitingFor().hasOwner() && !t.waitingFor().kind().equals("notify")
+            if (t.waitingFor() != null && t.waitingFor().hasOwner() && !t.waitingFor().awaitsSignal()
                     && byId.containsKey(t.waitingFor().ownerId())) {
                 edges.put(t.thread().id(), t.waitingFor().ownerId());
             }

@@ -5,6 +5,7 @@ import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.WaitingFor;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -12,12 +13,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The locks of a dump seen from the lock's side: who owns each, who waits to enter (or acquire)
- * it, who waits in Object.wait to be notified on it; most contended first.
+ * The locks of a dump seen from the lock's side: who owns each, who contends for it (waits to enter
+ * the monitor or to acquire the synchronizer), who waits to be notified (Object.wait) or signalled
+ * (a Condition's await: an idle pool's workers), and who is parked on an object that is neither
+ * (a FutureTask); most contended first.
  */
 public final class LockTable {
     /** One lock and the threads around it. */
-    public record Lock(LockRef lock, ThreadEntry owner, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters) {
+    public record Lock(LockRef lock, ThreadEntry owner, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters,
+                       List<ThreadEntry> parked) {
         public int contention() {
             return entering.size();
         }
@@ -32,25 +36,28 @@ public final class LockTable {
         Map<LockRef, ThreadEntry> owners = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> entering = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
+        Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         for (ThreadStack t : dump.threads()) {
             for (LockedMonitor monitor : t.locked()) {
                 owners.putIfAbsent(monitor.lock(), t.thread());
             }
-            if (t.waitingFor() == null) {
+            WaitingFor wait = t.waitingFor();
+            if (wait == null) {
                 continue;
             }
-            LockRef lock = t.waitingFor().lock();
-            if (t.waitingFor().hasOwner() && byId.containsKey(t.waitingFor().ownerId())) {
-                owners.putIfAbsent(lock, byId.get(t.waitingFor().ownerId()));
+            if (wait.hasOwner() && byId.containsKey(wait.ownerId())) {
+                owners.putIfAbsent(wait.lock(), byId.get(wait.ownerId()));
             }
-            Map<LockRef, List<ThreadEntry>> list = t.waitingFor().kind().equals("notify") ? notified : entering;
-            list.computeIfAbsent(lock, k -> new ArrayList<>()).add(t.thread());
+            Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsSignal() ? notified : parked;
+            list.computeIfAbsent(wait.lock(), k -> new ArrayList<>()).add(t.thread());
         }
         List<LockRef> all = new ArrayList<>(owners.keySet());
-        entering.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
-        notified.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
+        for (Map<LockRef, List<ThreadEntry>> waiters : List.of(entering, notified, parked)) {
+            waiters.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
+        }
         return all.stream()
-                .map(l -> new Lock(l, owners.get(l), entering.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of())))
+                .map(l -> new Lock(l, owners.get(l), entering.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of()),
+                        parked.getOrDefault(l, List.of())))
                 .sorted(Comparator.comparingInt(Lock::contention).reversed()
                         .thenComparing(Comparator.comparingInt((Lock l) -> l.notifyWaiters().size()).reversed()))
                 .toList();
@@ -63,7 +70,7 @@ public final class LockTable {
     public static Map<Long, List<LockRef>> synchronizersByOwner(StackDump dump) {
         Map<Long, List<LockRef>> owned = new LinkedHashMap<>();
         for (ThreadStack t : dump.threads()) {
-            if (t.waitingFor() != null && t.waitingFor().kind().equals("park") && t.waitingFor().hasOwner()) {
+            if (t.waitingFor() != null && t.waitingFor().parked() && t.waitingFor().hasOwner()) {
                 List<LockRef> locks = owned.computeIfAbsent(t.waitingFor().ownerId(), k -> new ArrayList<>());
                 if (!locks.contains(t.waitingFor().lock())) {
                     locks.add(t.waitingFor().lock());

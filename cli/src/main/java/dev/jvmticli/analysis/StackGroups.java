@@ -30,4 +30,27 @@ public final class StackGroups {
                 .sorted(Comparator.comparingInt(Group::count).reversed())
                 .toList();
     }
+
+    /**
+     * The depth (0 = top) of the first frame of group that tells it apart from each of the others:
+     * the frame below the frames it shares with any of them (idle pools all sit in Unsafe.park).
+     * 0 when it has no frames; its last frame when another group's stack goes as deep with the same
+     * frames (the groups then differ in their state or below).
+     */
+    public static int distinctDepth(Group group, List<Group> others) {
+        List<Frame> frames = group.frames();
+        int depth = 0;
+        for (Group other : others) {
+            if (other == group) {
+                continue;
+            }
+            List<Frame> theirs = other.frames();
+            int shared = 0;
+            while (shared < frames.size() && shared < theirs.size() && frames.get(shared).equals(theirs.get(shared))) {
+                shared++;
+            }
+            depth = Math.max(depth, shared);
+        }
+        return Math.max(0, Math.min(depth, frames.size() - 1));
+    }
 }

@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.Hello;
@@ -107,7 +108,8 @@ final class DumpCommand implements Callable<Integer> {
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
         StackDump stacks = client.stacks(null, MaxDepth.LIMIT, true, true);
-        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, stacks.threads(), client.jvm(), true));
+        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, stacks.threads(), client.jvm(),
+                OwnableSynchronizers.parkedOn(stacks, "only those some thread is parked on: dump does not walk the heap, stacks -l does")));
         directory.writeJson(prefix + "stacks.json", round, "stacks --json", stacks);
         List<LockTable.Lock> locks = LockTable.of(stacks);
         directory.write(prefix + "monitors.txt", round, "monitors; monitors --by-lock", printer -> {

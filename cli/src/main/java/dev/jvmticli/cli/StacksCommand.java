@@ -1,8 +1,9 @@
 package dev.jvmticli.cli;
 
-import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
@@ -66,20 +67,32 @@ final class StacksCommand implements Callable<Integer> {
             } else if (grouped) {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
-                ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers);
+                ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
             }
         }
         return ExitCode.OK.code();
     }
 
-    private static Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client) {
+    private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client) {
+        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump)
+                : OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on, without -l");
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("time", dump.time());
         document.put("jvm", client.jvm());
         document.put("lockSource", dump.lockSource());
         document.put("lockFactsComplete", dump.lockFactsComplete());
         document.put("threads", shown);
-        document.put("ownableSynchronizers", LockTable.synchronizersByOwner(dump));
+        document.put("ownableSynchronizers", owned.byOwner());
+        document.put("ownableSynchronizersComplete", owned.complete());
         return document;
+    }
+
+    /** Every ownable synchronizer a thread owns (-l), from the agent's heap walk right after the stacks. */
+    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump) {
+        try {
+            return OwnableSynchronizers.of(client.ownedSynchronizers());
+        } catch (AgentError e) {
+            return OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on; the heap walk failed: " + e.agentMessage());
+        }
     }
 }

@@ -166,6 +166,11 @@ public final class AgentClient implements Closeable {
         return call("blockers", Map.of("threads", threadIds), Blockers.class);
     }
 
+    /** The ownable synchronizers threads own, from a walk of the whole heap (a pause that grows with the heap). */
+    public OwnedSynchronizers ownedSynchronizers() {
+        return call("synchronizers", Map.of(), OwnedSynchronizers.class);
+    }
+
     public void detach() {
         exchange("detach", Map.of(), () -> {
             connection.parser.skipChildren();

@@ -6,14 +6,35 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 /**
  * What a thread waits for.
  *
- * @param kind    {@code enter} (BLOCKED entering a monitor), {@code notify} (in Object.wait) or
- *                {@code park} (parked on a blocker, such as a ReentrantLock's synchronizer)
+ * @param kind    {@code enter} (BLOCKED entering a monitor), {@code notify} (in Object.wait),
+ *                {@code acquire} (parked acquiring a synchronizer: an AbstractQueuedSynchronizer such
+ *                as a ReentrantLock's, an AbstractQueuedLongSynchronizer, a StampedLock),
+ *                {@code signal} (parked in Condition.await* on an AQS ConditionObject, which has no
+ *                owner) or {@code park} (parked on another blocker, such as a FutureTask)
  * @param ownerId the Java id of the thread that owns it, -1 when none or unknown
  */
 public record WaitingFor(String kind, @JsonProperty("class") String className, long hash, long ownerId) {
     @JsonIgnore
     public LockRef lock() {
         return new LockRef(className, hash);
+    }
+
+    /** Waits to enter a monitor or to acquire a synchronizer: contends for it. */
+    @JsonIgnore
+    public boolean contends() {
+        return kind.equals("enter") || kind.equals("acquire");
+    }
+
+    /** Waits to be notified (Object.wait) or signalled (Condition.await*). */
+    @JsonIgnore
+    public boolean awaitsSignal() {
+        return kind.equals("notify") || kind.equals("signal");
+    }
+
+    /** Parked (LockSupport.park) on whatever blocker. */
+    @JsonIgnore
+    public boolean parked() {
+        return kind.equals("park") || kind.equals("acquire") || kind.equals("signal");
     }
 
     @JsonIgnore

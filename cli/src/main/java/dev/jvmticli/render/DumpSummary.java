@@ -78,12 +78,16 @@ public final class DumpSummary {
         out.println();
 
         out.println("## Largest groups of threads with identical stacks (last round)");
-        out.println("| threads | state | top frame |");
-        out.println("|---|---|---|");
-        for (StackGroups.Group group : StackGroups.of(last.stacks().threads()).stream().limit(TOP).toList()) {
+        out.println("| threads | state | top frame | first frame that tells the group apart |");
+        out.println("|---|---|---|---|");
+        List<StackGroups.Group> groups = StackGroups.of(last.stacks().threads()).stream().limit(TOP).toList();
+        for (StackGroups.Group group : groups) {
             List<Frame> frames = group.frames();
-            String top = frames.isEmpty() ? "(no Java frames)" : ThreadDumpText.frameLine(frames.get(0)).substring("\tat ".length());
-            out.println("| " + group.count() + " | " + group.state() + " | `" + top + "` |");
+            int distinct = StackGroups.distinctDepth(group, groups);
+            String top = frames.isEmpty() ? "(no Java frames)" : "`" + frameText(frames.get(0)) + "`";
+            String apart = frames.isEmpty() ? "-" : distinct == 0 ? "the top frame"
+                    : "`" + frameText(frames.get(distinct)) + "` (frame " + distinct + ")";
+            out.println("| " + group.count() + " | " + group.state() + " | " + top + " | " + apart + " |");
         }
         out.println();
 
@@ -112,6 +116,10 @@ public final class DumpSummary {
             candidates.keySet().retainAll(blocked);
         }
         return candidates;
+    }
+
+    private static String frameText(Frame frame) {
+        return ThreadDumpText.frameLine(frame).substring("\tat ".length());
     }
 
     private static String cell(ThreadEntry t) {

@@ -16,6 +16,8 @@ import java.util.stream.Collectors;
 
 /** The {@code monitors} views: by thread (what each owns and waits for) and by lock. */
 public final class MonitorsText {
+    private static final int NAMES_SHOWN = 10;
+
     private MonitorsText() {
     }
 
@@ -55,7 +57,10 @@ public final class MonitorsText {
             out.println(ThreadDumpText.describe(lock.lock()));
             out.println("  owner: " + (lock.owner() == null ? "none" : name(lock.owner())));
             out.println("  waiting to enter (" + lock.entering().size() + ")" + names(lock.entering()));
-            out.println("  waiting to be notified (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
+            out.println("  waiting to be notified or signalled (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
+            if (!lock.parked().isEmpty()) {
+                out.println("  parked on it (" + lock.parked().size() + ")" + names(lock.parked()));
+            }
         }
         out.flush();
     }
@@ -64,12 +69,14 @@ public final class MonitorsText {
         String what = switch (wait.kind()) {
             case "enter" -> "waiting to lock ";
             case "notify" -> "waiting in Object.wait on ";
+            case "signal" -> "waiting in Condition.await on ";
+            case "acquire" -> "parked acquiring ";
             default -> "parked on ";
         };
         ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
         String ownerText = owner != null ? ", owned by " + name(owner)
                 : wait.hasOwner() ? ", owned by thread #" + wait.ownerId()
-                : wait.kind().equals("notify") ? "" : ", no owner";
+                : wait.awaitsSignal() ? "" : ", no owner";
         return what + ThreadDumpText.describe(wait.lock()) + ownerText;
     }
 
@@ -90,7 +97,12 @@ public final class MonitorsText {
         return name;
     }
 
+    /** The first NAMES_SHOWN threads, then how many more. */
     private static String names(List<ThreadEntry> threads) {
-        return threads.isEmpty() ? "" : ": " + threads.stream().map(MonitorsText::name).collect(Collectors.joining(", "));
+        if (threads.isEmpty()) {
+            return "";
+        }
+        String shown = threads.stream().limit(NAMES_SHOWN).map(MonitorsText::name).collect(Collectors.joining(", "));
+        return ": " + shown + (threads.size() > NAMES_SHOWN ? ", and " + (threads.size() - NAMES_SHOWN) + " more" : "");
     }
 }

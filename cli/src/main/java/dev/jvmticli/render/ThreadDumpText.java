@@ -1,5 +1,6 @@
 package dev.jvmticli.render;
 
+import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.Hello;
@@ -38,18 +39,18 @@ public final class ThreadDumpText {
     }
 
     /**
-     * The threads shown (of the dump, whose other threads still name owners); with synchronizers,
-     * each thread's "Locked ownable synchronizers" too.
+     * The threads shown (of the dump, whose other threads still name owners); with synchronizers
+     * (null for none), each thread's "Locked ownable synchronizers" too.
      */
-    public static void print(PrintWriter out, StackDump dump, List<ThreadStack> shown, Hello.Jvm jvm, boolean synchronizers) {
+    public static void print(PrintWriter out, StackDump dump, List<ThreadStack> shown, Hello.Jvm jvm,
+                             OwnableSynchronizers synchronizers) {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
-        Map<Long, List<LockRef>> owned = dev.jvmticli.analysis.LockTable.synchronizersByOwner(dump);
         Map<Frame, String> frameLines = new HashMap<>();
         for (ThreadStack t : shown) {
             printThread(out, t, byId, frameLines);
-            if (synchronizers) {
-                printSynchronizers(out, owned.getOrDefault(t.thread().id(), List.of()));
+            if (synchronizers != null) {
+                printSynchronizers(out, synchronizers, t.thread().id());
             }
             out.println();
         }
@@ -150,14 +151,21 @@ public final class ThreadDumpText {
         }
     }
 
-    private static void printSynchronizers(PrintWriter out, List<LockRef> owned) {
+    /**
+     * jstack's section; "- None" only when the list is complete. A partial one ends with a line no
+     * reader takes for a synchronizer: {@code - (others not known: why)}.
+     */
+    private static void printSynchronizers(PrintWriter out, OwnableSynchronizers synchronizers, long threadId) {
+        List<LockRef> owned = synchronizers.of(threadId);
         out.println();
         out.println("   Locked ownable synchronizers:");
-        if (owned.isEmpty()) {
-            out.println("\t- None");
-        }
         for (LockRef lock : owned) {
             out.println("\t- " + describe(lock));
+        }
+        if (!synchronizers.complete()) {
+            out.println("\t- (" + (owned.isEmpty() ? "not known" : "others not known") + ": " + synchronizers.partialBecause() + ")");
+        } else if (owned.isEmpty()) {
+            out.println("\t- None");
         }
     }
 

@@ -27,7 +27,15 @@ final class Dumps {
     }
 
     static WaitingFor park(long hash, long owner) {
-        return new WaitingFor("park", "java.util.concurrent.locks.ReentrantLock$NonfairSync", hash, owner);
+        return new WaitingFor("acquire", "java.util.concurrent.locks.ReentrantLock$NonfairSync", hash, owner);
+    }
+
+    static WaitingFor awaitSignal(long hash) {
+        return new WaitingFor("signal", "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", hash, -1);
+    }
+
+    static WaitingFor parkOn(long hash) {
+        return new WaitingFor("park", "java.util.concurrent.FutureTask", hash, -1);
     }
 
     static WaitingFor notifyOn(long hash) {

@@ -1,9 +1,11 @@
 package dev.jvmticli.analysis;
 
+import static dev.jvmticli.analysis.Dumps.awaitSignal;
 import static dev.jvmticli.analysis.Dumps.enter;
 import static dev.jvmticli.analysis.Dumps.holds;
 import static dev.jvmticli.analysis.Dumps.notifyOn;
 import static dev.jvmticli.analysis.Dumps.park;
+import static dev.jvmticli.analysis.Dumps.parkOn;
 import static dev.jvmticli.analysis.Dumps.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -33,6 +35,28 @@ class LockTableTest {
         assertEquals(300, locks.get(2).lock().hash());
         assertNull(locks.get(2).owner());
         assertEquals(List.of(5L), locks.get(2).notifyWaiters().stream().map(ThreadEntry::id).toList());
+    }
+
+    @Test
+    void conditionWaitersWaitToBeSignalledAndOnlyContendersRank() {
+        var dump = Dumps.of(
+                thread(1, "WAITING", awaitSignal(400)),
+                thread(2, "WAITING", awaitSignal(400)),
+                thread(3, "WAITING", awaitSignal(400)),
+                thread(4, "WAITING", parkOn(500)),
+                thread(5, "TIMED_WAITING", null, holds(100)),
+                thread(6, "BLOCKED", enter(100, 5)));
+        List<LockTable.Lock> locks = LockTable.of(dump);
+        assertEquals(100, locks.get(0).lock().hash(), "the one contended monitor ranks above three idle condition waiters");
+        assertEquals(1, locks.get(0).contention());
+        LockTable.Lock condition = locks.get(1);
+        assertEquals(400, condition.lock().hash());
+        assertEquals(0, condition.contention());
+        assertNull(condition.owner(), "a ConditionObject has no owner");
+        assertEquals(List.of(1L, 2L, 3L), condition.notifyWaiters().stream().map(ThreadEntry::id).toList());
+        LockTable.Lock future = locks.get(2);
+        assertEquals(List.of(4L), future.parked().stream().map(ThreadEntry::id).toList());
+        assertEquals(0, future.contention() + future.notifyWaiters().size(), "parked on a FutureTask: neither contending nor signalled");
     }
 
     @Test

@@ -26,4 +26,25 @@ class StackGroupsTest {
         assertEquals(List.of(1L, 3L, 5L), groups.get(0).threads().stream().map(ThreadEntry::id).toList());
         assertEquals("RUNNABLE", groups.get(1).state());
     }
+
+    @Test
+    void theDistinctFrameIsTheFirstNotSharedWithAnyOtherGroup() {
+        List<StackGroups.Group> groups = StackGroups.of(List.of(
+                stack(1, "WAITING", "park", "park", "await", "take", "getTask"),
+                stack(2, "WAITING", "park", "park", "await", "take", "getTask"),
+                stack(3, "WAITING", "park", "park", "await", "poll", "scheduler"),
+                stack(4, "WAITING", "park", "park", "acquire", "lock", "reserve"),
+                stack(5, "RUNNABLE", "work")));
+        assertEquals(List.of(3, 3, 2, 0), groups.stream().map(g -> StackGroups.distinctDepth(g, groups)).toList());
+        assertEquals("take", groups.get(0).frames().get(3).method());
+    }
+
+    @Test
+    void groupsThatShareEveryFrameAreToldApartByTheirLastFrame() {
+        List<StackGroups.Group> groups = StackGroups.of(List.of(
+                stack(1, "WAITING", "park", "take"),
+                stack(2, "TIMED_WAITING", "park", "take"),
+                stack(3, "WAITING")));
+        assertEquals(List.of(1, 1, 0), groups.stream().map(g -> StackGroups.distinctDepth(g, groups)).toList());
+    }
 }

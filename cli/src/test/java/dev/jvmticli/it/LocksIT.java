@@ -120,7 +120,7 @@ class LocksIT {
             cycles.add(names);
         }
         assertEquals(Set.of(Set.of("mon-dl-a", "mon-dl-b"), Set.of("rl-dl-a", "rl-dl-b"), Set.of("ring-1", "ring-2", "ring-3")), cycles);
-        assertEquals(Set.of("enter", "park"), ringKinds);
+        assertEquals(Set.of("enter", "acquire"), ringKinds);
     }
 
     @ParameterizedTest
@@ -161,7 +161,7 @@ class LocksIT {
         assertEquals(-1, untimed.path("waitingFor").path("ownerId").asLong());
 
         JsonNode parked = thread(threads, "rl-parked").path("waitingFor");
-        assertEquals("park", parked.path("kind").asText());
+        assertEquals("acquire", parked.path("kind").asText());
         assertEquals("java.util.concurrent.locks.ReentrantLock$NonfairSync", parked.path("class").asText());
         JsonNode owner = thread(json(c, "stacks", "--thread", "rl-owner").path("threads"), "rl-owner");
         assertEquals(owner.path("thread").path("id").asLong(), parked.path("ownerId").asLong());
@@ -204,6 +204,34 @@ class LocksIT {
 
     @ParameterizedTest
     @MethodSource("cases")
+    void threadsAwaitingAConditionWaitToBeSignalledAndDoNotContend(Case c) {
+        JsonNode threads = json(c, "monitors").path("threads");
+        JsonNode wait = thread(threads, "idle-worker-1").path("waitingFor");
+        assertEquals("signal", wait.path("kind").asText(), wait.toString());
+        assertEquals("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", wait.path("class").asText());
+        assertEquals(-1, wait.path("ownerId").asLong());
+
+        JsonNode condition = null;
+        for (JsonNode lock : json(c, "monitors", "--by-lock").path("locks")) {
+            if (lock.path("lock").path("className").asText().endsWith("$ConditionObject")) {
+                condition = lock;
+            }
+        }
+        assertTrue(condition != null, "the idle pool's condition is in the table");
+        assertEquals(0, condition.path("entering").size(), condition.toString());
+        assertEquals(LocksTarget.IDLE_WORKERS, condition.path("notifyWaiters").size(), condition.toString());
+
+        Result text = CliRun.run("monitors", pid(c), "--by-lock");
+        assertTrue(text.out().contains("  waiting to enter (0)\n  waiting to be notified or signalled (" + LocksTarget.IDLE_WORKERS
+                + "): \"idle-worker-"), text.out());
+        Result byThread = CliRun.run("monitors", pid(c));
+        assertTrue(byThread.out().contains("  waiting in Condition.await on <0x"), byThread.out());
+        assertTrue(section(CliRun.run("stacks", pid(c), "--thread", "idle-worker-1").out(), "idle-worker-1")
+                .contains("\t- parking to wait for  <0x"), "jstack's line for a condition waiter");
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
     void stacksPrintsJstackCompatibleText(Case c) {
         Result result = CliRun.run("stacks", pid(c), "-l");
         assertEquals(0, result.exit(), result.toString());
@@ -227,6 +255,47 @@ class LocksIT {
         assertTrue(section(dump, "waiter-untimed").contains("   java.lang.Thread.State: WAITING (on object monitor)\n"));
         assertTrue(section(dump, "waiter-untimed").contains("\t- waiting on <0x"));
         assertTrue(section(dump, "mon-dl-a").contains("   Locked ownable synchronizers:\n\t- None\n"));
+    }
+
+    /** Each thread's ownable synchronizers (class names) in a jstack -l shaped dump; "None" counted as none. */
+    private static Map<String, List<String>> ownableSynchronizers(String dump) {
+        Map<String, List<String>> owned = new TreeMap<>();
+        String thread = null;
+        boolean inList = false;
+        for (String line : dump.split("\n")) {
+            if (line.startsWith("\"")) {
+                thread = line.substring(1, line.indexOf('"', 1));
+                inList = false;
+            } else if (line.equals("   Locked ownable synchronizers:")) {
+                inList = true;
+                owned.put(thread, new ArrayList<>());
+            } else if (inList && line.startsWith("\t- ") && !line.equals("\t- None")) {
+                owned.get(thread).add(line.replaceAll(".*\\(a (.+)\\)$", "$1"));
+            } else if (line.isEmpty()) {
+                inList = false;
+            }
+        }
+        return owned;
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void stacksListsEveryOwnedSynchronizerAsJstackDoes(Case c) throws Exception {
+        Result ours = CliRun.run("stacks", pid(c), "-l");
+        assertEquals(0, ours.exit(), ours.toString());
+        assertTrue(section(ours.out(), "rl-lone-owner").contains("   Locked ownable synchronizers:\n"
+                + "\t- <0x"), "a ReentrantLock nobody waits for:\n" + section(ours.out(), "rl-lone-owner"));
+        Process jstack = new ProcessBuilder(c.jdk().home().resolve("bin/jstack").toString(), "-l", pid(c)).redirectErrorStream(true).start();
+        String theirs = new String(jstack.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, jstack.waitFor(), theirs);
+        Map<String, List<String>> expected = ownableSynchronizers(theirs);
+        Map<String, List<String>> actual = ownableSynchronizers(ours.out());
+        actual.keySet().retainAll(expected.keySet());
+        expected.keySet().retainAll(actual.keySet());
+        assertTrue(expected.size() > 20, "threads in both: " + expected.keySet());
+        assertEquals(expected, actual);
+        assertTrue(json(c, "stacks", "-l").path("ownableSynchronizersComplete").asBoolean());
+        assertTrue(!json(c, "stacks").path("ownableSynchronizersComplete").asBoolean(), "without -l only those threads are parked on");
     }
 
     private static String section(String dump, String name) {

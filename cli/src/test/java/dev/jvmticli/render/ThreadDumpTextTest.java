@@ -1,9 +1,13 @@
 package dev.jvmticli.render;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
@@ -12,6 +16,7 @@ import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +37,8 @@ class ThreadDumpTextTest {
         TimeZone saved = TimeZone.getDefault();
         TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
         try {
-            ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"), true);
+            ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"),
+                    OwnableSynchronizers.parkedOn(dump, null));
         } finally {
             TimeZone.setDefault(saved);
         }
@@ -61,5 +67,22 @@ class ThreadDumpTextTest {
                 "\t- None",
                 "",
                 ""), text.toString());
+    }
+
+    @Test
+    void aPartialSynchronizerListSaysSoInsteadOfNone() {
+        ThreadEntry a = new ThreadEntry(1, "a", "RUNNABLE", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadEntry b = new ThreadEntry(2, "b", "RUNNABLE", List.of(), false, 5, "main", -1, 0, false, null);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(new ThreadStack(a, List.of(), false, List.of(), null),
+                new ThreadStack(b, List.of(), false, List.of(), null)));
+        LockRef lock = new LockRef("java.util.concurrent.locks.ReentrantLock$NonfairSync", 0xdef);
+        StringWriter text = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"),
+                new OwnableSynchronizers(Map.of(1L, List.of(lock)), "the heap walk failed"));
+        String out = text.toString();
+        assertFalse(out.contains("None"), out);
+        assertTrue(out.contains("   Locked ownable synchronizers:\n\t- <0x0000000000000def> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)\n"
+                + "\t- (others not known: the heap walk failed)\n"), out);
+        assertTrue(out.contains("   Locked ownable synchronizers:\n\t- (not known: the heap walk failed)\n"), out);
     }
 }

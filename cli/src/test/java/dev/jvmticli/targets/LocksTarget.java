@@ -1,17 +1,25 @@
 package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Every lock situation the stacks/monitors/deadlocks tests look for, each on threads with known
  * names: deadlocks over monitors, over ReentrantLocks and over a mix of both in a ring of three;
  * one holder with three contenders; timed and untimed Object.wait; nested and recursive monitors
- * at known frames; a thread parked on a ReentrantLock another thread owns; a 1,500-frame stack.
+ * at known frames; a thread parked on a ReentrantLock another thread owns; a thread owning a
+ * ReentrantLock nobody waits for; an idle pool of IDLE_WORKERS threads awaiting work in
+ * Condition.await (more than the monitor's contenders); a 1,500-frame stack.
  */
 public final class LocksTarget {
     public static final int DEEP_FRAMES = 1500;
+    public static final int IDLE_WORKERS = 5;
 
     static final Object CONTENDED = new Object();
     static final Object NEST_A = new Object();
@@ -29,6 +37,8 @@ public final class LocksTarget {
         waits();
         nested();
         parked();
+        loneOwner();
+        idlePool();
         Thread deep = TargetMain.start("deep", () -> recurse(DEEP_FRAMES));
         TargetMain.awaitState(deep, Thread.State.TIMED_WAITING);
         TargetMain.serve();
@@ -156,6 +166,30 @@ public final class LocksTarget {
         owned.await();
         Thread parked = TargetMain.start("rl-parked", lock::lock);
         TargetMain.awaitState(parked, Thread.State.WAITING);
+    }
+
+    private static void loneOwner() throws InterruptedException {
+        ReentrantLock lock = new ReentrantLock();
+        Thread owner = TargetMain.start("rl-lone-owner", () -> {
+            lock.lock();
+            sleepForever();
+        });
+        TargetMain.awaitState(owner, Thread.State.TIMED_WAITING);
+    }
+
+    private static void idlePool() throws InterruptedException {
+        List<Thread> workers = new CopyOnWriteArrayList<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(IDLE_WORKERS, IDLE_WORKERS, 1, TimeUnit.HOURS, new LinkedBlockingQueue<>(),
+                task -> {
+                    Thread worker = new Thread(task, "idle-worker-" + (workers.size() + 1));
+                    worker.setDaemon(true);
+                    workers.add(worker);
+                    return worker;
+                });
+        pool.prestartAllCoreThreads();
+        for (Thread worker : workers) {
+            TargetMain.awaitState(worker, Thread.State.WAITING);
+        }
     }
 
     static void recurse(int depth) {
