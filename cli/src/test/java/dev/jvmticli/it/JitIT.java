@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.JitTarget;
+import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
@@ -148,6 +149,20 @@ class JitIT {
             long rows = lines.stream().filter(l -> l.startsWith("0x")).count();
             assertTrue(lines.get(lines.size() - 1).startsWith(rows + " of the JVM's "), "how many of how many match: " + table.out());
             assertTrue(table.out().matches("(?s).*\\d+ of the JVM's \\d+ pieces of compiled code and 0 of its \\d+ stubs match\n"), table.out());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void withoutAnAttachListenerTheTierIsUnknownAndTheListingSaysWhy(Jdks.Jdk jdk) throws Exception {
+        // loaded at start-up and never attached to: the JVM has not started its attach listener
+        try (TargetJvm target = TargetJvm.start(jdk, JitTarget.class, AgentMode.STARTUP.jvmOptions())) {
+            JsonNode hot = awaitCompiled(target, "hot");
+            assertTrue(hot.get(0).path("tier").isNull() && hot.get(0).path("osr").isNull(), hot.toString());
+            Result table = CliRun.run("jit", Long.toString(target.pid()), "--method", "hot");
+            assertTrue(table.out().lines().anyMatch(l -> l.matches("0x.* \\? +\\? +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))), table.out());
+            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not there"),
+                    table.out());
         }
     }
 
