@@ -6,7 +6,8 @@
  * about once per interval bytes, 512 KiB by default), but pins no class (a global ref per class
  * would keep classes from unloading during the session), creates no JNI handles, and needs no
  * object comparisons. The stack is kept as jmethodIDs and bytecode indices; names and lines are
- * resolved at stop, on the agent thread. Memory is allocated at start and freed at stop; a sample
+ * resolved at stop, on the agent thread, with whether each method's class is the JDK's (defined by the
+ * boot or platform loader). Memory is allocated at start and freed at stop; a sample
  * that finds the tables full is still counted in the totals and reported as dropped. */
 #include <stdio.h>
 #include <string.h>
@@ -178,6 +179,7 @@ static void write_answer(command_ctx *ctx, jlong elapsed) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
+    methods.with_origin = 1;
     command_result(ctx);
     json_begin_object(w);
     json_key(w, "interval");

@@ -8,7 +8,8 @@
  * the inlined methods out of the JVMTI_CMLR_INLINE_INFO compile info (it is only valid during the
  * callback), and append under a raw monitor. Without --follow the events are turned off and the
  * capability given back when the answer is written; with it they stay on, every new piece of code
- * is appended to the perf map, and unloads rewrite it (at most once a second, and at detach). */
+ * is appended to the perf map, and unloads rewrite it (at most once a second, and at detach).
+ * Each piece of code's tier and OSR bci come from the JVM's own code list (code_list.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "agent.h" /* jvmti.h first: jvmticmlr.h needs its types */
 #include <jvmticmlr.h>
 
+#include "code_list.h"
 #include "commands.h"
 #include "events.h"
 #include "method_table.h"
@@ -382,7 +384,25 @@ static snapshot_entry *snapshot(size_t *count) {
     return copy;
 }
 
-static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint64_t dropped, uint64_t unloaded, int wrote_map) {
+static void write_tier(json_writer *w, const code_list *tiers, const snapshot_entry *code) {
+    const code_list_entry *t = code_list_find(tiers, code->start, code->start + code->size);
+    if (t == NULL) {
+        return;
+    }
+    json_key(w, "compileId");
+    json_int(w, t->compile_id);
+    json_key(w, "level");
+    json_int(w, t->level);
+    json_key(w, "entryBci");
+    if (t->entry_bci == CODE_LIST_BCI_UNKNOWN) {
+        json_null(w);
+    } else {
+        json_int(w, t->entry_bci);
+    }
+}
+
+static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint64_t dropped, uint64_t unloaded, int wrote_map,
+                          const code_list *tiers) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, JIT_MAX_ENTRIES) == 0;
@@ -402,6 +422,12 @@ static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint
     json_int(w, (int64_t)dropped);
     json_key(w, "unloaded");
     json_int(w, (int64_t)unloaded);
+    json_key(w, "codeListError");
+    if (tiers->entries == NULL) {
+        json_cstring(w, tiers->error);
+    } else {
+        json_null(w);
+    }
     json_key(w, "compiled");
     json_begin_array(w);
     for (size_t i = 0; have_methods && i < n; i++) {
@@ -415,6 +441,7 @@ static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint
         json_int(w, (int64_t)code[i].start);
         json_key(w, "size");
         json_int(w, (int64_t)code[i].size);
+        write_tier(w, tiers, &code[i]);
         json_key(w, "inlined");
         json_begin_array(w);
         for (int k = 0; k < code[i].inlined_count; k++) {
@@ -480,7 +507,10 @@ void cmd_jit(command_ctx *ctx) {
     } else if (code == NULL) {
         command_fail(ctx, "no_memory", "cannot copy the code table");
     } else {
-        write_listing(ctx, code, n, dropped, unloaded, want_map);
+        code_list tiers; /* asked after the snapshot: code compiled since is in it, and not looked up */
+        (void)code_list_read(&tiers);
+        write_listing(ctx, code, n, dropped, unloaded, want_map, &tiers);
+        code_list_free(&tiers);
     }
     for (size_t i = 0; code != NULL && i < n; i++) {
         free(code[i].name);

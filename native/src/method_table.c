@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "frames.h"
+#include "jni_util.h"
 
 static size_t round_up_pow2(size_t n) {
     size_t p = 16;
@@ -79,8 +80,37 @@ static void write_jvmti_string(json_writer *w, char *s) {
     }
 }
 
+static jobject platform_loader(JNIEnv *jni) {
+    jclass loader_class = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+    if (jni_failed(jni, loader_class)) {
+        return NULL;
+    }
+    jmethodID get = (*jni)->GetStaticMethodID(jni, loader_class, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;");
+    jobject loader = jni_failed(jni, get) ? NULL : (*jni)->CallStaticObjectMethod(jni, loader_class, get);
+    if (jni_failed(jni, loader)) {
+        loader = NULL;
+    }
+    (*jni)->DeleteLocalRef(jni, loader_class);
+    return loader;
+}
+
+/* 1 when the boot or the platform loader defined the class, 0 for another loader, -1 unknown. */
+static int defined_by_jdk(JNIEnv *jni, jclass declaring, jobject platform) {
+    jobject loader = NULL;
+    if ((*the_agent.jvmti)->GetClassLoader(the_agent.jvmti, declaring, &loader) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    if (loader == NULL) {
+        return 1;
+    }
+    int jdk = platform == NULL ? -1 : (*jni)->IsSameObject(jni, loader, platform) == JNI_TRUE;
+    (*jni)->DeleteLocalRef(jni, loader);
+    return jdk;
+}
+
 void method_table_write(method_table *t, JNIEnv *jni, json_writer *w) {
     jvmtiEnv *jvmti = the_agent.jvmti;
+    jobject platform = t->with_origin ? platform_loader(jni) : NULL;
     json_begin_array(w);
     for (size_t i = 0; i < t->count; i++) {
         jmethodID m = t->methods[i].method;
@@ -88,9 +118,13 @@ void method_table_write(method_table *t, JNIEnv *jni, json_writer *w) {
         char *class_sig = NULL;
         char *name = NULL;
         char *sig = NULL;
+        int jdk = -1;
         if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &declaring) == JVMTI_ERROR_NONE) {
             if ((*jvmti)->GetClassSignature(jvmti, declaring, &class_sig, NULL) != JVMTI_ERROR_NONE) {
                 class_sig = NULL;
+            }
+            if (t->with_origin) {
+                jdk = defined_by_jdk(jni, declaring, platform);
             }
             (*jni)->DeleteLocalRef(jni, declaring);
         }
@@ -105,9 +139,20 @@ void method_table_write(method_table *t, JNIEnv *jni, json_writer *w) {
         write_jvmti_string(w, name);
         json_key(w, "signature");
         write_jvmti_string(w, sig);
+        if (t->with_origin) {
+            json_key(w, "jdk");
+            if (jdk < 0) {
+                json_null(w);
+            } else {
+                json_bool(w, jdk);
+            }
+        }
         json_end_object(w);
     }
     json_end_array(w);
+    if (platform != NULL) {
+        (*jni)->DeleteLocalRef(jni, platform);
+    }
 }
 
 void method_table_write_frames(method_table *t, json_writer *w, const jvmtiFrameInfo *frames, int depth) {

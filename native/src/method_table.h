@@ -25,6 +25,7 @@ typedef struct {
     size_t capacity;
     size_t count;
     size_t max_count;
+    int with_origin;        /* set by the caller: each method also says whether it is the JDK's */
 } method_table;
 
 int method_table_init(method_table *t, size_t max_count);
@@ -33,7 +34,9 @@ void method_table_free(method_table *t);
 int32_t method_table_add(method_table *t, jmethodID m);
 /* The source line of bci in method index i, or -1. */
 int method_table_line(method_table *t, int32_t i, jlocation bci);
-/* Writes [{"class":"Lp/C;","name":"m","signature":"()V"}, ...]; an unloaded method's fields are null. */
+/* Writes [{"class":"Lp/C;","name":"m","signature":"()V"}, ...]; an unloaded method's fields are null.
+ * With with_origin, each also has "jdk": true when its class was defined by the boot or the platform
+ * class loader, false when by another loader, null when that cannot be told. */
 void method_table_write(method_table *t, JNIEnv *jni, json_writer *w);
 /* Writes one stack as [[method, bci, line], ...], innermost frame first. */
 void method_table_write_frames(method_table *t, json_writer *w, const jvmtiFrameInfo *frames, int depth);

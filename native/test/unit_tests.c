@@ -12,6 +12,7 @@
 #include "lock_owners.h"
 #include "method_index.h"
 #include "perf_map.h"
+#include "code_list.h"
 #include "mutf8.h"
 #include "native_ids.h"
 #include "request.h"
@@ -572,6 +573,28 @@ static void test_lock_owners(void) {
     CHECK(facts[2].owner_id == -1 && unresolved[2]);
 }
 
+static void test_code_list_parse(void) {
+    static const char text[] =
+        "0\n"
+        "9 4 2 Hot.main([Ljava/lang/String;)V [0x00007f8afcec7790, 0x00007f8afcec7900 - 0x00007f8afcec79b8]\n"
+        "not a line of the list\n"
+        "5 3 0 Hot.sq(J)J [0x00007f8af5400d10, 0x00007f8af5400ea0 - 0x00007f8af5400f90]\n"
+        "6 0 0 a.B$$Lambda/0x0000000801001234.run(Ljava/lang/String [x].)V [0x10, 0x20 - 0x30]\n"
+        "7 4 0 Truncated.m()V [0x1, 0x2 -";
+    code_list list;
+    CHECK(code_list_parse(&list, text, sizeof text - 1) == 0);
+    CHECK(list.count == 3);
+    CHECK(list.entries[0].code_begin == 0x20 && list.entries[0].code_end == 0x30 && list.entries[0].level == 0);
+    CHECK(list.entries[1].compile_id == 5 && list.entries[1].level == 3 && list.entries[1].nmethod == 0x00007f8af5400d10ULL);
+    CHECK(list.entries[2].compile_id == 9 && list.entries[2].entry_bci == CODE_LIST_BCI_UNKNOWN);
+    CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b8ULL) == &list.entries[2]);
+    CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b0ULL) == NULL); /* another size: not that code */
+    CHECK(code_list_find(&list, 0x21, 0x30) == NULL);
+    code_list_free(&list);
+    CHECK(code_list_parse(&list, "", 0) == 0 && list.count == 0 && code_list_find(&list, 0, 0) == NULL);
+    code_list_free(&list);
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -586,6 +609,7 @@ int main(void) {
     test_sample_weight();
     test_perf_map_symbols();
     test_perf_map_file();
+    test_code_list_parse();
     test_method_index();
     test_stack_tree();
     test_native_ids();

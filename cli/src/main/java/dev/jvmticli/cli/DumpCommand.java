@@ -146,7 +146,7 @@ final class DumpCommand implements Callable<Integer> {
             return;
         }
         try {
-            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+            StandardOutput.sleep(Math.max(1, left / 1_000_000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(ExitCode.FAILURE, "interrupted");

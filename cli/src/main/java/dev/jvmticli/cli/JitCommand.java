@@ -19,7 +19,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "jit", mixinStandardHelpOptions = true,
-        description = "List the JVM's compiled methods and generated stubs with their code ranges; write its perf map.")
+        description = {"List the JVM's compiled methods and generated stubs with their code ranges; write its perf map.",
+            "TIER is the compilation level (1-3 C1, 4 C2, 0 a native method's wrapper); OSR is @bci for an on-stack-replacement entry, - for the normal entry."})
 final class JitCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -67,14 +68,24 @@ final class JitCommand implements Callable<Integer> {
             doc.put("following", report.following());
             doc.put("unloaded", report.unloaded());
             doc.put("dropped", report.dropped());
+            doc.put("codeListError", report.codeListError());
             doc.put("compiled", compiled);
             doc.put("stubs", stubs);
             JsonOutput.print(context.out(), doc);
             return ExitCode.OK.code();
         }
         JitView.print(context.out(), compiled, stubs);
-        context.out().printf("%n%d compiled methods, %d stubs (of %d and %d)%n", compiled.size(), stubs.size(),
-                report.compiled().size(), report.stubs().size());
+        context.out().println();
+        if (classes == null && methods == null) {
+            context.out().printf("%d pieces of compiled code (a method can have several: tiers, OSR entries), %d stubs%n",
+                    report.compiled().size(), report.stubs().size());
+        } else {
+            context.out().printf("%d of the JVM's %d pieces of compiled code and %d of its %d stubs match%n",
+                    compiled.size(), report.compiled().size(), stubs.size(), report.stubs().size());
+        }
+        if (report.codeListError() != null) {
+            context.out().println("tier and OSR unknown (?): " + report.codeListError());
+        }
         if (report.perfMap() != null) {
             String where = report.pid() == process.pid() ? report.perfMap()
                     : report.perfMap() + " in the target's /tmp (pid " + report.pid() + " there; from here: /proc/" + process.pid() + "/root" + report.perfMap() + ")";

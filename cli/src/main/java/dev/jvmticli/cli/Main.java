@@ -1,8 +1,7 @@
 package dev.jvmticli.cli;
 
 import java.io.BufferedWriter;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
+import dev.jvmticli.failure.OutputClosed;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -19,10 +18,14 @@ public final class Main {
         // buffered, not flushed per line: a dump of thousands of threads is hundreds of thousands
         // of lines; commands flush when they are done (and before any error message)
         PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(
-                new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
+                new StandardOutput(), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int exit = run(new CliContext(out, err), args);
-        out.flush();
+        try {
+            out.flush();
+        } catch (OutputClosed closed) {
+            exit = closed.exitCode().code();
+        }
         err.flush();
         System.exit(exit);
     }

@@ -1,12 +1,14 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.failure.OutputClosed;
 import java.time.Duration;
 
 /**
  * The time a duration-based command lets its events run. Ctrl-C (or a kill with SIGTERM) ends
  * the window early instead of losing it: a shutdown hook interrupts the wait and lets the command
  * stop its session and print what was gathered before the JVM exits. Should the CLI die without
- * that, the agent still stops the session when the connection closes.
+ * that, the agent still stops the session when the connection closes. A reader of standard output
+ * that goes away ends the window too, and the command with {@link OutputClosed}.
  */
 final class SamplingWindow {
     private static final long GRACE_MILLIS = 10_000;
@@ -35,9 +37,12 @@ final class SamplingWindow {
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             try {
-                Thread.sleep(duration.toMillis());
+                StandardOutput.sleep(duration.toMillis());
             } catch (InterruptedException e) {
                 // Ctrl-C: stop now and report what was gathered
+            } catch (OutputClosed closed) {
+                finish.run(); // the session is stopped, and its report goes where it can (a shell's > FILE)
+                throw closed;
             }
             finish.run();
         } finally {

@@ -172,7 +172,7 @@ final class ThreadsCommand implements Callable<Integer> {
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
         List<ThreadEntry> before = client.threads().threads();
         long start = System.nanoTime();
-        client.pause(interval);
+        StandardOutput.pause(client, interval);
         List<ThreadEntry> after = filter(client.threads().threads(), wanted, name);
         long elapsed = System.nanoTime() - start;
         List<CpuTop.Entry> rows = CpuTop.between(before, after, elapsed, top);

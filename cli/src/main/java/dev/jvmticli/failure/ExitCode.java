@@ -14,7 +14,8 @@ public enum ExitCode {
     CONNECTION_LOST(9, "the target exited or dropped the connection mid-command"),
     DEADLOCK_FOUND(10, "deadlocks found a deadlock"),
     INCOMPATIBLE_AGENT(11, "the resident agent speaks another protocol version"),
-    NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)");
+    NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)"),
+    OUTPUT_CLOSED(141, "standard output was closed by its reader (as `| head` does) or cannot be written");
 
     private final int code;
     private final String meaning;

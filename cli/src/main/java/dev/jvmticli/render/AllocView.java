@@ -3,8 +3,10 @@ package dev.jvmticli.render;
 import dev.jvmticli.client.AllocReport;
 import dev.jvmticli.client.AllocReport.ClassTotal;
 import dev.jvmticli.client.AllocReport.Stack;
+import dev.jvmticli.client.MethodRef;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,8 +21,12 @@ public final class AllocView {
     public record ClassRow(String className, long samples, long sampledBytes, long estimatedBytes) {
     }
 
-    /** Where objects of a class were allocated: the innermost frame of their stacks. */
-    public record SiteRow(String site, String className, long samples, long estimatedBytes) {
+    /**
+     * Where objects of a class were allocated: the innermost frame of their stacks, and the innermost
+     * frame whose class is not the JDK's (the site itself when it is application code; null when no
+     * frame of the stack is known to be outside the JDK).
+     */
+    public record SiteRow(String site, String applicationFrame, String className, long samples, long estimatedBytes) {
     }
 
     /** A whole stack, innermost frame first, for --json. */
@@ -40,16 +46,31 @@ public final class AllocView {
                 ? JvmNames.className(classes.get(stack.classIndex()).name()) : "?";
     }
 
+    /** The innermost frame whose method the agent said is not the JDK's; null at a frame it could not tell, or none. */
+    private static String applicationFrame(AllocReport report, Stack stack) {
+        for (long[] frame : stack.frames()) {
+            MethodRef method = frame[0] >= 0 && frame[0] < report.methods().size() ? report.methods().get((int) frame[0]) : null;
+            if (method == null || method.jdk() == null) {
+                return null;
+            }
+            if (!method.jdk()) {
+                return JvmNames.frame(report.methods(), frame);
+            }
+        }
+        return null;
+    }
+
     public static List<SiteRow> sites(AllocReport report) {
         Map<List<String>, long[]> merged = new LinkedHashMap<>();
         for (Stack stack : report.stacks()) {
             String site = stack.frames().length == 0 ? "(no Java frames)" : JvmNames.frame(report.methods(), stack.frames()[0]);
-            long[] sums = merged.computeIfAbsent(List.of(site, classOf(report, stack)), k -> new long[2]);
+            String application = applicationFrame(report, stack);
+            long[] sums = merged.computeIfAbsent(Arrays.asList(site, application, classOf(report, stack)), k -> new long[2]);
             sums[0] += stack.samples();
             sums[1] += stack.estimatedBytes();
         }
         List<SiteRow> rows = new ArrayList<>();
-        merged.forEach((key, sums) -> rows.add(new SiteRow(key.get(0), key.get(1), sums[0], sums[1])));
+        merged.forEach((key, sums) -> rows.add(new SiteRow(key.get(0), key.get(1), key.get(2), sums[0], sums[1])));
         rows.sort(Comparator.comparingLong(SiteRow::estimatedBytes).reversed().thenComparing(SiteRow::site));
         return rows;
     }
@@ -57,7 +78,7 @@ public final class AllocView {
     public static List<StackRow> stacks(AllocReport report) {
         return report.stacks().stream()
                 .map(s -> new StackRow(classOf(report, s), s.samples(), s.sampledBytes(), s.estimatedBytes(),
-                        java.util.Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
+                        Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
                 .sorted(Comparator.comparingLong(StackRow::estimatedBytes).reversed())
                 .toList();
     }
@@ -92,6 +113,12 @@ public final class AllocView {
         return doc;
     }
 
+    /** The site, followed by the application frame that led to it when the site is the JDK's. */
+    static String siteText(SiteRow row) {
+        return row.applicationFrame() == null || row.applicationFrame().equals(row.site()) ? row.site()
+                : row.site() + " <- " + row.applicationFrame();
+    }
+
     public static void print(PrintWriter out, AllocReport report, int top) {
         out.printf("%d samples in %s s at one per %s on average: about %s allocated%n", report.samples(),
                 Sizes.seconds(report.durationNanos()), Sizes.bytes(report.interval()), Sizes.bytes(report.estimatedBytes()));
@@ -108,7 +135,7 @@ public final class AllocView {
         out.println();
         Table sites = new Table("SAMPLES", "ESTIMATED", "%", "CLASS", "SITE").alignRight(0, 1, 2);
         sites(report).stream().limit(top).forEach(s -> sites.add(Long.toString(s.samples()), Sizes.bytes(s.estimatedBytes()),
-                Sizes.percent(s.estimatedBytes(), report.estimatedBytes()), s.className(), s.site()));
+                Sizes.percent(s.estimatedBytes(), report.estimatedBytes()), s.className(), siteText(s)));
         out.println("Top allocation sites:");
         sites.print(out);
         out.flush();

@@ -5,16 +5,22 @@ import dev.jvmticli.client.MethodRef;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 /** The `jit` listing: compiled methods and generated stubs with their code ranges. */
 public final class JitView {
     private JitView() {
     }
 
-    /** A compiled method, named as Java writes it, with the methods inlined into it. */
+    /** How many inlined methods the table lists under a method; --json lists them all. */
+    static final int INLINED_SHOWN = 5;
+
+    /**
+     * A piece of compiled code of a method, named as Java writes it: its compilation tier (0 a
+     * native wrapper, 1-3 C1, 4 C2) and whether it is an OSR entry (and at which bci), each null
+     * when unknown; and the methods inlined into it.
+     */
     public record CompiledRow(String className, String method, String signature, long start, long end, long size,
-                              List<String> inlined) {
+                              Integer compileId, Integer tier, Boolean osr, Integer osrBci, List<String> inlined) {
     }
 
     /** A piece of generated code: the interpreter, a stub, an adapter. */
@@ -31,8 +37,10 @@ public final class JitView {
                         MethodRef r = i >= 0 && i < methods.size() ? methods.get(i) : new MethodRef(null, null, null);
                         return JvmNames.className(r.classSignature()) + "." + r.name() + (r.signature() == null ? "" : r.signature());
                     }).toList();
+                    Boolean osr = c.entryBci() == null ? null : c.entryBci() >= 0;
                     return new CompiledRow(JvmNames.className(m.classSignature()), m.name() == null ? "?" : m.name(),
-                            m.signature(), c.start(), c.start() + c.size(), c.size(), inlined);
+                            m.signature(), c.start(), c.start() + c.size(), c.size(), c.compileId(), c.level(), osr,
+                            Boolean.TRUE.equals(osr) ? c.entryBci() : null, inlined);
                 })
                 .filter(filter)
                 .toList();
@@ -49,12 +57,36 @@ public final class JitView {
         return "0x" + Long.toHexString(address);
     }
 
+    /** 4 C2, 3 C1, ..., 0 native (a native method's wrapper), ? when unknown. */
+    static String tier(Integer level) {
+        if (level == null) {
+            return "?";
+        }
+        return level + (level == 0 ? " native" : level == 4 ? " C2" : level <= 3 ? " C1" : "");
+    }
+
+    /** @bci for an OSR entry, - for the method's normal entry, ? when unknown. */
+    static String osr(CompiledRow row) {
+        return row.osr() == null ? "?" : row.osr() ? "@" + row.osrBci() : "-";
+    }
+
+    /** The method, then at most INLINED_SHOWN inlined methods, one a line, indented under it. */
+    static String methodCell(CompiledRow c) {
+        StringBuilder cell = new StringBuilder(c.className() + "." + c.method() + (c.signature() == null ? "" : c.signature()));
+        for (int i = 0; i < Math.min(INLINED_SHOWN, c.inlined().size()); i++) {
+            cell.append(i == 0 ? "\n    inlines " : "\n            ").append(c.inlined().get(i));
+        }
+        if (c.inlined().size() > INLINED_SHOWN) {
+            cell.append("\n            and ").append(c.inlined().size() - INLINED_SHOWN).append(" more (--json lists them all)");
+        }
+        return cell.toString();
+    }
+
     public static void print(PrintWriter out, List<CompiledRow> compiled, List<StubRow> stubs) {
         if (!compiled.isEmpty()) {
-            Table table = new Table("START", "END", "SIZE", "INLINED", "METHOD").alignRight(2, 3);
-            compiled.forEach(c -> table.add(hex(c.start()), hex(c.end()), Long.toString(c.size()), Integer.toString(c.inlined().size()),
-                    c.className() + "." + c.method() + (c.signature() == null ? "" : c.signature())
-                            + (c.inlined().isEmpty() ? "" : "  inlines " + c.inlined().stream().collect(Collectors.joining(", ")))));
+            Table table = new Table("START", "END", "SIZE", "TIER", "OSR", "INLINED", "METHOD").alignRight(2, 5);
+            compiled.forEach(c -> table.add(hex(c.start()), hex(c.end()), Long.toString(c.size()), tier(c.tier()), osr(c),
+                    Integer.toString(c.inlined().size()), methodCell(c)));
             table.print(out);
         }
         if (!stubs.isEmpty()) {

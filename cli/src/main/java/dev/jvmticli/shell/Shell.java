@@ -5,9 +5,11 @@ import dev.jvmticli.attach.LocalJvm;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
+import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.failure.OutputClosed;
 import dev.jvmticli.shell.ShellLine.Grep;
 import dev.jvmticli.shell.ShellLine.Pipeline;
 import java.io.BufferedReader;
@@ -194,18 +196,26 @@ public final class Shell {
         Running run = new Running(new GatedWriter(sink), new GatedWriter(unclosable(io.err())));
         running = run;
         PrintWriter err = new PrintWriter(run.err(), true);
+        int code;
         try (sink) {
-            if (pipeline.words().get(0).equals("watch")) {
-                return watch(pipeline.words(), pipeline.greps(), run.out(), err);
-            }
-            return runFiltered(pipeline.words(), pipeline.greps(), run.out(), err);
+            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.greps(), run.out(), err)
+                    : runFiltered(pipeline.words(), pipeline.greps(), run.out(), err);
         } catch (IOException e) {
             err.println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
-            return ExitCode.FAILURE.code();
+            code = ExitCode.FAILURE.code();
+        } catch (OutputClosed closed) {
+            if (!closed.readerGone()) {
+                err.println("jvmti-cli: " + closed.getMessage());
+            }
+            code = closed.exitCode().code();
         } finally {
             err.flush();
             running = null;
         }
+        if (code == ExitCode.OUTPUT_CLOSED.code()) {
+            exitRequested = true; // nothing more can be shown: the shell ends, as the command did
+        }
+        return code;
     }
 
     private int runFiltered(List<String> words, List<Grep> greps, Writer out, PrintWriter err) {
@@ -378,7 +388,7 @@ public final class Shell {
             }
             out.flush();
             try {
-                Thread.sleep(Math.round(seconds * 1000));
+                StandardOutput.sleep(Math.round(seconds * 1000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return ExitCode.OK.code();

@@ -33,6 +33,7 @@ class AllocIT {
     static final String CAPABILITY = "can_generate_sampled_object_alloc_events";
     static final String MARKER = "dev.jvmticli.targets.AllocTarget$Marker[]";
     static final String CHURN = "dev.jvmticli.targets.AllocTarget.churn";
+    static final String REPEAT_TEXT = "dev.jvmticli.targets.AllocTarget.repeatText";
 
     @RegisterExtension
     static final TargetsPerJdk targets = TargetsPerJdk.of(AllocTarget.class);
@@ -58,7 +59,16 @@ class AllocIT {
         assertTrue(topClass.path("estimatedBytes").asLong() > 0.8 * doc.path("estimatedBytes").asLong(), result.out());
         JsonNode topSite = doc.path("sites").get(0);
         assertTrue(topSite.path("site").asText().startsWith(CHURN + ":"), result.out());
+        assertEquals(topSite.path("site").asText(), topSite.path("applicationFrame").asText(), "a site in application code is its own");
         assertEquals(MARKER, topSite.path("className").asText());
+        JsonNode repeat = null;
+        for (JsonNode site : doc.path("sites")) {
+            if (site.path("applicationFrame").asText().startsWith(REPEAT_TEXT + ":")) {
+                repeat = site;
+            }
+        }
+        assertTrue(repeat != null, "String.repeat's allocations are traced to the method that called it: " + result.out());
+        assertTrue(repeat.path("site").asText().startsWith("java.lang."), "the site is the JDK's own frame: " + repeat);
         List<String> frames = Json.texts(doc.path("stacks").get(0).path("frames"));
         assertTrue(frames.get(0).startsWith(CHURN + ":"), frames.toString());
         assertTrue(frames.stream().anyMatch(f -> f.startsWith("java.lang.Thread.run")), frames.toString());
@@ -76,6 +86,9 @@ class AllocIT {
         assertTrue(lines[0].matches("\\d+ samples in [\\d.]+ s at one per 128 KiB on average: about .+ allocated"), table.out());
         assertEquals("Top classes:", lines[2]);
         assertTrue(lines[4].endsWith("  " + MARKER), table.out());
+        Result sites = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--top", "20");
+        assertTrue(sites.out().lines().anyMatch(l -> l.matches(".*  java\\.lang\\.\\S+ <- " + REPEAT_TEXT.replace(".", "\\.") + ":\\d+")),
+                "a JDK site names the application frame that called it: " + sites.out());
 
         Path page = dir.resolve("alloc.html");
         Result collapsed = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--collapsed", "--html", page.toString());

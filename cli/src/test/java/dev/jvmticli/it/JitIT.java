@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.JitTarget;
+import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
@@ -49,6 +50,20 @@ class JitIT {
                 assertTrue(compiled.size() > 0, method + " never compiled");
                 return compiled;
             }
+            Thread.sleep(200);
+        }
+    }
+
+    /** Waits, with a deadline, until some compiled code of the method passes the check. */
+    private static JsonNode awaitCode(TargetJvm target, String method, java.util.function.Predicate<JsonNode> check) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            for (JsonNode c : awaitCompiled(target, method)) {
+                if (check.test(c)) {
+                    return c;
+                }
+            }
+            assertTrue(System.nanoTime() < deadline, method + ": no such code within 60 s");
             Thread.sleep(200);
         }
     }
@@ -104,6 +119,50 @@ class JitIT {
             } finally {
                 Files.deleteIfExists(map);
             }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void eachPieceOfCodeSaysItsTierAndWhetherItIsAnOsrEntry(Jdks.Jdk jdk) throws Exception {
+        // every tier, not the test targets' C1 only: the hot method reaches C2
+        try (TargetJvm target = TargetJvm.start(jdk, JitTarget.class, List.of("-XX:TieredStopAtLevel=4"))) {
+            // hot has OSR code too (its loop runs long before its calls count up): its normal entry at C2
+            JsonNode c2 = awaitCode(target, "hot", c -> c.path("tier").asInt() == 4 && c.path("osr").isBoolean() && !c.path("osr").asBoolean());
+            assertTrue(c2.path("osrBci").isNull(), c2.toString());
+            assertTrue(c2.path("compileId").asInt() > 0, c2.toString());
+            JsonNode osr = awaitCode(target, "osrLoop", c -> c.path("osr").asBoolean(false));
+            int tier = osr.path("tier").asInt();
+            assertTrue(tier >= 1 && tier <= 4, osr.toString());
+            assertTrue(osr.path("osrBci").asInt() > 0, "the loop's back branch is past the method's start: " + osr);
+
+            Result table = CliRun.run("jit", Long.toString(target.pid()), "--class", CLASS);
+            assertEquals(0, table.exit(), table.toString());
+            List<String> lines = table.out().lines().toList();
+            assertTrue(lines.get(0).matches("START +END +SIZE +TIER +OSR +INLINED +METHOD"), table.out());
+            assertTrue(lines.stream().anyMatch(l -> l.matches("0x\\p{XDigit}+ +0x\\p{XDigit}+ +\\d+ +4 C2 +- +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))),
+                    table.out());
+            assertTrue(lines.stream().anyMatch(l -> l.matches(".* [1-4] C[12] +@" + osr.path("osrBci").asInt() + " +\\d+ +" + Pattern.quote(CLASS + ".osrLoop()V"))),
+                    table.out());
+            int hot = lines.indexOf(lines.stream().filter(l -> l.endsWith(CLASS + ".hot(I)J") && l.contains(" 4 C2 ")).findFirst().orElseThrow());
+            assertEquals("    inlines " + CLASS + ".square(I)I", lines.get(hot + 1), "the inlined methods follow, one a line: " + table.out());
+            long rows = lines.stream().filter(l -> l.startsWith("0x")).count();
+            assertTrue(lines.get(lines.size() - 1).startsWith(rows + " of the JVM's "), "how many of how many match: " + table.out());
+            assertTrue(table.out().matches("(?s).*\\d+ of the JVM's \\d+ pieces of compiled code and 0 of its \\d+ stubs match\n"), table.out());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void withoutAnAttachListenerTheTierIsUnknownAndTheListingSaysWhy(Jdks.Jdk jdk) throws Exception {
+        // loaded at start-up and never attached to: the JVM has not started its attach listener
+        try (TargetJvm target = TargetJvm.start(jdk, JitTarget.class, AgentMode.STARTUP.jvmOptions())) {
+            JsonNode hot = awaitCompiled(target, "hot");
+            assertTrue(hot.get(0).path("tier").isNull() && hot.get(0).path("osr").isNull(), hot.toString());
+            Result table = CliRun.run("jit", Long.toString(target.pid()), "--method", "hot");
+            assertTrue(table.out().lines().anyMatch(l -> l.matches("0x.* \\? +\\? +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))), table.out());
+            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not there"),
+                    table.out());
         }
     }
 

@@ -2,7 +2,10 @@ package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
 
-/** One thread allocating mostly Marker[] arrays in {@link #churn()}, and a trickle of long[] elsewhere. */
+/**
+ * One thread allocating mostly Marker[] arrays in {@link #churn()}, a trickle of long[] elsewhere, and
+ * strings made by the JDK's String.repeat called from {@link #repeatText()}.
+ */
 public final class AllocTarget {
     static volatile Object sink;
 
@@ -24,11 +27,16 @@ public final class AllocTarget {
         sink = new long[8];
     }
 
+    static void repeatText() {
+        sink = "ab".repeat(4096); // 8 KiB allocated inside the JDK, on behalf of this method
+    }
+
     public static void main(String[] args) throws Exception {
         TargetMain.start("allocator", () -> {
             while (true) {
                 churn();
                 trickle();
+                repeatText();
                 try {
                     Thread.sleep(1); // a bounded rate: the machine is shared
                 } catch (InterruptedException e) {

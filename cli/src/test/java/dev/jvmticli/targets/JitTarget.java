@@ -3,8 +3,10 @@ package dev.jvmticli.targets;
 import dev.jvmticli.testing.TargetMain;
 
 /**
- * A hot method, {@link #hot(int)}, that the JIT compiles with {@link #square(int)} inlined; on
- * {@code late}, another one, {@link #late(int)}, starts running, to be compiled while attached.
+ * A hot method, {@link #hot(int)}, that the JIT compiles with {@link #square(int)} inlined; a method
+ * that is called once and loops for ever, {@link #osrLoop()}, so that its only compiled code is
+ * on-stack replacement; on {@code late}, another one, {@link #late(int)}, starts running, to be
+ * compiled while attached.
  */
 public final class JitTarget {
     static volatile long sink;
@@ -37,6 +39,21 @@ public final class JitTarget {
         return sum;
     }
 
+    static void osrLoop() {
+        long sum = 0;
+        while (true) {
+            for (int i = 0; i < 100_000; i++) {
+                sum = sum * 31 + i;
+            }
+            sink = sum;
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
     private static void spin(java.util.function.IntToLongFunction work) {
         while (true) {
             sink = work.applyAsLong(10_000);
@@ -50,6 +67,7 @@ public final class JitTarget {
 
     public static void main(String[] args) throws Exception {
         TargetMain.start("hot", () -> spin(JitTarget::hot));
+        TargetMain.start("osr", JitTarget::osrLoop);
         TargetMain.serve(line -> {
             if (line.equals("late")) {
                 TargetMain.start("late", () -> spin(JitTarget::late));

@@ -1,0 +1,51 @@
+package dev.jvmticli.render;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import dev.jvmticli.client.AllocReport;
+import dev.jvmticli.client.AllocReport.ClassTotal;
+import dev.jvmticli.client.AllocReport.Stack;
+import dev.jvmticli.client.MethodRef;
+import dev.jvmticli.render.AllocView.SiteRow;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AllocViewTest {
+    static final List<MethodRef> METHODS = List.of(
+            new MethodRef("Ljava/lang/String;", "repeat", "(I)Ljava/lang/String;", true),
+            new MethodRef("Lapp/A;", "a", "()V", false),
+            new MethodRef("Lapp/B;", "b", "()V", false),
+            new MethodRef("Lgone/C;", "c", "()V", null));
+
+    private static Stack stack(long samples, long[]... frames) {
+        return new Stack(0, samples, samples * 10, samples * 100, frames);
+    }
+
+    private static List<SiteRow> sites(Stack... stacks) {
+        return AllocView.sites(new AllocReport(512, 1, 0, 0, 0, 0, 0, List.of(new ClassTotal("[B", 0, 0, 0)), List.of(stacks), METHODS));
+    }
+
+    @Test
+    void aJdkSiteIsToldApartByTheApplicationFrameThatLedToIt() {
+        List<SiteRow> rows = sites(
+                stack(3, new long[] {0, 1, 4435}, new long[] {1, 2, 10}),
+                stack(2, new long[] {0, 1, 4435}, new long[] {2, 2, 20}, new long[] {1, 2, 11}),
+                stack(1, new long[] {0, 1, 4435}, new long[] {1, 2, 10}, new long[] {2, 2, 21}));
+        assertEquals(2, rows.size());
+        assertEquals(new SiteRow("java.lang.String.repeat:4435", "app.A.a:10", "byte[]", 4, 400), rows.get(0));
+        assertEquals("java.lang.String.repeat:4435 <- app.A.a:10", AllocView.siteText(rows.get(0)));
+        assertEquals("app.B.b:20", rows.get(1).applicationFrame());
+    }
+
+    @Test
+    void anApplicationSiteIsItsOwnAndAnUnknownFrameStopsTheSearch() {
+        SiteRow own = sites(stack(1, new long[] {1, 0, 10})).get(0);
+        assertEquals("app.A.a:10", own.applicationFrame());
+        assertEquals("app.A.a:10", AllocView.siteText(own));
+        SiteRow unknown = sites(stack(1, new long[] {0, 1, 4435}, new long[] {3, 0, 5}, new long[] {1, 0, 10})).get(0);
+        assertNull(unknown.applicationFrame(), "a frame of unknown origin could be the application's");
+        assertEquals("java.lang.String.repeat:4435", AllocView.siteText(unknown));
+        assertNull(sites(stack(1, new long[] {0, 1, 4435})).get(0).applicationFrame(), "only JDK frames");
+    }
+}

@@ -1,0 +1,216 @@
+#include "code_list.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define CODE_LIST_MAX_ANSWER (64u << 20)
+#define CODE_LIST_TIMEOUT_SECONDS 10
+
+static int by_code_begin(const void *a, const void *b) {
+    const code_list_entry *x = a;
+    const code_list_entry *y = b;
+    return x->code_begin < y->code_begin ? -1 : x->code_begin > y->code_begin;
+}
+
+/* One line: `id level state name [0xnmethod, 0xbegin - 0xend]`. 1 when it has that shape. */
+static int parse_line(const char *line, const char *end, code_list_entry *out) {
+    char copy[4096];
+    size_t length = (size_t)(end - line);
+    if (length >= sizeof copy) {
+        return 0; /* a method whose name and signature take over 4000 bytes: left unknown */
+    }
+    memcpy(copy, line, length);
+    copy[length] = '\0';
+    int id, level, state;
+    if (sscanf(copy, "%d %d %d ", &id, &level, &state) != 3) {
+        return 0;
+    }
+    const char *bracket = strrchr(copy, '[');
+    unsigned long long nmethod, begin, stop;
+    char close;
+    if (bracket == NULL || sscanf(bracket, "[%llx, %llx - %llx%c", &nmethod, &begin, &stop, &close) != 4 || close != ']') {
+        return 0;
+    }
+    *out = (code_list_entry){ begin, stop, nmethod, id, level, CODE_LIST_BCI_UNKNOWN };
+    return 1;
+}
+
+int code_list_parse(code_list *list, const char *text, size_t length) {
+    memset(list, 0, sizeof *list);
+    size_t lines = 1;
+    for (size_t i = 0; i < length; i++) {
+        lines += text[i] == '\n';
+    }
+    list->entries = calloc(lines, sizeof *list->entries);
+    if (list->entries == NULL) {
+        snprintf(list->error, sizeof list->error, "out of memory");
+        return -1;
+    }
+    const char *end = text + length;
+    for (const char *line = text; line < end;) {
+        const char *newline = memchr(line, '\n', (size_t)(end - line));
+        const char *stop = newline == NULL ? end : newline;
+        list->count += parse_line(line, stop, &list->entries[list->count]);
+        line = stop + 1;
+    }
+    qsort(list->entries, list->count, sizeof *list->entries, by_code_begin);
+    return 0;
+}
+
+/* Compiler.codelist's output, through /tmp/.java_pid<pid>: malloc'd, NUL-terminated. */
+static char *ask_attach_listener(char *error, size_t error_size, size_t *length) {
+    struct sockaddr_un address = { .sun_family = AF_UNIX };
+    snprintf(address.sun_path, sizeof address.sun_path, "/tmp/.java_pid%d", (int)getpid());
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        snprintf(error, error_size, "socket: %s", strerror(errno));
+        return NULL;
+    }
+    struct timeval timeout = { CODE_LIST_TIMEOUT_SECONDS, 0 };
+    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout); /* without: a stuck listener is waited for */
+    (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    static const char request[] = "1\0jcmd\0Compiler.codelist\0\0"; /* protocol 1: version, command, 3 arguments */
+    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        snprintf(error, error_size, "the JVM's attach listener (%s) is not there: %s", address.sun_path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    struct ucred peer;
+    socklen_t peer_size = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 || peer.pid != getpid()) {
+        /* a /tmp shared with another pid namespace can hold another JVM's socket of this pid */
+        snprintf(error, error_size, "%s is not this JVM's attach listener", address.sun_path);
+        close(fd);
+        return NULL;
+    }
+    if (write(fd, request, sizeof request) != (ssize_t)sizeof request) {
+        snprintf(error, error_size, "cannot ask the JVM's attach listener: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    size_t used = 0, capacity = 256 * 1024;
+    char *answer = malloc(capacity);
+    ssize_t n = 0;
+    while (answer != NULL && (n = read(fd, answer + used, capacity - used - 1)) > 0) {
+        used += (size_t)n;
+        if (capacity - used - 1 == 0) {
+            char *grown = capacity >= CODE_LIST_MAX_ANSWER ? NULL : realloc(answer, capacity * 2);
+            if (grown == NULL) {
+                free(answer);
+                answer = NULL;
+            } else {
+                answer = grown;
+                capacity *= 2;
+            }
+        }
+    }
+    int read_errno = errno;
+    close(fd);
+    if (answer == NULL) {
+        snprintf(error, error_size, "Compiler.codelist: no memory for an answer of over %zu bytes", used);
+        return NULL;
+    }
+    if (n < 0) {
+        snprintf(error, error_size, "Compiler.codelist: %s", strerror(read_errno));
+        free(answer);
+        return NULL;
+    }
+    answer[used] = '\0';
+    if (strncmp(answer, "0\n", 2) != 0) { /* the listener's status line: 0 when the command ran */
+        snprintf(error, error_size, "Compiler.codelist failed: %.120s", answer);
+        free(answer);
+        return NULL;
+    }
+    *length = used;
+    return answer;
+}
+
+/* The offset of type::field in the JVM's vmStructs table, or -1. */
+static long vm_struct_offset(const char *type, const char *field) {
+    void *jvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
+    void *where = jvm == NULL ? RTLD_DEFAULT : jvm;
+    char **table = dlsym(where, "gHotSpotVMStructs");
+    const uint64_t *type_at = dlsym(where, "gHotSpotVMStructEntryTypeNameOffset");
+    const uint64_t *field_at = dlsym(where, "gHotSpotVMStructEntryFieldNameOffset");
+    const uint64_t *offset_at = dlsym(where, "gHotSpotVMStructEntryOffsetOffset");
+    const uint64_t *stride = dlsym(where, "gHotSpotVMStructEntryArrayStride");
+    long found = -1;
+    if (table != NULL && *table != NULL && type_at != NULL && field_at != NULL && offset_at != NULL && stride != NULL && *stride > 0) {
+        for (const char *entry = *table;; entry += *stride) {
+            const char *entry_type = *(const char *const *)(entry + *type_at);
+            const char *entry_field = *(const char *const *)(entry + *field_at);
+            if (entry_type == NULL) {
+                break;
+            }
+            if (entry_field != NULL && strcmp(entry_type, type) == 0 && strcmp(entry_field, field) == 0) {
+                found = (long)*(const uint64_t *)(entry + *offset_at);
+                break;
+            }
+        }
+    }
+    if (jvm != NULL) {
+        dlclose(jvm);
+    }
+    return found;
+}
+
+/* Reads an int32 at address without faulting on memory that is gone. 0 or -1. */
+static int read_int32(uint64_t address, int32_t *value) {
+    struct iovec local = { value, sizeof *value };
+    struct iovec remote = { (void *)(uintptr_t)address, sizeof *value };
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -1;
+}
+
+static void read_entry_bcis(code_list *list) {
+    long bci_offset = vm_struct_offset("nmethod", "_entry_bci");
+    long id_offset = vm_struct_offset("nmethod", "_compile_id");
+    if (bci_offset < 0 || id_offset < 0) {
+        return;
+    }
+    for (size_t i = 0; i < list->count; i++) {
+        code_list_entry *e = &list->entries[i];
+        int32_t id, bci;
+        if (read_int32(e->nmethod + (uint64_t)id_offset, &id) == 0 && id == e->compile_id
+                && read_int32(e->nmethod + (uint64_t)bci_offset, &bci) == 0 && bci >= -1) {
+            e->entry_bci = bci;
+        }
+    }
+}
+
+int code_list_read(code_list *list) {
+    char error[sizeof list->error] = "";
+    size_t length = 0;
+    char *text = ask_attach_listener(error, sizeof error, &length);
+    if (text == NULL) {
+        memset(list, 0, sizeof *list);
+        memcpy(list->error, error, sizeof error);
+        return -1;
+    }
+    int parsed = code_list_parse(list, text, length);
+    free(text);
+    if (parsed == 0) {
+        read_entry_bcis(list);
+    }
+    return parsed;
+}
+
+const code_list_entry *code_list_find(const code_list *list, uint64_t code_begin, uint64_t code_end) {
+    code_list_entry key = { .code_begin = code_begin };
+    const code_list_entry *e = list->entries == NULL ? NULL
+            : bsearch(&key, list->entries, list->count, sizeof key, by_code_begin);
+    return e != NULL && e->code_end == code_end ? e : NULL;
+}
+
+void code_list_free(code_list *list) {
+    free(list->entries);
+    list->entries = NULL;
+    list->count = 0;
+}
