@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_count.h"
 #include "capabilities.h"
 #include "commands.h"
 #include "frames.h"
@@ -242,6 +243,8 @@ void cmd_hello(command_ctx *ctx) {
     json_int(w, getpid());
     json_key(w, "phase");
     json_cstring(w, the_agent.phase == PHASE_STARTUP ? "startup" : "attach");
+    json_key(w, "mallocBytes");
+    json_int(w, alloc_count_held_bytes());
     json_key(w, "jvm");
     json_begin_object(w);
     write_property(ctx, "name", "java.vm.name");

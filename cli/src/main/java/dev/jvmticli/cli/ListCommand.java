@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.attach.JvmDiscovery;
 import dev.jvmticli.attach.LocalJvm;
+import dev.jvmticli.attach.StaleSockets;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.JvmTable;
@@ -27,6 +28,7 @@ final class ListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        StaleSockets.removeGone();
         List<LocalJvm> jvms = JvmDiscovery.scan();
         Instant now = Instant.now();
         List<JvmTable.Row> rows = jvms.stream().map(jvm -> new JvmTable.Row(jvm, jvm.uptime(now), jvm.agentResident())).toList();
