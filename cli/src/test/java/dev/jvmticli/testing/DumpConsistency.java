@@ -1,0 +1,229 @@
+package dev.jvmticli.testing;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Checks each thread of a jstack-format dump (the text of {@code jstack -l} or of
+ * {@code jvmti-cli stacks -l}) against itself: its {@code java.lang.Thread.State} line, its top
+ * frame and its lock lines must describe one moment. A thread is inconsistent when
+ * <ul>
+ *   <li>it is BLOCKED without a {@code waiting to lock} line, at {@code Unsafe.park}, or names itself
+ *       as the owner of the monitor it waits for;</li>
+ *   <li>it is {@code (parking)} without {@code Unsafe.park} on top, or {@code (on object monitor)}
+ *       waiting without {@code Object.wait} on top, or {@code (sleeping)} without {@code Thread.sleep};</li>
+ *   <li>a lock line does not fit the state ({@code parking to wait for} on a thread that does not park,
+ *       {@code waiting on} on one that is not in {@code Object.wait}, {@code waiting to lock} on one
+ *       that is not BLOCKED, any such line on a RUNNABLE thread), or stands under a frame other than the top;</li>
+ *   <li>it waits to lock a {@code ConditionObject}, which is never a monitor to enter.</li>
+ * </ul>
+ * A parked thread without a {@code parking to wait for} line, and a monitor waiter without a
+ * {@code waiting on} line, are not contradictions (jstack leaves the line out when the blocker is
+ * null) and are reported apart by {@link #missingBlockers}. A thread that says its lock lines are
+ * left out because it never settled (jvmti-cli's {@link #UNSETTLED} line) is counted by
+ * {@link #unsettledThreads}; its state and frames are still checked against each other. Blocks without a state line (VM
+ * threads, the deadlock report's thread lists) are not threads to check.
+ */
+public final class DumpConsistency {
+    /** How jvmti-cli's text begins the line of a thread whose lock facts never settled. */
+    public static final String UNSETTLED = "   Lock lines left out:";
+
+    private static final Pattern STATE = Pattern.compile("^\\s+java\\.lang\\.Thread\\.State: (\\S+)(?: \\((.+)\\))?\\s*$");
+
+    private static final Pattern FRAME = Pattern.compile("^\\s+at (\\S+?)\\(.*$");
+
+    private static final Pattern LOCK_LINE = Pattern.compile("^\\s+- (waiting to lock|waiting to re-lock in wait\\(\\)|waiting on|parking to wait for|locked|eliminated|owned by)\\s+(.*)$");
+
+    private static final Pattern OWNER_ID = Pattern.compile("#(\\d+)\\s*$");
+
+    private static final Pattern HEADER_ID = Pattern.compile("^\".*\" #(\\d+)[ \\t]");
+
+    private DumpConsistency() {
+    }
+
+    /** One description per thread whose state, top frame and lock lines disagree. */
+    public static List<String> inconsistentThreads(String jstackFormatText) {
+        List<String> found = new ArrayList<>();
+        for (ThreadBlock t : threads(jstackFormatText)) {
+            List<String> reasons = t.contradictions();
+            if (!reasons.isEmpty()) {
+                found.add(t.summary() + ": " + String.join("; ", reasons));
+            }
+        }
+        return found;
+    }
+
+    /**
+     * One description per thread that parks without a {@code parking to wait for} line, or waits
+     * in {@code Object.wait} without a {@code waiting on} line (and is not otherwise inconsistent).
+     */
+    public static List<String> missingBlockers(String jstackFormatText) {
+        List<String> found = new ArrayList<>();
+        for (ThreadBlock t : threads(jstackFormatText)) {
+            if (t.unsettled || !t.contradictions().isEmpty()) {
+                continue;
+            }
+            if ("parking".equals(t.detail) && t.waitLine("parking to wait for") == null) {
+                found.add(t.summary() + ": no parking to wait for line");
+            } else if (t.inObjectWait() && t.waitLine("waiting on") == null) {
+                found.add(t.summary() + ": no waiting on line");
+            }
+        }
+        return found;
+    }
+
+    /** One description per thread marked as never settled. */
+    public static List<String> unsettledThreads(String jstackFormatText) {
+        return threads(jstackFormatText).stream().filter(t -> t.unsettled).map(ThreadBlock::summary).toList();
+    }
+
+    /** How many threads the text has (blocks with a state line). */
+    public static int threadCount(String jstackFormatText) {
+        return threads(jstackFormatText).size();
+    }
+
+    private static List<ThreadBlock> threads(String text) {
+        List<ThreadBlock> threads = new ArrayList<>();
+        ThreadBlock current = null;
+        for (String line : text.split("\\R")) {
+            if (line.startsWith("\"")) {
+                current = new ThreadBlock(line);
+                threads.add(current);
+                continue;
+            }
+            if (current == null) {
+                continue;
+            }
+            if (line.isBlank()) {
+                current = null;
+                continue;
+            }
+            current.read(line);
+        }
+        threads.removeIf(t -> t.state == null);
+        return threads;
+    }
+
+    private record LockLine(String kind, String rest, int underFrame) {
+        boolean conditionObject() {
+            return rest.contains("ConditionObject");
+        }
+    }
+
+    private static final class ThreadBlock {
+        final String header;
+        String state;
+        String detail;
+        boolean unsettled;
+        final List<String> frames = new ArrayList<>();
+        final List<LockLine> locks = new ArrayList<>();
+
+        ThreadBlock(String header) {
+            this.header = header;
+        }
+
+        void read(String line) {
+            Matcher m;
+            if (state == null && (m = STATE.matcher(line)).matches()) {
+                state = m.group(1);
+                detail = m.group(2);
+            } else if ((m = FRAME.matcher(line)).matches()) {
+                frames.add(m.group(1));
+            } else if ((m = LOCK_LINE.matcher(line)).matches()) {
+                locks.add(new LockLine(m.group(1), m.group(2), frames.size() - 1));
+            } else if (line.startsWith(UNSETTLED)) {
+                unsettled = true;
+            }
+        }
+
+        String summary() {
+            String name = header.substring(0, header.indexOf('"', 1) + 1);
+            return name + " " + state + (detail == null ? "" : " (" + detail + ")")
+                    + (frames.isEmpty() ? "" : " at " + frames.get(0));
+        }
+
+        LockLine waitLine(String kind) {
+            return locks.stream().filter(l -> l.kind.equals(kind)).findFirst().orElse(null);
+        }
+
+        boolean topIs(String... methods) {
+            if (frames.isEmpty()) {
+                return false;
+            }
+            for (String method : methods) {
+                if (frames.get(0).equals(method)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        boolean atPark() {
+            return topIs("jdk.internal.misc.Unsafe.park", "sun.misc.Unsafe.park");
+        }
+
+        boolean inObjectWait() {
+            return ("WAITING".equals(state) || "TIMED_WAITING".equals(state)) && "on object monitor".equals(detail);
+        }
+
+        List<String> contradictions() {
+            List<String> reasons = new ArrayList<>();
+            LockLine enter = waitLine("waiting to lock") != null ? waitLine("waiting to lock") : waitLine("waiting to re-lock in wait()");
+            LockLine waitOn = waitLine("waiting on");
+            LockLine park = waitLine("parking to wait for");
+            for (LockLine l : locks) {
+                boolean waitKind = !l.kind.equals("locked") && !l.kind.equals("eliminated") && !l.kind.equals("owned by");
+                if (waitKind && l.underFrame != 0) {
+                    reasons.add("'" + l.kind + "' under frame " + l.underFrame + ", not the top");
+                }
+            }
+            if (enter != null && enter.conditionObject()) {
+                reasons.add("waits to lock a ConditionObject");
+            }
+            if ("BLOCKED".equals(state)) {
+                if (enter == null && !unsettled) {
+                    reasons.add("BLOCKED without waiting to lock");
+                }
+                if (atPark()) {
+                    reasons.add("BLOCKED at Unsafe.park");
+                }
+                if (waitOn != null || park != null) {
+                    reasons.add("BLOCKED with a '" + (waitOn != null ? waitOn : park).kind + "' line");
+                }
+                Matcher owner = OWNER_ID.matcher(locks.stream().filter(l -> l.kind.equals("owned by")).map(LockLine::rest).findFirst().orElse(""));
+                Matcher self = HEADER_ID.matcher(header);
+                if (owner.find() && self.find() && owner.group(1).equals(self.group(1))) {
+                    reasons.add("waits for a monitor it owns itself");
+                }
+            } else if (enter != null) {
+                reasons.add(state + " with a 'waiting to lock' line");
+            }
+            if ("parking".equals(detail)) {
+                if (!atPark() && !virtualParked()) {
+                    reasons.add("parking without Unsafe.park on top");
+                }
+            } else if (park != null) {
+                reasons.add(state + (detail == null ? "" : " (" + detail + ")") + " with a 'parking to wait for' line");
+            }
+            if (inObjectWait()) {
+                if (!topIs("java.lang.Object.wait", "java.lang.Object.wait0")) {
+                    reasons.add("waiting on object monitor without Object.wait on top");
+                }
+            } else if (waitOn != null) {
+                reasons.add(state + (detail == null ? "" : " (" + detail + ")") + " with a 'waiting on' line");
+            }
+            if ("sleeping".equals(detail) && !(frames.isEmpty() || frames.get(0).startsWith("java.lang.Thread.sleep"))) {
+                reasons.add("sleeping without Thread.sleep on top");
+            }
+            return reasons;
+        }
+
+        /** An unmounted virtual thread parks in its continuation, not in Unsafe.park. */
+        private boolean virtualParked() {
+            return header.contains(" virtual") && !frames.isEmpty()
+                    && (frames.get(0).startsWith("jdk.internal.vm.Continuation.") || frames.get(0).startsWith("java.lang.VirtualThread."));
+        }
+    }
+}
