@@ -133,19 +133,25 @@ class RealServersIT {
     @Order(1)
     void everyThreadOfEveryDumpIsAsConsistentAsJstacks(Case c) throws Exception {
         underLoad(c, (server, load) -> {
-            int ours = 0;
-            int theirs = 0;
-            List<String> ourThreads = new ArrayList<>();
+            List<String> ours = new ArrayList<>();
+            List<String> theirs = new ArrayList<>();
+            List<String> oursMissing = new ArrayList<>();
+            List<String> theirsMissing = new ArrayList<>();
             for (int round = 1; round <= 5; round++) {
-                List<String> ourRound = DumpConsistency.inconsistentThreads(cli(0, "stacks", "-l", server.pid()).out());
-                List<String> theirRound = DumpConsistency.inconsistentThreads(jstack(c, server, "-l"));
-                System.out.printf("%s, dump %d: %d inconsistent threads in ours, %d in jstack's%n", c, round, ourRound.size(), theirRound.size());
-                ours += ourRound.size();
-                theirs += theirRound.size();
-                ourThreads.addAll(ourRound);
+                String our = cli(0, "stacks", "-l", server.pid()).out();
+                String their = jstack(c, server, "-l");
+                System.out.printf("%s, dump %d: %d inconsistent threads and %d parked without their blocker in ours, %d and %d in jstack's%n",
+                        c, round, DumpConsistency.inconsistentThreads(our).size(), DumpConsistency.missingBlockers(our).size(),
+                        DumpConsistency.inconsistentThreads(their).size(), DumpConsistency.missingBlockers(their).size());
+                ours.addAll(DumpConsistency.inconsistentThreads(our));
+                theirs.addAll(DumpConsistency.inconsistentThreads(their));
+                oursMissing.addAll(DumpConsistency.missingBlockers(our));
+                theirsMissing.addAll(DumpConsistency.missingBlockers(their));
             }
-            assertTrue(ours <= theirs, c + ": " + ours + " inconsistent threads in five dumps of ours, " + theirs
-                    + " in jstack's taken right after each:\n" + String.join("\n", ourThreads));
+            assertTrue(ours.size() <= theirs.size(), c + ": " + ours.size() + " inconsistent threads in five dumps of ours, "
+                    + theirs.size() + " in jstack's taken right after each:\n" + String.join("\n", ours));
+            assertTrue(oursMissing.size() <= theirsMissing.size(), c + ": " + oursMissing.size() + " threads without their blocker in ours, "
+                    + theirsMissing.size() + " in jstack's:\n" + String.join("\n", oursMissing));
         });
     }
 
@@ -232,7 +238,30 @@ class RealServersIT {
             }
             assertTrue(hotFirst, c + ": the inventory monitor is not the first contended lock in 3 snapshots:\n"
                     + String.join("\n", tables));
+
+            List<String> summaries = new ArrayList<>();
+            String firstRow = "";
+            for (int attempt = 0; attempt < 3 && !firstRow.contains("Shop$Inventory"); attempt++) {
+                Path dump = Files.createTempDirectory("real-server-summary");
+                cli(0, "dump", server.pid(), "--out", dump.toString(), "--interval", "1s");
+                summaries.add(Files.readString(dump.resolve("summary.md")));
+                deleteTree(dump);
+                firstRow = firstContendedLock(summaries.get(attempt));
+            }
+            assertTrue(firstRow.contains("Shop$Inventory"),
+                    c + ": summary.md does not rank the inventory monitor first in 3 dumps:\n" + String.join("\n", summaries));
         });
+    }
+
+    /** The first row of summary.md's "Most contended locks" table, or "" when it has none. */
+    private static String firstContendedLock(String summary) {
+        List<String> lines = summary.lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("## Most contended locks")) {
+                return lines.stream().skip(i + 3).findFirst().filter(row -> row.startsWith("| ")).orElse("");
+            }
+        }
+        return "";
     }
 
     @ParameterizedTest
