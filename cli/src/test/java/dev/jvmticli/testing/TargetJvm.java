@@ -52,7 +52,12 @@ public final class TargetJvm implements AutoCloseable {
 
     /** Starts mainClass with the JDK and JVM options given, and waits for its READY line. */
     public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, List<String> jvmOptions, String... args) {
-        return launch(List.of(), null, testClasses(), jdk, mainClass, jvmOptions, args);
+        return launch(List.of(), null, testClasses().toString(), jdk, mainClass, jvmOptions, args);
+    }
+
+    /** Starts mainClass with a class path of its own (this JVM's, for a target that needs the test libraries). */
+    public static TargetJvm start(Jdks.Jdk jdk, String classPath, Class<?> mainClass, List<String> jvmOptions, String... args) {
+        return launch(List.of(), null, classPath, jdk, mainClass, jvmOptions, args);
     }
 
     /**
@@ -63,10 +68,10 @@ public final class TargetJvm implements AutoCloseable {
      */
     public static TargetJvm startWrapped(List<String> wrapper, Path classPath, Jdks.Jdk jdk, Class<?> mainClass,
                                          List<String> jvmOptions, String... args) {
-        return launch(wrapper, Path.of("/tmp"), classPath, jdk, mainClass, jvmOptions, args);
+        return launch(wrapper, Path.of("/tmp"), classPath.toString(), jdk, mainClass, jvmOptions, args);
     }
 
-    private static TargetJvm launch(List<String> wrapper, Path directory, Path classPath, Jdks.Jdk jdk, Class<?> mainClass,
+    private static TargetJvm launch(List<String> wrapper, Path directory, String classPath, Jdks.Jdk jdk, Class<?> mainClass,
                                     List<String> jvmOptions, String... args) {
         List<String> command = new ArrayList<>(wrapper);
         command.add(jdk.java().toString());
@@ -75,7 +80,7 @@ public final class TargetJvm implements AutoCloseable {
         command.add("-Xcheck:jni");
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(classPath.toString());
+        command.add(classPath);
         command.add(mainClass.getName());
         command.addAll(List.of(args));
         try {

@@ -1,0 +1,482 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.JettyShop;
+import dev.jvmticli.targets.TomcatShop;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DumpConsistency;
+import dev.jvmticli.testing.HttpLoad;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.Launcher;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Real servers under HTTP load this test generates: an embedded Tomcat 10.1 on JDK 17 and a Jetty
+ * 12 on JDK 25 (each where that JDK is installed), running the shop of {@link TomcatShop} and
+ * {@link JettyShop}. Every check runs while the load does, and compares with jstack taken right
+ * after: dumps as self-consistent as jstack's, the same native ids across a detach, the hot
+ * monitor first in the lock table, no false "- None", allocation sites that name the servlet, a
+ * shell that ends when its pipe closes, and no request failing because of any command. The
+ * deadlock pair is made last, since its two request threads never come back.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealServersIT {
+    /** Half the requests take the inventory monitor: it is the hot lock. */
+    private static final List<String> MIX = List.of("/reserve", "/hash", "/reserve", "/catalog", "/reserve", "/sleep", "/reserve", "/ledger");
+    private static final int CLIENTS = 8;
+    /** Longer than any one check takes; the load stops by itself after it. */
+    private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
+
+    /** One server: which one, on which JDK. */
+    record Case(String server, Jdks.Jdk jdk) {
+        @Override
+        public String toString() {
+            return server + " on " + jdk;
+        }
+
+        /** The class whose servlet or handler allocates the catalog's pages. */
+        String catalogClass() {
+            return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
+        }
+    }
+
+    /** A running server: its JVM and its base URL. */
+    record Server(TargetJvm target, URI base) {
+        String pid() {
+            return Long.toString(target.pid());
+        }
+    }
+
+    /** A check that runs while the load does. */
+    interface LoadedCheck {
+        void run(Server server, HttpLoad load) throws Exception;
+    }
+
+    private final Map<Case, Server> servers = new LinkedHashMap<>();
+    private Path tomcatBase;
+
+    Stream<Case> cases() {
+        Stream<Case> tomcat = Jdks.stream().filter(j -> j.feature() == 17).map(j -> new Case("Tomcat", j));
+        Stream<Case> jetty = Jdks.stream().filter(j -> j.feature() == 25).map(j -> new Case("Jetty", j));
+        return Stream.concat(tomcat, jetty);
+    }
+
+    @BeforeAll
+    void startServers() throws IOException {
+        tomcatBase = Files.createTempDirectory("tomcat-shop");
+        String classPath = System.getProperty("java.class.path");
+        cases().forEach(c -> {
+            TargetJvm target = c.server().equals("Tomcat")
+                    ? TargetJvm.start(c.jdk(), classPath, TomcatShop.class, List.of(), tomcatBase.toString())
+                    : TargetJvm.start(c.jdk(), classPath, JettyShop.class, List.of());
+            servers.put(c, new Server(target, URI.create("http://127.0.0.1:" + target.ask("port") + "/")));
+        });
+    }
+
+    @AfterAll
+    void stopServers() throws IOException {
+        servers.values().forEach(s -> s.target().close());
+        try (Stream<Path> files = Files.walk(tomcatBase)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    private void underLoad(Case c, LoadedCheck check) throws Exception {
+        Server server = servers.get(c);
+        try (HttpLoad load = HttpLoad.start(server.base(), MIX, CLIENTS, LONGEST_LOAD)) {
+            load.awaitSucceeded(200, Duration.ofSeconds(30));
+            check.run(server, load);
+            assertTrue(load.running(), "the load ran until the end of the check");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(1)
+    void everyThreadOfEveryDumpIsAsConsistentAsJstacks(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            List<String> ours = new ArrayList<>();
+            List<String> theirs = new ArrayList<>();
+            List<String> oursMissing = new ArrayList<>();
+            List<String> theirsMissing = new ArrayList<>();
+            for (int round = 1; round <= 5; round++) {
+                String our = cli(0, "stacks", "-l", server.pid()).out();
+                String their = jstack(c, server, "-l");
+                System.out.printf("%s, dump %d: %d inconsistent threads and %d parked without their blocker in ours, %d and %d in jstack's%n",
+                        c, round, DumpConsistency.inconsistentThreads(our).size(), DumpConsistency.missingBlockers(our).size(),
+                        DumpConsistency.inconsistentThreads(their).size(), DumpConsistency.missingBlockers(their).size());
+                ours.addAll(DumpConsistency.inconsistentThreads(our));
+                theirs.addAll(DumpConsistency.inconsistentThreads(their));
+                oursMissing.addAll(DumpConsistency.missingBlockers(our));
+                theirsMissing.addAll(DumpConsistency.missingBlockers(their));
+            }
+            assertTrue(ours.size() <= theirs.size(), c + ": " + ours.size() + " inconsistent threads in five dumps of ours, "
+                    + theirs.size() + " in jstack's taken right after each:\n" + String.join("\n", ours));
+            assertTrue(oursMissing.size() <= theirsMissing.size(), c + ": " + oursMissing.size() + " threads without their blocker in ours, "
+                    + theirsMissing.size() + " in jstack's:\n" + String.join("\n", oursMissing));
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(2)
+    void nativeIdsAreJstacksInOneSessionAndAfterAReattach(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            List<String> wrong = new ArrayList<>();
+            wrong.addAll(nidsAgainstJstack(c, server, "threads, first session"));
+            wrong.addAll(stackHeaderNidsAgainstJstack(c, server, "stacks, first session"));
+            cli(0, "detach", server.pid());
+            wrong.addAll(nidsAgainstJstack(c, server, "threads, after detach and attach"));
+            wrong.addAll(stackHeaderNidsAgainstJstack(c, server, "stacks, after detach and attach"));
+            assertTrue(wrong.isEmpty(), c + ": native ids that are not jstack's:\n" + String.join("\n", wrong));
+        });
+    }
+
+    /** The threads command's NID of every thread jstack also lists, where it differs from jstack's. */
+    private List<String> nidsAgainstJstack(Case c, Server server, String when) {
+        Map<Long, Long> ours = new TreeMap<>();
+        Map<Long, String> names = new TreeMap<>();
+        for (JsonNode t : Json.parse(cli(0, "threads", server.pid(), "--json").out()).path("threads")) {
+            ours.put(t.path("id").asLong(), t.path("nid").asLong());
+            names.put(t.path("id").asLong(), t.path("name").asText());
+        }
+        return differences(when, ours, names, nativeIds(jstack(c, server)));
+    }
+
+    private List<String> stackHeaderNidsAgainstJstack(Case c, Server server, String when) {
+        Map<Long, Long> ours = new TreeMap<>();
+        Map<Long, String> names = new TreeMap<>();
+        for (DumpThread t : DumpThread.parse(cli(0, "stacks", server.pid()).out())) {
+            ours.put(t.id(), t.nid());
+            names.put(t.id(), t.name());
+        }
+        return differences(when, ours, names, nativeIds(jstack(c, server)));
+    }
+
+    private static List<String> differences(String when, Map<Long, Long> ours, Map<Long, String> names, Map<Long, Long> jstack) {
+        List<String> wrong = new ArrayList<>();
+        int compared = 0;
+        for (Map.Entry<Long, Long> e : ours.entrySet()) {
+            Long theirs = jstack.get(e.getKey());
+            if (theirs == null) {
+                continue; // the thread ended in between
+            }
+            compared++;
+            if (!theirs.equals(e.getValue())) {
+                wrong.add(when + ": \"" + names.get(e.getKey()) + "\" #" + e.getKey() + " nid " + e.getValue() + ", jstack's " + theirs);
+            }
+        }
+        assertTrue(compared >= 20, when + ": only " + compared + " threads in both lists");
+        return wrong;
+    }
+
+    private static Map<Long, Long> nativeIds(String jstackText) {
+        Map<Long, Long> nids = new TreeMap<>();
+        DumpThread.parse(jstackText).forEach(t -> nids.put(t.id(), t.nid()));
+        return nids;
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(3)
+    void theHotMonitorIsTheMostContendedLockAndIdlePoolsAreNot(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            List<String> tables = new ArrayList<>();
+            boolean hotFirst = false;
+            for (int snapshot = 0; snapshot < 3 && !hotFirst; snapshot++) {
+                JsonNode locks = Json.parse(cli(0, "monitors", server.pid(), "--by-lock", "--json").out()).path("locks");
+                StringBuilder table = new StringBuilder();
+                for (JsonNode lock : locks) {
+                    String className = lock.path("lock").path("className").asText();
+                    int entering = lock.path("entering").size();
+                    table.append(className).append(": ").append(entering).append(" waiting to enter, ")
+                            .append(lock.path("notifyWaiters").size()).append(" to be notified\n");
+                    assertTrue(!className.endsWith("ConditionObject") || entering == 0,
+                            c + ": a thread awaiting a condition does not contend for it:\n" + table);
+                }
+                tables.add(table.toString());
+                hotFirst = locks.size() > 0 && locks.get(0).path("lock").path("className").asText().endsWith("Shop$Inventory")
+                        && locks.get(0).path("entering").size() > 0;
+            }
+            assertTrue(hotFirst, c + ": the inventory monitor is not the first contended lock in 3 snapshots:\n"
+                    + String.join("\n", tables));
+
+            List<String> summaries = new ArrayList<>();
+            String firstRow = "";
+            for (int attempt = 0; attempt < 3 && !firstRow.contains("Shop$Inventory"); attempt++) {
+                Path dump = Files.createTempDirectory("real-server-summary");
+                cli(0, "dump", server.pid(), "--out", dump.toString(), "--interval", "1s");
+                summaries.add(Files.readString(dump.resolve("summary.md")));
+                deleteTree(dump);
+                firstRow = firstContendedLock(summaries.get(attempt));
+            }
+            assertTrue(firstRow.contains("Shop$Inventory"),
+                    c + ": summary.md does not rank the inventory monitor first in 3 dumps:\n" + String.join("\n", summaries));
+        });
+    }
+
+    /** The first row of summary.md's "Most contended locks" table, or "" when it has none. */
+    private static String firstContendedLock(String summary) {
+        List<String> lines = summary.lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).startsWith("## Most contended locks")) {
+                return lines.stream().skip(i + 3).findFirst().filter(row -> row.startsWith("| ")).orElse("");
+            }
+        }
+        return "";
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(4)
+    void noThreadSaysNoneWhereJstackListsASynchronizerItOwns(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            List<DumpThread> ours = DumpThread.parse(cli(0, "stacks", "-l", server.pid()).out());
+            Map<Long, DumpThread> theirs = new TreeMap<>();
+            DumpThread.parse(jstack(c, server, "-l")).forEach(t -> theirs.put(t.id(), t));
+            List<String> falseNone = new ArrayList<>();
+            int compared = 0;
+            for (DumpThread t : ours) {
+                DumpThread jstack = theirs.get(t.id());
+                // a thread that moved between the two dumps may have taken or let go of a lock since
+                if (jstack == null || jstack.synchronizers().isEmpty() || !jstack.frames().equals(t.frames())) {
+                    continue;
+                }
+                compared++;
+                if (t.saysNone()) {
+                    falseNone.add("\"" + t.name() + "\" #" + t.id() + ": ours \"- None\", jstack -l " + jstack.synchronizers());
+                }
+            }
+            assertTrue(compared > 0, c + ": no thread both at the same frames and owning a synchronizer in jstack's dump (the acceptor does)");
+            assertTrue(falseNone.isEmpty(), c + ": " + String.join("\n", falseNone));
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(5)
+    void anAllocationSiteNamesTheServletThatAllocated(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            String out = cli(0, "alloc", server.pid(), "--duration", "3s", "--top", "20").out();
+            int sites = out.indexOf("Top allocation sites:");
+            assertTrue(sites >= 0, out);
+            assertTrue(out.substring(sites).contains(c.catalogClass()), c + ": no site names " + c.catalogClass() + ":\n" + out);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(6)
+    void aShellWatchEndsWhenThePipeDownstreamCloses(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            String pipeline = Launcher.script() + " shell " + server.pid() + " -c 'watch -n 1 threads --top 2' | head -5";
+            ProcessBuilder builder = new ProcessBuilder("bash", "-c", pipeline).redirectError(ProcessBuilder.Redirect.DISCARD);
+            builder.environment().put("JAVA_HOME", Jdks.current().home().toString());
+            Process bash = builder.start();
+            List<String> printed = new CopyOnWriteArrayList<>();
+            Thread reader = new Thread(() -> new BufferedReader(new InputStreamReader(bash.getInputStream(), StandardCharsets.UTF_8))
+                    .lines().forEach(printed::add), "head's output");
+            reader.setDaemon(true);
+            reader.start();
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (printed.size() < 5 && bash.isAlive() && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertEquals(5, printed.size(), c + ": head printed five lines of the watch: " + printed);
+                // head exits on its fifth line; the shell's next write finds the pipe closed
+                assertTrue(bash.waitFor(10, TimeUnit.SECONDS), c + ": the shell still ran 10 s after head exited");
+            } finally {
+                bash.descendants().forEach(ProcessHandle::destroyForcibly);
+                bash.destroyForcibly();
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(7)
+    void everyCommandUnderLoadFailsNoRequest(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            Path dump = Files.createTempDirectory("real-server-dump");
+            long toolStart = System.nanoTime();
+            cli(0, "threads", server.pid());
+            cli(0, "stacks", server.pid());
+            cli(0, "stacks", "-l", server.pid());
+            cli(0, "monitors", server.pid());
+            cli(0, "monitors", server.pid(), "--by-lock");
+            cli(0, "deadlocks", server.pid());
+            cli(0, "dump", server.pid(), "--out", dump.toString(), "--interval", "1s");
+            cli(0, "alloc", server.pid(), "--duration", "2s");
+            cli(0, "contention", server.pid(), "--duration", "2s");
+            cli(0, "jit", server.pid());
+            cli(0, "shell", server.pid(), "-c", "threads --top 3; stacks -l; monitors --by-lock; deadlocks; jit --class dev.*");
+            long toolEnd = System.nanoTime();
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(toolEnd - toolStart));
+            long baselineEnd = System.nanoTime();
+
+            HttpLoad.Stats with = load.stats(toolStart, toolEnd);
+            HttpLoad.Stats without = load.stats(toolEnd, baselineEnd);
+            System.out.printf("%s, %.1f s windows: without the tool %s; with every command %s%n",
+                    c, (toolEnd - toolStart) / 1e9, without, with);
+            assertEquals(0, with.failures(), c + ": requests failed while the commands ran: " + with.firstFailures());
+            assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
+            assertTrue(with.requests() > 0 && without.requests() > 0, with + " / " + without);
+            deleteTree(dump);
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(8)
+    void deadlocksFindsTheTwoDeadlockedRequestThreads(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            HttpClient client = HttpClient.newHttpClient();
+            for (String side : List.of("a", "b")) {
+                client.sendAsync(HttpRequest.newBuilder(server.base().resolve("/deadlock?side=" + side)).build(),
+                        HttpResponse.BodyHandlers.discarding());
+            }
+            List<String> pair = awaitDeadlockedPair(server.target());
+            Result text = cli(10, "deadlocks", server.pid());
+            assertTrue(text.out().contains("Found one Java-level deadlock:"), text.out());
+            JsonNode document = Json.parse(cli(10, "deadlocks", server.pid(), "--json").out());
+            List<String> names = new ArrayList<>();
+            for (JsonNode cycle : document.path("deadlocks")) {
+                cycle.forEach(t -> names.add(t.path("thread").path("name").asText()));
+            }
+            assertTrue(names.containsAll(pair), c + ": the deadlock pair " + pair + " is not among " + names);
+        });
+    }
+
+    private static List<String> awaitDeadlockedPair(TargetJvm target) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            String answer = target.ask("deadlocked");
+            if (answer.split(",").length == 2) {
+                return List.of(answer.split(","));
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the two deadlock requests did not both arrive in 20 s");
+    }
+
+    /** Runs the CLI in this JVM and checks its exit code. */
+    private static Result cli(int exit, String... args) {
+        Result result = CliRun.run(args);
+        assertEquals(exit, result.exit(), String.join(" ", args) + ": " + result);
+        return result;
+    }
+
+    private static String jstack(Case c, Server server, String... options) {
+        List<String> command = new ArrayList<>();
+        command.add(c.jdk().home().resolve("bin/jstack").toString());
+        command.addAll(List.of(options));
+        command.add(server.pid());
+        try {
+            Process process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("jstack did not end in 60 s");
+            }
+            assertEquals(0, process.exitValue(), "jstack " + String.join(" ", options));
+            return out.get();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /**
+     * One Java thread of a jstack-format dump (jstack's or ours): its id, native id, frames (methods
+     * only: jstack adds module versions that ours leaves out) and locked ownable synchronizers.
+     */
+    record DumpThread(String name, long id, long nid, List<String> frames, List<String> synchronizers, boolean saysNone) {
+        private static final Pattern HEADER = Pattern.compile("^\"(.*)\" #(\\d+)\\b.* nid=(0x[0-9a-f]+|\\d+)\\b");
+        private static final Pattern FRAME = Pattern.compile("^\\s+at (\\S+?)\\(");
+        private static final Pattern SYNCHRONIZER = Pattern.compile("^\\s+- <0x[0-9a-f]+> \\(a (\\S+)\\)");
+
+        static List<DumpThread> parse(String text) {
+            List<DumpThread> threads = new ArrayList<>();
+            for (String block : text.split("\n\\s*\n(?=\")")) {
+                List<String> lines = block.lines().toList();
+                Matcher header = lines.isEmpty() ? null : HEADER.matcher(lines.get(0));
+                if (header == null || !header.find()) {
+                    continue;
+                }
+                String nid = header.group(3);
+                List<String> frames = new ArrayList<>();
+                List<String> synchronizers = new ArrayList<>();
+                boolean inSynchronizers = false;
+                boolean none = false;
+                for (String line : lines) {
+                    Matcher frame = FRAME.matcher(line);
+                    Matcher synchronizer = SYNCHRONIZER.matcher(line);
+                    if (line.trim().equals("Locked ownable synchronizers:")) {
+                        inSynchronizers = true;
+                    } else if (!inSynchronizers && frame.find()) {
+                        frames.add(frame.group(1));
+                    } else if (inSynchronizers && synchronizer.find()) {
+                        synchronizers.add(synchronizer.group(1));
+                    } else if (inSynchronizers && line.trim().equals("- None")) {
+                        none = true;
+                    }
+                }
+                threads.add(new DumpThread(header.group(1), Long.parseLong(header.group(2)),
+                        nid.startsWith("0x") ? Long.parseLong(nid.substring(2), 16) : Long.parseLong(nid), frames, synchronizers, none));
+            }
+            return threads;
+        }
+    }
+}

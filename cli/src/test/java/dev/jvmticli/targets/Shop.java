@@ -1,0 +1,116 @@
+package dev.jvmticli.targets;
+
+import dev.jvmticli.testing.TargetMain;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * What the shop servers ({@link TomcatShop}, {@link JettyShop}) do per request, behind their own
+ * servlets or handlers: hash (CPU), take the shared inventory monitor and hold it 3 ms (the hot
+ * lock), sleep, take a ReentrantLock briefly, and deadlock a pair of request threads on demand.
+ * The catalog's servlet or handler allocates itself, through JDK methods only: its name shows in
+ * an allocation site only when the site names the first frame that is not the JDK's.
+ */
+public final class Shop {
+    /** The paths a load generator may send, each a plain GET answered with 200. */
+    public static final List<String> ENDPOINTS = List.of("/hash", "/catalog", "/reserve", "/sleep", "/ledger");
+
+    /** The hot lock's class, so that a lock table names it. */
+    public static final class Inventory {
+    }
+
+    /** The two monitors of the deadlock pair. */
+    public static final class Orders {
+    }
+
+    public static final class Payments {
+    }
+
+    private static final Inventory INVENTORY = new Inventory();
+    private static final ReentrantLock LEDGER = new ReentrantLock();
+    private static final Orders ORDERS = new Orders();
+    private static final Payments PAYMENTS = new Payments();
+    private static final CountDownLatch BOTH_SIDES = new CountDownLatch(2);
+    private static final Queue<String> DEADLOCKED = new ConcurrentLinkedQueue<>();
+    private static volatile long stock;
+
+    private Shop() {
+    }
+
+    /** Two hundred rounds of SHA-256 over a 256-byte block; the digest in hex. */
+    public static String hash() {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] block = new byte[256];
+            for (int round = 0; round < 200; round++) {
+                sha.update(block);
+                sha.digest(block, 0, 32);
+            }
+            return java.util.HexFormat.of().formatHex(block, 0, 32);
+        } catch (NoSuchAlgorithmException | java.security.DigestException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Holds the inventory monitor 3 ms. */
+    public static String reserve() {
+        synchronized (INVENTORY) {
+            pause(3);
+            return Long.toString(++stock);
+        }
+    }
+
+    public static String sleep() {
+        pause(5);
+        return "slept";
+    }
+
+    /** Holds the ledger's ReentrantLock for 1 ms. */
+    public static String ledger() {
+        LEDGER.lock();
+        try {
+            pause(1);
+            return "booked";
+        } finally {
+            LEDGER.unlock();
+        }
+    }
+
+    /**
+     * Side "a" takes Orders then Payments, side "b" the reverse, after both hold their first
+     * monitor: the two request threads deadlock and never answer.
+     */
+    public static String deadlock(String side) {
+        Object first = side.equals("a") ? ORDERS : PAYMENTS;
+        Object second = side.equals("a") ? PAYMENTS : ORDERS;
+        synchronized (first) {
+            DEADLOCKED.add(Thread.currentThread().getName());
+            TargetMain.arrive(BOTH_SIDES);
+            synchronized (second) {
+                return "unreachable";
+            }
+        }
+    }
+
+    /** The target's commands besides TargetMain's: "port", and "deadlocked" (the names of the pair so far). */
+    public static String answer(String command, int port) {
+        return switch (command) {
+            case "port" -> Integer.toString(port);
+            case "deadlocked" -> String.join(",", DEADLOCKED);
+            default -> "unknown " + command;
+        };
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
