@@ -9,7 +9,6 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "frames.h"
-#include "native_ids.h"
 #include "locks.h"
 #include "events.h"
 #include "server.h"
@@ -119,7 +118,6 @@ void agent_release(JNIEnv *jni) {
     vthreads_release(jni);
     thread_snapshot_release(jni);
     frames_cache_clear();
-    native_ids_forget();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();
