@@ -10,7 +10,6 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "frames.h"
-#include "native_ids.h"
 #include "locks.h"
 #include "park_blocker.h"
 #include "events.h"
@@ -122,7 +121,6 @@ void agent_release(JNIEnv *jni) {
     vthreads_release(jni);
     thread_snapshot_release(jni);
     frames_cache_clear();
-    native_ids_forget();
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();

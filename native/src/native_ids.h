@@ -1,8 +1,7 @@
-/* Native thread ids (the `nid` of a thread dump). JVMTI does not expose them, so they are
- * matched from /proc/self/task: HotSpot names each OS thread after its Java thread (the first 15
- * bytes of the modified UTF-8 JVMTI gives); threads with the same name are told apart by the CPU
- * time the kernel counted. A match is remembered for the thread's life (see native_ids.c). One
- * caller at a time: the agent thread. */
+/* Native thread facts (the `tid`, `nid` and OS-thread state of a thread dump's header), which
+ * JVMTI does not give: HotSpot's own records serve them (hotspot_threads.h); on another JVM, the
+ * OS thread's name in /proc/self/task, where it names one thread only. What this file checks
+ * either way: each nid is a task of this process and no two threads have the same one. */
 #ifndef JVMTICLI_NATIVE_IDS_H
 #define JVMTICLI_NATIVE_IDS_H
 
@@ -11,17 +10,18 @@
 #include <sys/types.h>
 
 typedef struct {
-    int64_t java_id;     /* java.lang.Thread's tid */
-    const char *name;    /* modified UTF-8, as JVMTI gives it */
-    int64_t cpu_nanos;   /* -1 when unknown */
-    pid_t nid;           /* set by native_ids_resolve: 0 when no task matches */
-} nid_query;
+    pid_t nid;            /* the kernel's thread id; 0 when unknown */
+    const char *os_state; /* what jstack prints after the nid ("waiting on condition"); NULL when unknown */
+    uint64_t address;     /* HotSpot's JavaThread (jstack's tid); 0 when unknown */
+} native_thread;
 
-/* Sets each query's nid. complete: the queries are every live thread, so remembered matches of
- * threads not among them (ended) are forgotten. */
-void native_ids_resolve(nid_query *queries, size_t count, int complete);
+/* Sets out[i].nid for each thread whose name (modified UTF-8, as JVMTI gives it; NULL when
+ * unknown) tells its task for certain: the whole name fits the kernel's 15 bytes, no other thread
+ * asked about has the same first 15 bytes, and exactly one task of this process is so named. The
+ * others stay 0. */
+void native_ids_from_names(const char *const *names, size_t count, native_thread *out);
 
-/* Forgets every remembered match (agent shutdown). */
-void native_ids_forget(void);
+/* Clears every entry whose nid is not a task of this process, or is also another entry's. */
+void native_ids_keep_own(native_thread *threads, size_t count);
 
 #endif

@@ -109,7 +109,7 @@ void cmd_stacks(command_ctx *ctx) {
     free(scratch);
     stack_memo_free(&memo);
     int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
-    thread_set_find_nids(&set);
+    thread_set_find_nids(ctx->jni, &set);
 
     json_writer *w = ctx->out;
     command_result(ctx);
@@ -126,7 +126,7 @@ void cmd_stacks(command_ctx *ctx) {
         json_begin_object(w);
         json_key(w, "thread");
         json_begin_object(w);
-        thread_facts_write(w, &set.facts[i], set.nids[i]);
+        thread_facts_write(w, &set.facts[i], &set.natives[i]);
         json_end_object(w);
         if (want_frames) {
             json_key(w, "stack");

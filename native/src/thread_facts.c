@@ -1,5 +1,7 @@
 #include "thread_facts.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,7 +102,7 @@ void thread_facts_free(thread_facts *facts) {
     facts->group = NULL;
 }
 
-void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid) {
+void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native) {
     json_key(w, "id");
     json_int(w, facts->id);
     json_key(w, "name");
@@ -118,7 +120,17 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid) {
     json_key(w, "cpuNanos");
     json_int(w, facts->cpu_nanos);
     json_key(w, "nid");
-    json_int(w, nid);
+    json_int(w, native->nid);
+    if (native->os_state != NULL) {
+        json_key(w, "osState");
+        json_cstring(w, native->os_state);
+    }
+    if (native->address != 0) {
+        char tid[2 + 16 + 1];
+        snprintf(tid, sizeof tid, "0x%016" PRIx64, native->address);
+        json_key(w, "tid");
+        json_cstring(w, tid);
+    }
     if (facts->is_agent) {
         json_key(w, "agent");
         json_bool(w, 1);

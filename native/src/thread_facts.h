@@ -4,9 +4,9 @@
 
 #include <jni.h>
 #include <jvmti.h>
-#include <sys/types.h>
 
 #include "json.h"
+#include "native_ids.h"
 
 typedef struct {
     jlong id;          /* java.lang.Thread.getId() */
@@ -25,8 +25,8 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts);
 
 void thread_facts_free(thread_facts *facts);
 
-/* Writes the facts as fields of the JSON object being written. nid 0 means unknown. */
-void thread_facts_write(json_writer *w, const thread_facts *facts, pid_t nid);
+/* Writes the facts and the native ones as fields of the JSON object being written. */
+void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native);
 
 /* Java thread id of a thread (-1 when the call fails). */
 jlong thread_java_id(JNIEnv *jni, jthread thread);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "hotspot_threads.h"
 #include "jni_util.h"
 
 int thread_set_wants(const request *req, jlong id) {
@@ -32,9 +33,9 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     set->facts = calloc(room, sizeof *set->facts);
     set->subjects = calloc(room, sizeof *set->subjects);
     set->locks = calloc(room, sizeof *set->locks);
-    set->nids = calloc(room, sizeof *set->nids);
+    set->natives = calloc(room, sizeof *set->natives);
     set->complete = request_get(req, "threads") == NULL;
-    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL || set->nids == NULL) {
+    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL || set->natives == NULL) {
         thread_set_free(jni, set);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
@@ -54,19 +55,19 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     return JVMTI_ERROR_NONE;
 }
 
-void thread_set_find_nids(thread_set *set) {
-    nid_query *queries = malloc((set->count > 0 ? set->count : 1) * sizeof *queries);
-    if (queries == NULL) {
-        return; /* every nid stays 0, "not matched" */
+void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
+    if (hotspot_threads_read(jni, set->threads, set->count, set->natives) != 0) {
+        const char **names = malloc((set->count > 0 ? set->count : 1) * sizeof *names);
+        if (names == NULL) {
+            return; /* every nid stays 0, unknown */
+        }
+        for (size_t i = 0; i < set->count; i++) {
+            names[i] = set->facts[i].name;
+        }
+        native_ids_from_names(names, set->count, set->natives);
+        free(names);
     }
-    for (size_t i = 0; i < set->count; i++) {
-        queries[i] = (nid_query) { set->facts[i].id, set->facts[i].name, set->facts[i].cpu_nanos, 0 };
-    }
-    native_ids_resolve(queries, set->count, set->complete);
-    for (size_t i = 0; i < set->count; i++) {
-        set->nids[i] = queries[i].nid;
-    }
-    free(queries);
+    native_ids_keep_own(set->natives, set->count);
 }
 
 void thread_set_free(JNIEnv *jni, thread_set *set) {
@@ -87,6 +88,6 @@ void thread_set_free(JNIEnv *jni, thread_set *set) {
     free(set->facts);
     free(set->subjects);
     free(set->locks);
-    free(set->nids);
+    free(set->natives);
     memset(set, 0, sizeof *set);
 }

@@ -19,7 +19,7 @@ typedef struct {
     thread_facts *facts;
     lock_subject *subjects;    /* the same threads as lock_subject, for locks_collect */
     lock_facts *locks;         /* zeroed, for locks_collect */
-    pid_t *nids;               /* native thread ids, 0 where unknown: see thread_set_find_nids */
+    native_thread *natives;    /* zeroed, for thread_set_find_nids */
     size_t count;
     int complete;              /* every live thread, not those of a "threads" list */
 } thread_set;
@@ -27,8 +27,8 @@ typedef struct {
 /* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). */
 jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
 
-/* Fills nids (see native_ids.h). */
-void thread_set_find_nids(thread_set *set);
+/* Fills natives (see native_ids.h). */
+void thread_set_find_nids(JNIEnv *jni, thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);
 

@@ -12,7 +12,7 @@ void cmd_threads(command_ctx *ctx) {
         return;
     }
     int lock_status = locks_collect(ctx->jni, set.subjects, set.count, 0, 0, set.locks);
-    thread_set_find_nids(&set);
+    thread_set_find_nids(ctx->jni, &set);
     command_result(ctx);
     json_begin_object(ctx->out);
     json_key(ctx->out, "lockFactsComplete");
@@ -21,7 +21,7 @@ void cmd_threads(command_ctx *ctx) {
     json_begin_array(ctx->out);
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
-        thread_facts_write(ctx->out, &set.facts[i], set.nids[i]);
+        thread_facts_write(ctx->out, &set.facts[i], &set.natives[i]);
         locks_write(ctx->out, &set.locks[i], 0);
         json_end_object(ctx->out);
     }

@@ -1,9 +1,11 @@
 /* Unit tests of the agent's pure parts, run under AddressSanitizer and UBSan by the build. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,9 +17,11 @@
 #include "code_list.h"
 #include "mutf8.h"
 #include "native_ids.h"
+#include "own_memory.h"
 #include "request.h"
 #include "stack_tree.h"
 #include "thread_state.h"
+#include "vm_structs.h"
 
 static int passed;
 static int failed;
@@ -467,13 +471,6 @@ static void *named_thread(void *tid_out) {
     return NULL;
 }
 
-/* The nid of one thread, asked as a request about all threads or about some. */
-static pid_t nid_of(int64_t java_id, const char *name, int complete) {
-    nid_query query = { java_id, name, 0, -1 };
-    native_ids_resolve(&query, 1, complete);
-    return query.nid;
-}
-
 static void test_native_ids(void) {
     enum { N = 4 };
     const char *names[N] = { "ids-alpha", "ids-beta", "ids-twin-thread", "ids-twin-thread" }; /* at most 15 bytes */
@@ -488,32 +485,25 @@ static void test_native_ids(void) {
             usleep(1000);
         }
     }
-    nid_query all[3] = { { 1, "ids-alpha", 0, 0 }, { 2, "ids-beta", 0, 0 }, { 3, "ids-nobody", 0, 0 } };
-    native_ids_resolve(all, 3, 1);
-    CHECK(all[0].nid == tids[0] && all[1].nid == tids[1] && all[2].nid == 0);
+    /* a name whole and of one task: certain; of no task, of two tasks, cut to 15 bytes, or
+     * shared by two threads asked about: unknown, never a guess */
+    const char *asked[6] = { "ids-alpha", "ids-nobody", "ids-twin-thread", "ids-twin-thread-1-long", "ids-beta", "ids-beta" };
+    native_thread found[6] = { 0 };
+    native_ids_from_names(asked, 6, found);
+    CHECK(found[0].nid == tids[0]);
+    CHECK(found[1].nid == 0 && found[2].nid == 0 && found[3].nid == 0 && found[4].nid == 0 && found[5].nid == 0);
+    const char *beta[2] = { "ids-beta", NULL };
+    native_thread one[2] = { 0 };
+    native_ids_from_names(beta, 2, one);
+    CHECK(one[0].nid == tids[1] && one[1].nid == 0);
 
-    /* a Java thread keeps its OS thread: once matched, a rename does not move it */
-    CHECK(pthread_setname_np(threads[0], "ids-renamed") == 0);
-    CHECK(nid_of(1, "ids-alpha", 0) == tids[0]);
-    CHECK(nid_of(4, "ids-renamed", 0) == 0); /* the task is Java thread 1's */
-
-    /* a complete request without thread 1 forgets it (it ended): it is matched by name again */
-    CHECK(nid_of(2, "ids-beta", 1) == tids[1]);
-    CHECK(nid_of(1, "ids-alpha", 0) == 0);
-    CHECK(nid_of(1, "ids-renamed", 0) == tids[0]);
-
-    /* names cut to the same 15 bytes: each twin gets one of the two tasks, a different one */
-    nid_query twins[2] = { { 5, "ids-twin-thread-1-long", 0, 0 }, { 6, "ids-twin-thread-2-long", 0, 0 } };
-    native_ids_resolve(twins, 2, 0);
-    CHECK(twins[0].nid != twins[1].nid);
-    CHECK((twins[0].nid == tids[2] || twins[0].nid == tids[3]) && (twins[1].nid == tids[2] || twins[1].nid == tids[3]));
-
-    /* two threads of one name but a single task so named: a match, but not one to remember */
-    native_ids_forget();
-    nid_query same[2] = { { 7, "ids-beta", 0, 0 }, { 8, "ids-beta", 0, 0 } };
-    native_ids_resolve(same, 2, 0);
-    CHECK(same[0].nid == tids[1] && same[1].nid == 0);
-    CHECK(nid_of(8, "ids-beta", 0) == tids[1]); /* 7 was not remembered: its task is free again */
+    /* kept: a task of this process, once; cleared: a pid of no task, and both of a pair */
+    native_thread checked[5] = { { tids[0], "runnable", 0x1000 }, { 0x7fffffff, "runnable", 0x2000 },
+                                 { tids[1], NULL, 0x3000 }, { tids[1], NULL, 0x4000 }, { 0, NULL, 0 } };
+    native_ids_keep_own(checked, 5);
+    CHECK(checked[0].nid == tids[0] && checked[0].address == 0x1000);
+    CHECK(checked[1].nid == 0 && checked[1].os_state == NULL && checked[1].address == 0);
+    CHECK(checked[2].nid == 0 && checked[3].nid == 0 && checked[2].address == 0 && checked[4].nid == 0);
 
     pthread_mutex_lock(&named_lock);
     named_release = 1;
@@ -522,7 +512,82 @@ static void test_native_ids(void) {
     for (int i = 0; i < N; i++) {
         pthread_join(threads[i], NULL);
     }
-    native_ids_forget();
+}
+
+/* Entries laid out as HotSpot's are (a VMStructEntry, a VMTypeEntry, a VMIntConstantEntry). */
+typedef struct {
+    const char *type_name;
+    const char *field_name;
+    const char *type_string;
+    int32_t is_static;
+    uint64_t offset;
+    void *address;
+} fake_struct_entry;
+
+typedef struct {
+    const char *type_name;
+    const char *superclass;
+    int32_t is_oop, is_integer, is_unsigned;
+    uint64_t size;
+} fake_type_entry;
+
+typedef struct {
+    const char *name;
+    int32_t value;
+} fake_int_entry;
+
+static void test_vm_structs(void) {
+    static fake_struct_entry structs[] = {
+        { "Thread", "_osthread", "OSThread*", 0, 1016, NULL },
+        { "OSThread", "_thread_id", "pid_t", 0, 12, NULL },
+        { "OSThread", "_count", "int", 1, 0, (void *)16 },
+        { NULL, NULL, NULL, 0, 0, NULL },
+        { "After", "_end", "int", 0, 4, NULL },
+    };
+    static fake_type_entry types[] = { { "pid_t", NULL, 0, 1, 0, 4 }, { "OSThread*", NULL, 0, 0, 0, 8 }, { NULL, NULL, 0, 0, 0, 0 } };
+    static fake_int_entry ints[] = { { "RUNNABLE", 2 }, { "SLEEPING", 7 }, { NULL, 0 } };
+    vm_structs vm = {
+        { (const char *)structs, sizeof structs[0], offsetof(fake_struct_entry, type_name), offsetof(fake_struct_entry, field_name),
+          offsetof(fake_struct_entry, type_string), offsetof(fake_struct_entry, is_static), offsetof(fake_struct_entry, offset) },
+        { (const char *)types, sizeof types[0], offsetof(fake_type_entry, type_name), offsetof(fake_type_entry, size) },
+        { (const char *)ints, sizeof ints[0], offsetof(fake_int_entry, name), offsetof(fake_int_entry, value) },
+    };
+    CHECK(vm_structs_layout_fits(&vm));
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    int32_t value = 0;
+    const char *type = NULL;
+    CHECK(vm_structs_field(&vm, "Thread", "_osthread", &offset, &type) == 0 && offset == 1016 && strcmp(type, "OSThread*") == 0);
+    CHECK(vm_structs_field(&vm, "OSThread", "_thread_id", &offset, &type) == 0 && offset == 12);
+    CHECK(vm_structs_field(&vm, "JavaThread", "_osthread", &offset, &type) == -1);
+    CHECK(vm_structs_field(&vm, "OSThread", "_count", &offset, &type) == -1); /* static: no offset */
+    CHECK(vm_structs_field(&vm, "After", "_end", &offset, &type) == -1);      /* past the end */
+    CHECK(vm_structs_type_size(&vm, "pid_t", &size) == 0 && size == 4);
+    CHECK(vm_structs_type_size(&vm, "ThreadState", &size) == -1);
+    CHECK(vm_structs_int(&vm, "SLEEPING", &value) == 0 && value == 7);
+    CHECK(vm_structs_int(&vm, "ZOMBIE", &value) == -1);
+
+    vm_structs misfit = vm;
+    misfit.structs.offset = sizeof structs[0] - 4; /* an 8-byte member past the entry's end */
+    CHECK(!vm_structs_layout_fits(&misfit));
+    misfit = vm;
+    misfit.ints.stride = 1u << 20;
+    CHECK(!vm_structs_layout_fits(&misfit));
+
+    vm_structs none;
+    CHECK(vm_structs_find(&none) == -1); /* this test is no JVM */
+}
+
+static void test_own_memory(void) {
+    uint64_t here = 0x0123456789abcdefULL;
+    uint64_t copy = 0;
+    CHECK(own_memory_read((uintptr_t)&here, &copy, sizeof copy) == 0 && copy == here);
+    CHECK(own_memory_read(0, &copy, sizeof copy) == -1);
+    long page = sysconf(_SC_PAGESIZE);
+    char *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(gone != MAP_FAILED);
+    munmap(gone, (size_t)page);
+    CHECK(own_memory_read((uintptr_t)gone, &copy, sizeof copy) == -1); /* unmapped: no fault */
 }
 
 static lock_ref ref(jint hash, const char *class_name) {
@@ -613,6 +678,8 @@ int main(void) {
     test_method_index();
     test_stack_tree();
     test_native_ids();
+    test_vm_structs();
+    test_own_memory();
     test_lock_owners();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

@@ -1,0 +1,19 @@
+/* The OS thread behind each java.lang.Thread as HotSpot records it: java.lang.Thread.eetop holds
+ * the JavaThread, whose OSThread holds the kernel's thread id and the state jstack prints after
+ * it. The field offsets come from HotSpot's own table (vm_structs.h), so nothing is assumed of
+ * a build's layout. */
+#ifndef JVMTICLI_HOTSPOT_THREADS_H
+#define JVMTICLI_HOTSPOT_THREADS_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stddef.h>
+
+#include "native_ids.h"
+
+/* Fills out[i] for threads[i]: zeroed where the thread has no JavaThread (not started, or ended
+ * meanwhile). Returns 0, or -1 when this JVM does not describe those fields (not HotSpot, or
+ * another build): then out is untouched. */
+int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, native_thread *out);
+
+#endif
