@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 @Command(name = "contention", mixinStandardHelpOptions = true,
         description = "Profile lock contention for a while: contended monitors, the threads that waited, who held them, and where.")
@@ -21,6 +22,10 @@ final class ContentionCommand implements Callable<Integer> {
 
     @Mixin
     ReportOptions report;
+
+    @Option(names = "--by-thread", description = "Where threads blocked: one row per thread and site (default: one row per site, "
+            + "with the threads that blocked there).")
+    boolean byThread;
 
     ContentionCommand(CliContext context) {
         this.context = context;
@@ -45,9 +50,9 @@ final class ContentionCommand implements Callable<Integer> {
             context.out().print(FlameGraph.collapsed(ContentionView.flame(result)));
             context.out().flush();
         } else if (report.json) {
-            JsonOutput.print(context.out(), ContentionView.document(result));
+            JsonOutput.print(context.out(), ContentionView.document(result, byThread));
         } else {
-            ContentionView.print(context.out(), result, report.top);
+            ContentionView.print(context.out(), result, report.top, byThread);
         }
     }
 }

@@ -26,9 +26,12 @@ public final class ContentionView {
                              List<ThreadCount> holders) {
     }
 
-    /** Where a thread blocked on a monitor: its stack, innermost frame first. */
-    public record SiteRow(String monitor, String thread, long enters, long blockedNanos, List<String> frames) {
+    /** Where threads blocked on a monitor (one thread each with --by-thread): the stack, innermost frame first. */
+    public record SiteRow(String monitor, List<ThreadCount> threads, long enters, long blockedNanos, List<String> frames) {
     }
+
+    /** Names in one table cell at most; the rest are counted. */
+    static final int NAMES_IN_CELL = 5;
 
     static String monitorName(Monitor m) {
         return JvmNames.className(m.classSignature()) + "@" + Long.toHexString(m.identityHash());
@@ -53,26 +56,40 @@ public final class ContentionView {
             Map<String, Long> threads = new LinkedHashMap<>();
             report.stacks().stream().filter(s -> s.monitor() == m.id())
                     .forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
-            List<ThreadCount> waiting = threads.entrySet().stream()
-                    .map(e -> new ThreadCount(e.getKey(), e.getValue()))
-                    .sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::thread))
-                    .toList();
-            List<ThreadCount> holders = m.holders().stream()
-                    .map(h -> new ThreadCount(threadName(h.thread()), h.seen()))
-                    .sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::thread))
-                    .toList();
-            rows.add(new MonitorRow(monitorName(m), m.count(), m.blockedNanos(), waiting, holders));
+            Map<String, Long> holders = new LinkedHashMap<>();
+            m.holders().forEach(h -> holders.merge(threadName(h.thread()), h.seen(), Long::sum));
+            rows.add(new MonitorRow(monitorName(m), m.count(), m.blockedNanos(), byCount(threads), byCount(holders)));
         }
         rows.sort(Comparator.comparingLong(MonitorRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(MonitorRow::enters).reversed()));
         return rows;
     }
 
-    public static List<SiteRow> sites(ContentionReport report) {
+    /** Where threads blocked: one row per monitor and stack, or per thread too when byThread. */
+    public static List<SiteRow> sites(ContentionReport report, boolean byThread) {
         Map<Integer, Monitor> monitors = byId(report);
-        return report.stacks().stream()
-                .map(s -> new SiteRow(monitorOf(monitors, s), threadName(s.thread()), s.count(), s.blockedNanos(),
-                        Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
-                .sorted(Comparator.comparingLong(SiteRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(SiteRow::enters).reversed()))
+        Map<List<Object>, List<Stack>> groups = new LinkedHashMap<>();
+        for (Stack s : report.stacks()) {
+            List<String> frames = Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList();
+            List<Object> key = byThread ? List.of(s.monitor(), frames, threadName(s.thread())) : List.of(s.monitor(), frames);
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+        }
+        List<SiteRow> rows = new ArrayList<>();
+        groups.forEach((key, stacks) -> {
+            Map<String, Long> threads = new LinkedHashMap<>();
+            stacks.forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
+            @SuppressWarnings("unchecked")
+            List<String> frames = (List<String>) key.get(1);
+            rows.add(new SiteRow(monitorOf(monitors, stacks.get(0)), byCount(threads), stacks.stream().mapToLong(Stack::count).sum(),
+                    stacks.stream().mapToLong(Stack::blockedNanos).sum(), frames));
+        });
+        rows.sort(Comparator.comparingLong(SiteRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(SiteRow::enters).reversed()));
+        return rows;
+    }
+
+    private static List<ThreadCount> byCount(Map<String, Long> threads) {
+        return threads.entrySet().stream()
+                .map(e -> new ThreadCount(e.getKey(), e.getValue()))
+                .sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::thread))
                 .toList();
     }
 
@@ -92,21 +109,26 @@ public final class ContentionView {
         return samples;
     }
 
-    public static Map<String, Object> document(ContentionReport report) {
+    public static Map<String, Object> document(ContentionReport report, boolean byThread) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("durationMillis", report.durationNanos() / 1_000_000);
         doc.put("enters", report.events());
         doc.put("dropped", report.dropped());
         doc.put("monitors", monitors(report));
-        doc.put("sites", sites(report));
+        doc.put("sites", sites(report, byThread));
         return doc;
     }
 
-    private static String counts(List<ThreadCount> threads) {
-        return threads.isEmpty() ? "-" : threads.stream().map(t -> t.thread() + " (" + t.count() + ")").collect(Collectors.joining(", "));
+    /** The first NAMES_IN_CELL threads with their counts, then how many more. */
+    static String counts(List<ThreadCount> threads) {
+        if (threads.isEmpty()) {
+            return "-";
+        }
+        String shown = threads.stream().limit(NAMES_IN_CELL).map(t -> t.thread() + " (" + t.count() + ")").collect(Collectors.joining(", "));
+        return threads.size() > NAMES_IN_CELL ? shown + ", and " + (threads.size() - NAMES_IN_CELL) + " more" : shown;
     }
 
-    public static void print(PrintWriter out, ContentionReport report, int top) {
+    public static void print(PrintWriter out, ContentionReport report, int top, boolean byThread) {
         List<MonitorRow> monitors = monitors(report);
         long blocked = monitors.stream().mapToLong(MonitorRow::blockedNanos).sum();
         out.printf("%d contended monitor enters on %d monitors in %s s, %s ms blocked in total%n", report.events(),
@@ -125,9 +147,10 @@ public final class ContentionView {
         out.println("Contended monitors:");
         table.print(out);
         out.println();
-        Table sites = new Table("ENTERS", "BLOCKED_MS", "MONITOR", "THREAD", "SITE").alignRight(0, 1);
-        sites(report).stream().limit(top).forEach(s -> sites.add(Long.toString(s.enters()), Sizes.millis(s.blockedNanos()),
-                s.monitor(), s.thread(), s.frames().isEmpty() ? "-" : s.frames().get(0)));
+        Table sites = new Table("ENTERS", "BLOCKED_MS", "MONITOR", byThread ? "THREAD" : "THREADS (enters)", "SITE").alignRight(0, 1);
+        sites(report, byThread).stream().limit(top).forEach(s -> sites.add(Long.toString(s.enters()), Sizes.millis(s.blockedNanos()),
+                s.monitor(), byThread ? s.threads().get(0).thread() : s.threads().size() + ": " + counts(s.threads()),
+                s.frames().isEmpty() ? "-" : s.frames().get(0)));
         out.println("Where threads blocked:");
         sites.print(out);
         out.flush();

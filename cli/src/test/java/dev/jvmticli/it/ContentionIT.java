@@ -41,7 +41,7 @@ class ContentionIT {
     void theMonitorItsContendersAndItsHolder(Jdks.Jdk jdk) {
         TargetJvm target = targets.get(jdk);
         String hash = target.ask("hash");
-        Result result = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json");
+        Result result = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json", "--by-thread");
         assertEquals(0, result.exit(), result.toString());
         JsonNode doc = Json.parse(result.out());
         JsonNode top = doc.path("monitors").get(0);
@@ -52,7 +52,12 @@ class ContentionIT {
         assertTrue(waiting.containsAll(List.of("contender-1", "contender-2")), waiting.toString());
         assertEquals("holder", top.path("holders").get(0).path("thread").asText(), result.out());
 
-        JsonNode site = Json.find(doc.path("sites"), "thread", "contender-1");
+        JsonNode site = null;
+        for (JsonNode row : doc.path("sites")) {
+            assertEquals(1, row.path("threads").size(), "one thread a row with --by-thread: " + row);
+            site = row.path("threads").get(0).path("thread").asText().equals("contender-1") ? row : site;
+        }
+        assertTrue(site != null, doc.toString());
         assertEquals(LOCK + "@" + hash, site.path("monitor").asText());
         assertTrue(site.path("frames").get(0).asText().startsWith("dev.jvmticli.targets.ContentionTarget.contend:"), site.toString());
 
@@ -83,5 +88,27 @@ class ContentionIT {
             }
         }
         assertTrue(contenderWeight > 1_000_000L, "weighted by nanoseconds blocked: " + collapsed.out());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void sitesAreGroupedAndEveryCellIsBounded(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        Result result = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms");
+        assertEquals(0, result.exit(), result.toString());
+        String sites = result.out().substring(result.out().indexOf("Where threads blocked:"));
+        List<String> rows = sites.lines().skip(2).toList();
+        assertEquals(1, rows.stream().filter(r -> r.contains(LOCK + "@") && r.contains("ContentionTarget.contend:")).count(),
+                "the twelve threads that block at contend() are one row:\n" + sites);
+        assertTrue(rows.stream().anyMatch(r -> r.contains("$Side@") && r.contains("ContentionTarget.contendSide:")),
+                "the second contended monitor is not hidden behind the first one's threads:\n" + sites);
+        String hot = rows.stream().filter(r -> r.contains(LOCK + "@")).findFirst().orElseThrow();
+        assertTrue(hot.contains((2 + ContentionTarget.POOL) + ": ") && hot.contains(", and " + (2 + ContentionTarget.POOL - 5) + " more"), hot);
+        String monitors = result.out().substring(result.out().indexOf("Contended monitors:"), result.out().indexOf("Where threads blocked:"));
+        assertTrue(monitors.lines().filter(l -> l.contains(LOCK + "@")).allMatch(l -> l.contains(", and 7 more")), monitors);
+
+        JsonNode doc = Json.parse(CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json").out());
+        JsonNode first = doc.path("sites").get(0);
+        assertEquals(2 + ContentionTarget.POOL, first.path("threads").size(), "JSON lists every thread: " + first);
     }
 }

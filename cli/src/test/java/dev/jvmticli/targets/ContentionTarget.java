@@ -3,16 +3,24 @@ package dev.jvmticli.targets;
 import dev.jvmticli.testing.TargetMain;
 
 /**
- * A monitor of a class of its own that "holder" keeps most of the time while "contender-1" and
- * "contender-2" keep trying to enter it in {@link #contend()}. Answers {@code hash} with the
- * monitor's identity hash.
+ * A monitor of a class of its own that "holder" keeps most of the time while "contender-1",
+ * "contender-2" and POOL threads "pool-N" keep trying to enter it in {@link #contend()}; a second
+ * monitor, {@link Side}, that "side-holder" keeps while "side-contender" tries to enter it in
+ * {@link #contendSide()}. Answers {@code hash} with the first monitor's identity hash.
  */
 public final class ContentionTarget {
     /** The contended monitor's class. */
     public static final class Lock {
     }
 
+    /** The second contended monitor's class. */
+    public static final class Side {
+    }
+
+    public static final int POOL = 10;
+
     static final Lock LOCK = new Lock();
+    static final Side SIDE = new Side();
     static volatile long sink;
 
     private ContentionTarget() {
@@ -26,6 +34,18 @@ public final class ContentionTarget {
 
     static void contend() {
         synchronized (LOCK) {
+            sink++;
+        }
+    }
+
+    static void holdSide() {
+        synchronized (SIDE) {
+            pause(20);
+        }
+    }
+
+    static void contendSide() {
+        synchronized (SIDE) {
             sink++;
         }
     }
@@ -45,14 +65,26 @@ public final class ContentionTarget {
                 pause(2);
             }
         });
-        for (int i = 1; i <= 2; i++) {
-            TargetMain.start("contender-" + i, () -> {
+        for (int i = 1; i <= 2 + POOL; i++) {
+            TargetMain.start(i <= 2 ? "contender-" + i : "pool-" + (i - 2), () -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     contend();
                     pause(1);
                 }
             });
         }
+        TargetMain.start("side-holder", () -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                holdSide();
+                pause(2);
+            }
+        });
+        TargetMain.start("side-contender", () -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                contendSide();
+                pause(1);
+            }
+        });
         TargetMain.serve(line -> line.equals("hash") ? Integer.toHexString(System.identityHashCode(LOCK)) : "unknown " + line);
     }
 }
