@@ -37,6 +37,7 @@ typedef struct {
     char *symbol;           /* perf symbol (methods) or the stub's name */
     jmethodID *inlined;
     int inlined_count;
+    int inlined_partial;    /* the list misses some: more than JIT_MAX_INLINED, or no memory */
 } code_entry;
 
 static struct {
@@ -63,7 +64,8 @@ static void free_entry(code_entry *e) {
 }
 
 /* Appends under the lock; takes ownership of symbol and inlined (freed if it does not fit). */
-static code_entry *append(uint64_t start, uint64_t size, jmethodID method, char *symbol, jmethodID *inlined, int inlined_count) {
+static code_entry *append(uint64_t start, uint64_t size, jmethodID method, char *symbol, jmethodID *inlined, int inlined_count,
+                          int inlined_partial) {
     if (jit.count == jit.cap) {
         size_t cap = jit.cap == 0 ? 4096 : jit.cap * 2;
         code_entry *grown = cap > JIT_MAX_ENTRIES ? NULL : realloc(jit.entries, cap * sizeof *grown);
@@ -77,7 +79,7 @@ static code_entry *append(uint64_t start, uint64_t size, jmethodID method, char 
         jit.cap = cap;
     }
     code_entry *e = &jit.entries[jit.count++];
-    *e = (code_entry){ start, size, ++jit.seq, method, symbol, inlined, inlined_count };
+    *e = (code_entry){ start, size, ++jit.seq, method, symbol, inlined, inlined_count, inlined_partial };
     return e;
 }
 
@@ -167,7 +169,7 @@ static void follow_added(const code_entry *e) {
     }
 }
 
-static int collect_inlined(const void *compile_info, jmethodID self, jmethodID *out) {
+static int collect_inlined(const void *compile_info, jmethodID self, jmethodID *out, int *partial) {
     int count = 0;
     for (const jvmtiCompiledMethodLoadRecordHeader *r = compile_info; r != NULL; r = r->next) {
         if (r->kind != JVMTI_CMLR_INLINE_INFO) {
@@ -184,6 +186,8 @@ static int collect_inlined(const void *compile_info, jmethodID self, jmethodID *
                 }
                 if (!seen && count < JIT_MAX_INLINED) {
                     out[count++] = m;
+                } else if (!seen) {
+                    *partial = 1;
                 }
             }
         }
@@ -222,11 +226,13 @@ void JNICALL jit_on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, cons
         return;
     }
     jmethodID found[JIT_MAX_INLINED];
-    int inlined_count = collect_inlined(compile_info, method, found);
+    int partial = 0;
+    int inlined_count = collect_inlined(compile_info, method, found, &partial);
     jmethodID *inlined = NULL;
     if (inlined_count > 0 && (inlined = malloc((size_t)inlined_count * sizeof *inlined)) != NULL) {
         memcpy(inlined, found, (size_t)inlined_count * sizeof *inlined);
     } else {
+        partial |= inlined_count > 0;
         inlined_count = 0;
     }
     char *symbol = method_symbol(jvmti, method);
@@ -235,7 +241,7 @@ void JNICALL jit_on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, cons
             jit.dropped++;
             free(inlined);
         } else {
-            follow_added(append((uint64_t)(uintptr_t)code_addr, (uint64_t)code_size, method, symbol, inlined, inlined_count));
+            follow_added(append((uint64_t)(uintptr_t)code_addr, (uint64_t)code_size, method, symbol, inlined, inlined_count, partial));
         }
         (*jvmti)->RawMonitorExit(jvmti, jit.lock);
     } else {
@@ -275,7 +281,7 @@ void JNICALL jit_on_stub(jvmtiEnv *jvmti, const char *name, const void *address,
         if (symbol == NULL) {
             jit.dropped++;
         } else {
-            follow_added(append((uint64_t)(uintptr_t)address, (uint64_t)length, NULL, symbol, NULL, 0));
+            follow_added(append((uint64_t)(uintptr_t)address, (uint64_t)length, NULL, symbol, NULL, 0, 0));
         }
         (*jvmti)->RawMonitorExit(jvmti, jit.lock);
     } else {
@@ -361,6 +367,7 @@ typedef struct {
     char *name;             /* stubs */
     jmethodID *inlined;
     int inlined_count;
+    int inlined_partial;
 } snapshot_entry;
 
 /* A copy of the live code to write without holding the lock; under the lock. */
@@ -374,9 +381,12 @@ static snapshot_entry *snapshot(size_t *count) {
         copy[i].size = e->size;
         copy[i].method = e->method;
         copy[i].name = e->method == NULL ? strdup(e->symbol) : NULL;
+        copy[i].inlined_partial = e->inlined_partial;
         if (e->inlined_count > 0 && (copy[i].inlined = malloc((size_t)e->inlined_count * sizeof(jmethodID))) != NULL) {
             memcpy(copy[i].inlined, e->inlined, (size_t)e->inlined_count * sizeof(jmethodID));
             copy[i].inlined_count = e->inlined_count;
+        } else {
+            copy[i].inlined_partial |= e->inlined_count > 0;
         }
     }
     free(order);
@@ -448,6 +458,8 @@ static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint
             json_int(w, method_table_add(&methods, code[i].inlined[k]));
         }
         json_end_array(w);
+        json_key(w, "inlinedPartial");
+        json_bool(w, code[i].inlined_partial);
         json_end_object(w);
     }
     json_end_array(w);

@@ -13,9 +13,10 @@ public record JitReport(long pid, String perfMap, boolean following, long droppe
      * A compiled method (index into methods) and the methods inlined into it. compileId and level
      * (0 a native wrapper, 1-3 C1, 4 C2) are null when the JVM's code list did not have this code;
      * entryBci is -1 for the method's normal entry, the bci of an OSR entry, or null when unknown.
+     * inlinedPartial: the agent kept only part of the inlined methods (at most 128).
      */
     public record Compiled(int method, long start, long size, Integer compileId, Integer level, Integer entryBci,
-                           List<Integer> inlined) {
+                           List<Integer> inlined, boolean inlinedPartial) {
     }
 
     /** Code the JVM generated that is not a Java method: the interpreter, stubs, adapters. */

@@ -17,10 +17,11 @@ public final class JitView {
     /**
      * A piece of compiled code of a method, named as Java writes it: its compilation tier (0 a
      * native wrapper, 1-3 C1, 4 C2) and whether it is an OSR entry (and at which bci), each null
-     * when unknown; and the methods inlined into it.
+     * when unknown; and the methods inlined into it, of which the agent kept only some when inlinedPartial.
      */
     public record CompiledRow(String className, String method, String signature, long start, long end, long size,
-                              Integer compileId, Integer tier, Boolean osr, Integer osrBci, List<String> inlined) {
+                              Integer compileId, Integer tier, Boolean osr, Integer osrBci, List<String> inlined,
+                              boolean inlinedPartial) {
     }
 
     /** A piece of generated code: the interpreter, a stub, an adapter. */
@@ -40,7 +41,7 @@ public final class JitView {
                     Boolean osr = c.entryBci() == null ? null : c.entryBci() >= 0;
                     return new CompiledRow(JvmNames.className(m.classSignature()), m.name() == null ? "?" : m.name(),
                             m.signature(), c.start(), c.start() + c.size(), c.size(), c.compileId(), c.level(), osr,
-                            Boolean.TRUE.equals(osr) ? c.entryBci() : null, inlined);
+                            Boolean.TRUE.equals(osr) ? c.entryBci() : null, inlined, c.inlinedPartial());
                 })
                 .filter(filter)
                 .toList();
@@ -76,8 +77,11 @@ public final class JitView {
         for (int i = 0; i < Math.min(INLINED_SHOWN, c.inlined().size()); i++) {
             cell.append(i == 0 ? "\n    inlines " : "\n            ").append(c.inlined().get(i));
         }
-        if (c.inlined().size() > INLINED_SHOWN) {
-            cell.append("\n            and ").append(c.inlined().size() - INLINED_SHOWN).append(" more (--json lists them all)");
+        int more = c.inlined().size() - Math.min(INLINED_SHOWN, c.inlined().size());
+        if (c.inlinedPartial()) {
+            cell.append("\n            and more than ").append(more).append(" more (the agent keeps the first ").append(c.inlined().size()).append(")");
+        } else if (more > 0) {
+            cell.append("\n            and ").append(more).append(" more (--json lists them all)");
         }
         return cell.toString();
     }
@@ -86,7 +90,7 @@ public final class JitView {
         if (!compiled.isEmpty()) {
             Table table = new Table("START", "END", "SIZE", "TIER", "OSR", "INLINED", "METHOD").alignRight(2, 5);
             compiled.forEach(c -> table.add(hex(c.start()), hex(c.end()), Long.toString(c.size()), tier(c.tier()), osr(c),
-                    Integer.toString(c.inlined().size()), methodCell(c)));
+                    c.inlined().size() + (c.inlinedPartial() ? "+" : ""), methodCell(c)));
             table.print(out);
         }
         if (!stubs.isEmpty()) {

@@ -77,12 +77,16 @@ class ClosedOutputIT {
 
     @ParameterizedTest
     @MethodSource("jdks")
-    void aSamplingWindowEndsWhenItsReaderIsGoneAndTheSessionStops(Jdks.Jdk jdk) throws Exception {
+    void aWaitEndsWhenItsReaderIsGoneAndASessionStops(Jdks.Jdk jdk) throws Exception {
         Piped alloc = pipe(jdk, "head -0", "alloc", pid(jdk), "--duration", "10m");
         assertEquals(141, alloc.cliExit());
         long pid = targets.get(jdk).pid();
         assertFalse(AgentProbe.awaitCapability(pid, AllocIT.CAPABILITY, false).contains(AllocIT.CAPABILITY), "the session was stopped");
         assertEquals(0, CliRun.run("alloc", pid(jdk), "--duration", "100ms").exit(), "a new session can start");
+
+        Piped contention = pipe(jdk, "head -0", "contention", pid(jdk), "--duration", "10m");
+        assertEquals(141, contention.cliExit());
+        assertFalse(AgentProbe.awaitCapability(pid, ContentionIT.CAPABILITY, false).contains(ContentionIT.CAPABILITY), "the session was stopped");
 
         Piped top = pipe(jdk, "head -0", "threads", pid(jdk), "--top", "2", "--interval", "10m");
         assertEquals(141, top.cliExit());

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class JitViewTest {
     private static CompiledRow row(Boolean osr, Integer bci, List<String> inlined) {
-        return new CompiledRow("a.B", "m", "()V", 16, 32, 16, 7, 4, osr, bci, inlined);
+        return new CompiledRow("a.B", "m", "()V", 16, 32, 16, 7, 4, osr, bci, inlined, false);
     }
 
     @Test
@@ -36,5 +36,8 @@ class JitViewTest {
         String cell = JitView.methodCell(row(false, null, many));
         assertEquals(1 + JitView.INLINED_SHOWN + 1, cell.split("\n").length, cell);
         assertEquals("            and 3 more (--json lists them all)", cell.substring(cell.lastIndexOf('\n') + 1));
+        CompiledRow partial = new CompiledRow("a.B", "m", "()V", 16, 32, 16, 7, 4, false, null, many, true);
+        String capped = JitView.methodCell(partial);
+        assertEquals("            and more than 3 more (the agent keeps the first 8)", capped.substring(capped.lastIndexOf('\n') + 1));
     }
 }
