@@ -1,15 +1,16 @@
 #include "code_list.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "own_memory.h"
+#include "vm_structs.h"
 
 #define CODE_LIST_MAX_ANSWER (64u << 20)
 #define CODE_LIST_TIMEOUT_SECONDS 10
@@ -133,53 +134,19 @@ static char *ask_attach_listener(char *error, size_t error_size, size_t *length)
     return answer;
 }
 
-/* The offset of type::field in the JVM's vmStructs table, or -1. */
-static long vm_struct_offset(const char *type, const char *field) {
-    void *jvm = dlopen("libjvm.so", RTLD_LAZY | RTLD_NOLOAD);
-    void *where = jvm == NULL ? RTLD_DEFAULT : jvm;
-    char **table = dlsym(where, "gHotSpotVMStructs");
-    const uint64_t *type_at = dlsym(where, "gHotSpotVMStructEntryTypeNameOffset");
-    const uint64_t *field_at = dlsym(where, "gHotSpotVMStructEntryFieldNameOffset");
-    const uint64_t *offset_at = dlsym(where, "gHotSpotVMStructEntryOffsetOffset");
-    const uint64_t *stride = dlsym(where, "gHotSpotVMStructEntryArrayStride");
-    long found = -1;
-    if (table != NULL && *table != NULL && type_at != NULL && field_at != NULL && offset_at != NULL && stride != NULL && *stride > 0) {
-        for (const char *entry = *table;; entry += *stride) {
-            const char *entry_type = *(const char *const *)(entry + *type_at);
-            const char *entry_field = *(const char *const *)(entry + *field_at);
-            if (entry_type == NULL) {
-                break;
-            }
-            if (entry_field != NULL && strcmp(entry_type, type) == 0 && strcmp(entry_field, field) == 0) {
-                found = (long)*(const uint64_t *)(entry + *offset_at);
-                break;
-            }
-        }
-    }
-    if (jvm != NULL) {
-        dlclose(jvm);
-    }
-    return found;
-}
-
-/* Reads an int32 at address without faulting on memory that is gone. 0 or -1. */
-static int read_int32(uint64_t address, int32_t *value) {
-    struct iovec local = { value, sizeof *value };
-    struct iovec remote = { (void *)(uintptr_t)address, sizeof *value };
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof *value ? 0 : -1;
-}
-
 static void read_entry_bcis(code_list *list) {
-    long bci_offset = vm_struct_offset("nmethod", "_entry_bci");
-    long id_offset = vm_struct_offset("nmethod", "_compile_id");
-    if (bci_offset < 0 || id_offset < 0) {
+    vm_structs vm;
+    uint64_t bci_offset, id_offset;
+    const char *type;
+    if (vm_structs_find(&vm) != 0 || vm_structs_field(&vm, "nmethod", "_entry_bci", &bci_offset, &type) != 0
+            || vm_structs_field(&vm, "nmethod", "_compile_id", &id_offset, &type) != 0) {
         return;
     }
     for (size_t i = 0; i < list->count; i++) {
         code_list_entry *e = &list->entries[i];
         int32_t id, bci;
-        if (read_int32(e->nmethod + (uint64_t)id_offset, &id) == 0 && id == e->compile_id
-                && read_int32(e->nmethod + (uint64_t)bci_offset, &bci) == 0 && bci >= -1) {
+        if (own_memory_read((uintptr_t)(e->nmethod + id_offset), &id, sizeof id) == 0 && id == e->compile_id
+                && own_memory_read((uintptr_t)(e->nmethod + bci_offset), &bci, sizeof bci) == 0 && bci >= -1) {
             e->entry_bci = bci;
         }
     }
