@@ -80,14 +80,14 @@ public final class Soak {
         }
         int code;
         try {
-            code = new Soak(root, work, target.pid()).run(minutes, java);
+            code = new Soak(root, work, target.pid()).run(minutes);
         } finally {
             target.destroyForcibly();
         }
         System.exit(code);
     }
 
-    int run(int minutes, String java) throws Exception {
+    int run(int minutes) throws Exception {
         System.out.printf("soak: %d min on %s (pid %d, SoakTarget %s), %d cores, load %s%n", minutes, System.getProperty("java.vm.version"),
                 pid, String.join(" ", TARGET_FLAGS), Runtime.getRuntime().availableProcessors(), load());
         System.out.println("MIN  RSS_MB  FDS  THREADS  AGENT_BYTES  COMMANDS  FAILURES  LOAD");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.CollectorsTarget;
+import dev.jvmticli.targets.ContentionTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CollectorsIT {
     static final String MARKER = CollectorsTarget.Marker.class.getName() + "[]";
-    static final String LOCK = CollectorsTarget.Lock.class.getName();
+    static final String LOCK = ContentionTarget.Lock.class.getName();
     /** What JDK 21+ prints when an agent is loaded into a running JVM. */
     static final Pattern DYNAMIC_LOAD_NOTICE = Pattern.compile("^WARNING: (A JVM TI agent has been loaded dynamically|If a serviceability tool is in use"
             + "|Dynamic loading of agents will be disallowed)");

@@ -38,7 +38,8 @@ public final class ContentionTarget {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Starts "holder" and the two contenders. */
+    static void startContending() {
         TargetMain.start("holder", () -> {
             while (!Thread.currentThread().isInterrupted()) {
                 hold();
@@ -53,6 +54,10 @@ public final class ContentionTarget {
                 }
             });
         }
+    }
+
+    public static void main(String[] args) throws Exception {
+        startContending();
         TargetMain.serve(line -> line.equals("hash") ? Integer.toHexString(System.identityHashCode(LOCK)) : "unknown " + line);
     }
 }
