@@ -4,6 +4,7 @@ import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -111,10 +112,15 @@ final class AttachListener {
         }
         Path trigger = createTrigger();
         try {
-            sendQuit();
+            boolean signalled = false;
             for (long pause = FIRST_POLL_MILLIS; !isSocket(socket); pause = Math.min(2 * pause, LONGEST_POLL_MILLIS)) {
                 if (!target.isAlive()) {
                     throw exited();
+                }
+                // A JVM installs its SIGQUIT handler early in its start-up; before that the signal would end it.
+                if (!signalled && catchesQuit()) {
+                    sendQuit();
+                    signalled = true;
                 }
                 if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - deadlineNanos > 0) {
                     throw notAnswering();
@@ -144,10 +150,7 @@ final class AttachListener {
         }
         try {
             return SocketChannel.open(UnixDomainSocketAddress.of(socket));
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("Connection refused")) {
-                throw e;
-            }
+        } catch (ConnectException e) {
             removeLeftover();
             return null;
         }
@@ -204,14 +207,7 @@ final class AttachListener {
         }
     }
 
-    /**
-     * Sends SIGQUIT, but only to a process that catches it: a JVM installs its handler early in
-     * its start-up, and before that (or with -Xrs) the signal would end it or be lost.
-     */
     private void sendQuit() throws IOException {
-        if (!catchesQuit()) {
-            throw notAnswering();
-        }
         IOException missing = null;
         for (List<String> kill : KILL_COMMANDS) {
             if (!Files.isExecutable(Path.of(kill.get(0)))) {
