@@ -227,7 +227,8 @@ class RealServersIT {
                 for (JsonNode lock : locks) {
                     String className = lock.path("lock").path("className").asText();
                     int entering = lock.path("entering").size();
-                    table.append(className).append(": ").append(entering).append(" waiting to enter, ")
+                    table.append(className).append(": ").append(entering).append(" waiting to enter ")
+                            .append(names(lock.path("entering"))).append(", ")
                             .append(lock.path("notifyWaiters").size()).append(" to be notified\n");
                     assertTrue(!className.endsWith("ConditionObject") || entering == 0,
                             c + ": a thread awaiting a condition does not contend for it:\n" + table);
@@ -251,6 +252,12 @@ class RealServersIT {
             assertTrue(firstRow.contains("Shop$Inventory"),
                     c + ": summary.md does not rank the inventory monitor first in 3 dumps:\n" + String.join("\n", summaries));
         });
+    }
+
+    private static List<String> names(JsonNode threads) {
+        List<String> names = new ArrayList<>();
+        threads.forEach(t -> names.add(t.path("name").asText()));
+        return names;
     }
 
     /** The first row of summary.md's "Most contended locks" table, or "" when it has none. */
@@ -389,9 +396,9 @@ class RealServersIT {
     private static List<String> awaitDeadlockedPair(TargetJvm target) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            String answer = target.ask("deadlocked");
-            if (answer.split(",").length == 2) {
-                return List.of(answer.split(","));
+            String[] answer = target.ask("deadlocked").split(" ", 2);
+            if (answer[0].equals("2")) {
+                return List.of(answer[1].split(","));
             }
             Thread.sleep(50);
         }

@@ -97,11 +97,14 @@ public final class Shop {
         }
     }
 
-    /** The target's commands besides TargetMain's: "port", and "deadlocked" (the names of the pair so far). */
+    /**
+     * The target's commands besides TargetMain's: "port", and "deadlocked": how many of the pair
+     * hold their first monitor, then their names, comma-separated.
+     */
     public static String answer(String command, int port) {
         return switch (command) {
             case "port" -> Integer.toString(port);
-            case "deadlocked" -> String.join(",", DEADLOCKED);
+            case "deadlocked" -> DEADLOCKED.size() + " " + String.join(",", DEADLOCKED);
             default -> "unknown " + command;
         };
     }
