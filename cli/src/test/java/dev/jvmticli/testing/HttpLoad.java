@@ -25,7 +25,14 @@ public final class HttpLoad implements AutoCloseable {
     public record Sample(long startNanos, long latencyNanos, String failure) {
     }
 
-    /** The requests that started in one window. */
+    /** From one System.nanoTime to another. */
+    public record Window(long fromNanos, long toNanos) {
+        boolean holds(Sample sample) {
+            return sample.startNanos() >= fromNanos && sample.startNanos() < toNanos;
+        }
+    }
+
+    /** The requests that started in some windows. */
     public record Stats(int requests, int failures, int slow, double p50Millis, double p99Millis, List<String> firstFailures) {
         /** Requests slower than this count as slow. */
         public static final Duration SLOW = Duration.ofSeconds(1);
@@ -107,7 +114,7 @@ public final class HttpLoad implements AutoCloseable {
                 long left = end - System.nanoTime();
                 if (left <= 0) {
                     throw new AssertionError("the load got " + samples.size() + " answers in " + timeout.toSeconds()
-                            + " s, fewer than " + count + " good ones: " + stats(0, Long.MAX_VALUE));
+                            + " s, fewer than " + count + " good ones: " + stats(List.of(new Window(Long.MIN_VALUE, Long.MAX_VALUE))));
                 }
                 TimeUnit.NANOSECONDS.timedWait(samples, left);
             }
@@ -119,11 +126,11 @@ public final class HttpLoad implements AutoCloseable {
         return stopped.get() == null;
     }
 
-    /** The requests that started between the two System.nanoTime values. */
-    public Stats stats(long fromNanos, long toNanos) {
+    /** The requests that started in any of the windows. */
+    public Stats stats(List<Window> windows) {
         List<Sample> window;
         synchronized (samples) {
-            window = samples.stream().filter(s -> s.startNanos() >= fromNanos && s.startNanos() < toNanos).toList();
+            window = samples.stream().filter(s -> windows.stream().anyMatch(w -> w.holds(s))).toList();
         }
         long[] latencies = window.stream().mapToLong(Sample::latencyNanos).sorted().toArray();
         List<String> failures = window.stream().map(Sample::failure).filter(f -> f != null).toList();
