@@ -1,14 +1,10 @@
 #include "code_list.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <unistd.h>
 
+#include "diagnostic_command.h"
 #include "own_memory.h"
 #include "vm_structs.h"
 
@@ -66,74 +62,6 @@ int code_list_parse(code_list *list, const char *text, size_t length) {
     return 0;
 }
 
-/* Compiler.codelist's output, through /tmp/.java_pid<pid>: malloc'd, NUL-terminated. */
-static char *ask_attach_listener(char *error, size_t error_size, size_t *length) {
-    struct sockaddr_un address = { .sun_family = AF_UNIX };
-    snprintf(address.sun_path, sizeof address.sun_path, "/tmp/.java_pid%d", (int)getpid());
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        snprintf(error, error_size, "socket: %s", strerror(errno));
-        return NULL;
-    }
-    struct timeval timeout = { CODE_LIST_TIMEOUT_SECONDS, 0 };
-    (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout); /* without: a stuck listener is waited for */
-    (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
-    static const char request[] = "1\0jcmd\0Compiler.codelist\0\0"; /* protocol 1: version, command, 3 arguments */
-    if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
-        snprintf(error, error_size, "the JVM's attach listener (%s) is not there: %s", address.sun_path, strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    struct ucred peer;
-    socklen_t peer_size = sizeof peer;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_size) != 0 || peer.pid != getpid()) {
-        /* a /tmp shared with another pid namespace can hold another JVM's socket of this pid */
-        snprintf(error, error_size, "%s is not this JVM's attach listener", address.sun_path);
-        close(fd);
-        return NULL;
-    }
-    if (write(fd, request, sizeof request) != (ssize_t)sizeof request) {
-        snprintf(error, error_size, "cannot ask the JVM's attach listener: %s", strerror(errno));
-        close(fd);
-        return NULL;
-    }
-    size_t used = 0, capacity = 256 * 1024;
-    char *answer = malloc(capacity);
-    ssize_t n = 0;
-    while (answer != NULL && (n = read(fd, answer + used, capacity - used - 1)) > 0) {
-        used += (size_t)n;
-        if (capacity - used - 1 == 0) {
-            char *grown = capacity >= CODE_LIST_MAX_ANSWER ? NULL : realloc(answer, capacity * 2);
-            if (grown == NULL) {
-                free(answer);
-                answer = NULL;
-            } else {
-                answer = grown;
-                capacity *= 2;
-            }
-        }
-    }
-    int read_errno = errno;
-    close(fd);
-    if (answer == NULL) {
-        snprintf(error, error_size, "Compiler.codelist: no memory for an answer of over %zu bytes", used);
-        return NULL;
-    }
-    if (n < 0) {
-        snprintf(error, error_size, "Compiler.codelist: %s", strerror(read_errno));
-        free(answer);
-        return NULL;
-    }
-    answer[used] = '\0';
-    if (strncmp(answer, "0\n", 2) != 0) { /* the listener's status line: 0 when the command ran */
-        snprintf(error, error_size, "Compiler.codelist failed: %.120s", answer);
-        free(answer);
-        return NULL;
-    }
-    *length = used;
-    return answer;
-}
-
 static void read_entry_bcis(code_list *list) {
     vm_structs vm;
     uint64_t bci_offset, id_offset;
@@ -155,7 +83,8 @@ static void read_entry_bcis(code_list *list) {
 int code_list_read(code_list *list) {
     char error[sizeof list->error] = "";
     size_t length = 0;
-    char *text = ask_attach_listener(error, sizeof error, &length);
+    char *text = diagnostic_command_run("Compiler.codelist", CODE_LIST_MAX_ANSWER, CODE_LIST_TIMEOUT_SECONDS,
+                                        error, sizeof error, &length);
     if (text == NULL) {
         memset(list, 0, sizeof *list);
         memcpy(list->error, error, sizeof error);

@@ -1,6 +1,6 @@
 /* The JVM's own account of its compiled code, for the tier and OSR entry of each piece of code
  * (JVMTI's CompiledMethodLoad gives neither). HotSpot's Compiler.codelist diagnostic command, asked
- * through the JVM's attach listener as jcmd asks it, lists every live nmethod as
+ * through the JVM's attach listener as jcmd asks it (diagnostic_command.h), lists every live nmethod as
  * `compile_id level state name [nmethod, code_begin - code_end]`; code_begin and code_end are
  * exactly the code_addr and code_addr + code_size that CompiledMethodLoad reports. The OSR bci
  * is not in that list: it is read from the nmethod itself, at the offset of nmethod::_entry_bci

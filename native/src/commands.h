@@ -35,4 +35,10 @@ void cmd_synchronizers(command_ctx *ctx);
 /* jit.c */
 void cmd_jit(command_ctx *ctx);
 
+/* heap.c */
+void cmd_heap(command_ctx *ctx);
+
+/* memory.c */
+void cmd_memory(command_ctx *ctx);
+
 #endif

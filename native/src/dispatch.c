@@ -27,6 +27,8 @@ static const command commands[] = {
     { "contention.start", cmd_contention_start },
     { "contention.stop", cmd_contention_stop },
     { "jit", cmd_jit },
+    { "heap", cmd_heap },
+    { "memory", cmd_memory },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

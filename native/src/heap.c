@@ -1,0 +1,94 @@
+/* The `heap` command: the JDK's own class histogram (GC.class_histogram, a parallel heap walk at a
+ * safepoint; with "live" a full GC first, as jmap -histo:live) as its text, and how long the JVM
+ * was paused for it: the safepoints the JVM counted while the command ran (HotSpot's
+ * HotspotRuntimeMBean, the counters behind -Xlog:safepoint, in whole milliseconds), read before
+ * and after. A safepoint another cause took meanwhile is counted too, and the count says so. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "commands.h"
+#include "diagnostic_command.h"
+#include "jni_util.h"
+
+#define HEAP_MAX_ANSWER (256u << 20)
+#define HEAP_TIMEOUT_SECONDS 600
+
+typedef struct {
+    jlong count;
+    jlong at_safepoint_millis;  /* getTotalSafepointTime: at the safepoint, the VM operation */
+    jlong reaching_millis;      /* getSafepointSyncTime: bringing the threads to it */
+} safepoint_totals;
+
+/* sun.management.ManagementFactoryHelper.getHotspotRuntimeMBean()'s totals; -1 when not there. */
+static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
+    jclass helper = (*jni)->FindClass(jni, "sun/management/ManagementFactoryHelper");
+    jclass bean_class = helper == NULL || jni_cleared_exception(jni) ? NULL : (*jni)->FindClass(jni, "sun/management/HotspotRuntimeMBean");
+    if (jni_failed(jni, bean_class)) {
+        return -1;
+    }
+    jmethodID get_bean = (*jni)->GetStaticMethodID(jni, helper, "getHotspotRuntimeMBean", "()Lsun/management/HotspotRuntimeMBean;");
+    jmethodID get_count = get_bean == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointCount", "()J");
+    jmethodID get_time = get_count == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getTotalSafepointTime", "()J");
+    jmethodID get_sync = get_time == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointSyncTime", "()J");
+    if (jni_failed(jni, get_sync)) {
+        return -1;
+    }
+    jobject bean = (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
+    int failed = jni_failed(jni, bean)
+            || jni_call_long(jni, bean, get_count, &totals->count) != 0
+            || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
+            || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
+            || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
+    (*jni)->DeleteLocalRef(jni, bean);
+    (*jni)->DeleteLocalRef(jni, bean_class);
+    (*jni)->DeleteLocalRef(jni, helper);
+    return failed ? -1 : 0;
+}
+
+static int64_t monotonic_nanos(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+void cmd_heap(command_ctx *ctx) {
+    int live = request_bool(ctx->req, "live", 0);
+    const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
+    safepoint_totals before, after;
+    int counted = read_safepoint_totals(ctx->jni, &before) == 0;
+    int64_t started = monotonic_nanos();
+    char error[256] = "";
+    size_t length = 0;
+    char *text = diagnostic_command_run(command_line, HEAP_MAX_ANSWER, HEAP_TIMEOUT_SECONDS, error, sizeof error, &length);
+    int64_t elapsed = monotonic_nanos() - started;
+    counted = counted && read_safepoint_totals(ctx->jni, &after) == 0;
+    if (text == NULL) {
+        command_fail(ctx, "histogram_failed", error);
+        return;
+    }
+    command_result(ctx);
+    json_writer *w = ctx->out;
+    json_begin_object(w);
+    json_key(w, "live");
+    json_bool(w, live);
+    json_key(w, "command");
+    json_cstring(w, command_line);
+    json_key(w, "elapsedNanos");
+    json_int(w, elapsed);
+    if (counted) {
+        json_key(w, "safepoints");
+        json_begin_object(w);
+        json_key(w, "count");
+        json_int(w, after.count - before.count);
+        json_key(w, "atSafepointMillis");
+        json_int(w, after.at_safepoint_millis - before.at_safepoint_millis);
+        json_key(w, "reachingMillis");
+        json_int(w, after.reaching_millis - before.reaching_millis);
+        json_end_object(w);
+    }
+    json_key(w, "histogram");
+    json_string(w, text, length);
+    json_end_object(w);
+    free(text);
+}
