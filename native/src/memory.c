@@ -1,7 +1,7 @@
 /* The `memory` command: where the process's memory is, as the JVM itself counts it. The platform
  * MXBeans through JNI (MemoryMXBean and each MemoryPoolMXBean: used, committed, max; each
  * BufferPoolMXBean: count, bytes; each GarbageCollectorMXBean: count, time; ThreadMXBean: live
- * threads), the kernel's count of what is resident (/proc/self/smaps_rollup, in bytes), and the
+ * threads), the kernel's count of what is resident (/proc/self/smaps_rollup and status, in bytes), and the
  * JVM's native memory tracking summary (VM.native_memory summary, diagnostic_command.h), whose
  * text says when tracking is off. Each getter's exception is cleared; a value the JVM would not
  * give is left out. */
@@ -163,26 +163,37 @@ static void write_mxbeans(beans *b) {
     }
 }
 
-/* /proc/self/smaps_rollup's "Name:  N kB" lines as {"Name": bytes}; -1 when it cannot be read. */
-static int write_resident(json_writer *w) {
-    FILE *rollup = fopen("/proc/self/smaps_rollup", "re");
-    if (rollup == NULL) {
+/* Each "Name:  N kB" line of a /proc file whose name starts with prefix, as "Name": bytes. */
+static int write_kilobyte_lines(json_writer *w, const char *path, const char *prefix) {
+    FILE *file = fopen(path, "re");
+    if (file == NULL) {
         return -1;
     }
-    json_key(w, "resident");
-    json_begin_object(w);
     char line[256];
-    while (fgets(line, sizeof line, rollup) != NULL) {
+    while (fgets(line, sizeof line, file) != NULL) {
         char name[64];
         long long kilobytes;
-        if (sscanf(line, "%63[A-Za-z_]: %lld kB", name, &kilobytes) == 2) {
+        if (strncmp(line, prefix, strlen(prefix)) == 0 && sscanf(line, "%63[A-Za-z_]: %lld kB", name, &kilobytes) == 2) {
             json_key(w, name);
             json_int(w, kilobytes * 1024);
         }
     }
-    json_end_object(w);
-    fclose(rollup);
+    fclose(file);
     return 0;
+}
+
+/* smaps_rollup's totals (Rss, Anonymous, Pss_*, Shared_*, Swap, ...) and status's split of the
+ * resident set (RssAnon, RssFile, RssShmem), in bytes. */
+static void write_resident(json_writer *w) {
+    json_key(w, "resident");
+    json_begin_object(w);
+    int rollup = write_kilobyte_lines(w, "/proc/self/smaps_rollup", "");
+    (void)write_kilobyte_lines(w, "/proc/self/status", "Rss");
+    json_end_object(w);
+    if (rollup != 0) {
+        json_key(w, "residentError");
+        json_cstring(w, "/proc/self/smaps_rollup cannot be read (Linux 4.14 or later has it)");
+    }
 }
 
 static void write_native_memory(json_writer *w) {
@@ -221,10 +232,7 @@ void cmd_memory(command_ctx *ctx) {
     command_result(ctx);
     json_begin_object(ctx->out);
     write_mxbeans(&b);
-    if (write_resident(ctx->out) != 0) {
-        json_key(ctx->out, "residentError");
-        json_cstring(ctx->out, "/proc/self/smaps_rollup cannot be read (Linux 4.14 or later has it)");
-    }
+    write_resident(ctx->out);
     write_native_memory(ctx->out);
     json_end_object(ctx->out);
 }

@@ -44,6 +44,8 @@ public final class JvmtiCli implements Callable<Integer> {
             AllocCommand.class,
             ContentionCommand.class,
             JitCommand.class,
+            HeapCommand.class,
+            MemoryCommand.class,
             DetachCommand.class,
             ShellCommand.class,
             DemoCommand.class,

@@ -1,0 +1,123 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.analysis.Histogram;
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.HeapReport;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.HeapView;
+import dev.jvmticli.render.JsonOutput;
+import dev.jvmticli.render.Sizes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "heap", mixinStandardHelpOptions = true,
+        description = {"A class histogram of the heap (the JDK's GC.class_histogram, run inside the target), and how long it paused the target.",
+            "By default every object, garbage included, and no GC; --live runs a full GC first (as jmap -histo:live).",
+            "With --count N: the classes that grew most in bytes between the first and the last of N histograms."})
+final class HeapCommand implements Callable<Integer> {
+    private final CliContext context;
+
+    @Mixin
+    TargetOption target;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "30", description = "Classes to show (default: ${DEFAULT-VALUE}).")
+    int top;
+
+    @Option(names = "--live", description = "Only live objects: the target runs a full GC first (a longer pause).")
+    boolean live;
+
+    @Option(names = "--count", paramLabel = "N", defaultValue = "1", description = "Histograms to take; above 1 shows the growth (default: ${DEFAULT-VALUE}).")
+    int count;
+
+    @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
+            description = "Time between histograms (default: ${DEFAULT-VALUE}).")
+    Duration interval;
+
+    @Option(names = "--json", description = "Print one JSON document instead of tables.")
+    boolean json;
+
+    HeapCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() {
+        if (top < 1) {
+            throw new CliFailure(ExitCode.USAGE, "--top must be at least 1");
+        }
+        if (count < 1 || count > 1000) {
+            throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
+        }
+        TargetProcess process = target.resolve();
+        List<HeapReport> reports = new ArrayList<>();
+        List<Histogram> histograms = new ArrayList<>();
+        try (AgentClient client = context.connect(process)) {
+            for (int round = 1; round <= count; round++) {
+                if (round > 1) {
+                    client.pause(interval);
+                }
+                HeapReport report = histogram(client, live);
+                reports.add(report);
+                histograms.add(Histogram.parse(report.histogram()));
+                if (count > 1 && !json) {
+                    context.err().printf("histogram %d of %d: %s%n", round, count, HeapView.pause(report));
+                    context.err().flush();
+                }
+            }
+        }
+        if (json) {
+            JsonOutput.print(context.out(), document(reports, histograms));
+            return ExitCode.OK.code();
+        }
+        if (count == 1) {
+            HeapView.printHistogram(context.out(), histograms.get(0), top);
+            context.out().println(HeapView.pause(reports.get(0)));
+        } else {
+            HeapView.printGrowth(context.out(), Histogram.growth(histograms), top);
+            context.out().printf("growth from histogram 1 to %d, %s apart; %s first: %s, last: %s%n", count, interval,
+                    live ? "live objects only" : "all objects, garbage included",
+                    totals(histograms.get(0)), totals(histograms.get(count - 1)));
+        }
+        context.out().flush();
+        return ExitCode.OK.code();
+    }
+
+    /** One histogram through the resident agent. */
+    static HeapReport histogram(AgentClient client, boolean live) {
+        return client.call("heap", Map.of("live", live), HeapReport.class);
+    }
+
+    private static String totals(Histogram histogram) {
+        return Sizes.bytes(histogram.bytes()) + " in " + histogram.instances() + " instances";
+    }
+
+    private Map<String, Object> document(List<HeapReport> reports, List<Histogram> histograms) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("live", live);
+        List<Map<String, Object>> rounds = new ArrayList<>();
+        for (int i = 0; i < reports.size(); i++) {
+            Map<String, Object> round = new LinkedHashMap<>();
+            round.put("elapsedNanos", reports.get(i).elapsedNanos());
+            round.put("safepoints", reports.get(i).safepoints());
+            round.put("instances", histograms.get(i).instances());
+            round.put("bytes", histograms.get(i).bytes());
+            round.put("classes", histograms.get(i).top(top));
+            rounds.add(round);
+        }
+        doc.put("histograms", rounds);
+        if (reports.size() > 1) {
+            List<Histogram.Growth> growth = Histogram.growth(histograms);
+            doc.put("growth", growth.subList(0, Math.min(top, growth.size())));
+        }
+        return doc;
+    }
+}

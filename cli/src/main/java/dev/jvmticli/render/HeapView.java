@@ -1,0 +1,67 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.Histogram;
+import dev.jvmticli.client.HeapReport;
+import java.io.PrintWriter;
+import java.util.List;
+
+/** The `heap` command's tables: a histogram, the growth between histograms, and what each cost. */
+public final class HeapView {
+    private HeapView() {
+    }
+
+    public static void printHistogram(PrintWriter out, Histogram histogram, int top) {
+        Table table = new Table("INSTANCES", "BYTES", "CLASS").alignRight(0, 1);
+        for (Histogram.Row row : histogram.top(top)) {
+            table.add(Long.toString(row.instances()), Long.toString(row.bytes()), row.className());
+        }
+        table.print(out);
+        out.printf("%d of %d classes; %d instances, %s in all%n", Math.min(top, histogram.rows().size()), histogram.rows().size(),
+                histogram.instances(), Sizes.bytes(histogram.bytes()));
+    }
+
+    /** The classes that grew most in bytes, with their instances and bytes at each histogram. */
+    public static void printGrowth(PrintWriter out, List<Histogram.Growth> growth, int top) {
+        int rounds = growth.isEmpty() ? 0 : growth.get(0).bytes().length;
+        String[] headers = new String[rounds + 3];
+        headers[0] = "BYTES+";
+        headers[1] = "INSTANCES+";
+        for (int i = 0; i < rounds; i++) {
+            headers[i + 2] = "#" + (i + 1) + " INSTANCES/BYTES";
+        }
+        headers[rounds + 2] = "CLASS";
+        int[] right = new int[rounds + 2];
+        for (int i = 0; i < right.length; i++) {
+            right[i] = i;
+        }
+        Table table = new Table(headers).alignRight(right);
+        for (Histogram.Growth g : growth.subList(0, Math.min(top, growth.size()))) {
+            String[] cells = new String[rounds + 3];
+            cells[0] = signed(g.bytesGrown());
+            cells[1] = signed(g.instancesGrown());
+            for (int i = 0; i < rounds; i++) {
+                cells[i + 2] = g.instances()[i] + "/" + g.bytes()[i];
+            }
+            cells[rounds + 2] = g.className();
+            table.add(cells);
+        }
+        table.print(out);
+    }
+
+    /** How long the target was stopped for this histogram, as the JVM counted it. */
+    public static String pause(HeapReport report) {
+        String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";
+        HeapReport.Safepoints s = report.safepoints();
+        if (s == null) {
+            return "pause unknown: the JVM keeps no safepoint times (it runs with -XX:-UsePerfData); " + took;
+        }
+        String what = report.live() ? "full GC and histogram" : "histogram, no GC";
+        return String.format(java.util.Locale.ROOT, "%s: target paused %d ms (reaching the safepoint %d ms, at it %d ms; %d safepoint%s%s, in whole ms as the JVM counts them); %s",
+                what, s.pausedMillis(), s.reachingMillis(), s.atSafepointMillis(), s.count(), s.count() == 1 ? "" : "s",
+                s.count() > 1 ? ", other causes' included" : "", took);
+    }
+
+    private static String signed(long value) {
+        return value > 0 ? "+" + value : Long.toString(value);
+    }
+}
