@@ -1,0 +1,110 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.LeakTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** `heap` against a target that leaks one class next to 100 times its bytes of garbage, on every installed JDK and collector. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class HeapIT {
+    static final String LEAKED = "dev.jvmticli.targets.LeakTarget$Leaked";
+    static final Pattern SAFEPOINT = Pattern.compile("Safepoint \"(\\w+)\".* Total: (\\d+) ns");
+
+    Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    /** G1 and Parallel on every JDK, and ZGC from JDK 21 (its histogram GC is a concurrent cycle with pauses of its own). */
+    Stream<Arguments> collectors() {
+        return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC")
+                .filter(gc -> !gc.equals("-XX:+UseZGC") || jdk.feature() >= 21)
+                .map(gc -> Arguments.of(jdk, gc)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void growthOfLiveObjectsPutsTheLeakingClassFirst(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class)) {
+            long before = Long.parseLong(target.ask("leaked"));
+            Result result = CliRun.run("heap", Long.toString(target.pid()), "--live", "--count", "3", "--interval", "2s", "--json");
+            long after = Long.parseLong(target.ask("leaked"));
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            JsonNode first = doc.path("growth").get(0);
+            assertEquals(LEAKED, first.path("className").asText(), result.out());
+            JsonNode instances = first.path("instances");
+            assertEquals(3, instances.size());
+            assertTrue(instances.get(0).asLong() >= before && instances.get(2).asLong() <= after,
+                    "the map held " + before + " before and " + after + " after; the histograms say " + instances);
+            assertTrue(instances.get(0).asLong() < instances.get(1).asLong() && instances.get(1).asLong() < instances.get(2).asLong(), instances.toString());
+            for (JsonNode histogram : doc.path("histograms")) {
+                assertTrue(histogram.path("safepoints").path("count").asLong() >= 1, "a full GC and a walk each: " + histogram);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void allObjectsCountsTheLeakExactlyAndPrintsATable(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class)) {
+            long before = Long.parseLong(target.ask("leaked"));
+            Result result = CliRun.run("heap", Long.toString(target.pid()), "--top", "400");
+            long after = Long.parseLong(target.ask("leaked"));
+            assertEquals(0, result.exit(), result.toString());
+            Matcher row = Pattern.compile("(?m)^\\s*(\\d+)\\s+(\\d+)\\s+" + Pattern.quote(LEAKED) + "$").matcher(result.out());
+            assertTrue(row.find(), result.out());
+            long instances = Long.parseLong(row.group(1));
+            assertTrue(instances >= before && instances <= after, before + " <= " + instances + " <= " + after);
+            assertTrue(result.out().contains("histogram, no GC: target paused "), result.out());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("collectors")
+    void theLivePauseIsTheOneTheJvmLogged(Jdks.Jdk jdk, String collector) throws Exception {
+        Path log = Files.createTempFile("heap-safepoints", ".log");
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of(collector, "-Xlog:safepoint:file=" + log))) {
+            Result result = CliRun.run("heap", Long.toString(target.pid()), "--live", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode safepoints = Json.parse(result.out()).path("histograms").get(0).path("safepoints");
+            // the safepoints the command counted are the last ones logged, the walk (GC_HeapInspection) last of all
+            List<String> logged = new ArrayList<>();
+            List<Long> totals = new ArrayList<>();
+            for (String line : Files.readAllLines(log)) {
+                Matcher m = SAFEPOINT.matcher(line);
+                if (m.find()) {
+                    logged.add(m.group(1));
+                    totals.add(Long.parseLong(m.group(2)));
+                }
+            }
+            int walk = logged.lastIndexOf("GC_HeapInspection");
+            int count = safepoints.path("count").asInt();
+            assertTrue(walk >= 0 && count >= 1 && walk + 1 >= count, "counted " + safepoints + "; the target logged " + logged);
+            long loggedNanos = totals.subList(walk + 1 - count, walk + 1).stream().mapToLong(Long::longValue).sum();
+            long loggedMillis = loggedNanos / 1_000_000;
+            long reported = safepoints.path("atSafepointMillis").asLong() + safepoints.path("reachingMillis").asLong();
+            assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
+                    "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}

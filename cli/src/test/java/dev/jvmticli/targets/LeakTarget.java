@@ -1,0 +1,86 @@
+package dev.jvmticli.targets;
+
+import dev.jvmticli.testing.TargetMain;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryUsage;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A leak next to churn: {@link #leak()} keeps LEAK_PER_TICK {@link Leaked} in a static map every
+ * 10 ms, forever; {@link #churn()} allocates 100 times those bytes in short-lived {@link Churn}
+ * arrays. Three direct buffers of 1 MiB are held from the start. Commands: {@code leaked} prints
+ * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself.
+ */
+public final class LeakTarget {
+    static final int LEAK_PER_TICK = 20;
+    static final Map<Long, Leaked> LEAK = new ConcurrentHashMap<>();
+    static final List<ByteBuffer> DIRECT = new ArrayList<>();
+    static volatile Object sink;
+
+    private LeakTarget() {
+    }
+
+    /** 8 longs: more bytes per instance than the map's own nodes, so it leads the growth. */
+    public static final class Leaked {
+        long a, b, c, d, e, f, g, h;
+    }
+
+    /** The garbage: arrays of these die young. */
+    public static final class Churn {
+    }
+
+    static void leak() {
+        for (int i = 0; i < LEAK_PER_TICK; i++) {
+            LEAK.put((long) LEAK.size(), new Leaked());
+        }
+    }
+
+    static void churn() {
+        for (int i = 0; i < LEAK_PER_TICK * 100; i++) {
+            sink = new Churn[16]; // 80 bytes with compressed oops, as a Leaked
+        }
+    }
+
+    static String memory() {
+        StringBuilder out = new StringBuilder();
+        MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        out.append("heap.committed=").append(heap.getCommitted()).append(" heap.max=").append(heap.getMax());
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            out.append(" pool.").append(pool.getName().replace(' ', '_')).append(".committed=").append(pool.getUsage().getCommitted());
+        }
+        for (BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+            out.append(" buffers.").append(pool.getName().replace(' ', '_')).append(".count=").append(pool.getCount())
+                    .append(" buffers.").append(pool.getName().replace(' ', '_')).append(".used=").append(pool.getMemoryUsed());
+        }
+        out.append(" threads=").append(ManagementFactory.getThreadMXBean().getThreadCount());
+        return out.toString();
+    }
+
+    public static void main(String[] args) throws Exception {
+        for (int i = 0; i < 3; i++) {
+            DIRECT.add(ByteBuffer.allocateDirect(1 << 20));
+        }
+        TargetMain.start("leak", () -> {
+            while (true) {
+                leak();
+                churn();
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        TargetMain.serve(line -> switch (line) {
+            case "leaked" -> Integer.toString(LEAK.size());
+            case "memory" -> memory();
+            default -> "unknown command " + line;
+        });
+    }
+}
