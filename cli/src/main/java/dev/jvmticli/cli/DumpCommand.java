@@ -1,11 +1,14 @@
 package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.Hello;
+import dev.jvmticli.client.MemoryReport;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.VmInfo;
@@ -13,6 +16,8 @@ import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
 import dev.jvmticli.render.DumpSummary;
+import dev.jvmticli.render.HeapView;
+import dev.jvmticli.render.MemoryView;
 import dev.jvmticli.render.MonitorsText;
 import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
@@ -33,6 +38,8 @@ import picocli.CommandLine.Option;
                 "monitors, deadlocks and the busiest threads; once the JVM's facts; summary.md for a person and index.json listing every file."})
 final class DumpCommand implements Callable<Integer> {
     private static final int BUSIEST = 10;
+    private static final int HISTOGRAM_CLASSES = 100;
+    private static final int GROWN_CLASSES = 15;
 
     private final CliContext context;
 
@@ -52,6 +59,10 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = "--zip", description = "Also pack the directory into DIR.zip.")
     boolean zip;
 
+    @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",
+        "and the classes that grew most in summary.md."})
+    boolean heap;
+
     DumpCommand(CliContext context) {
         this.context = context;
     }
@@ -69,15 +80,24 @@ final class DumpCommand implements Callable<Integer> {
             directory.writeJson("jvm.json", 0, "vm", Map.of("hello", hello, "vm", vm));
             directory.write("jvm.txt", 0, "vm", printer -> VmText.print(printer, hello, vm));
             List<DumpSummary.Round> rounds = new ArrayList<>();
+            List<Histogram> histograms = new ArrayList<>();
             Snapshot snapshot = Snapshot.take(client);
             for (int round = 1; round <= count; round++) {
                 Outcome outcome = round(client, directory, round, snapshot);
+                writeMemory(client, directory, round, vm);
+                if (heap && (round == 1 || round == count)) {
+                    histograms.add(writeHistogram(client, directory, round));
+                }
                 rounds.add(outcome.round());
                 snapshot = outcome.next();
                 progress(round, directory);
             }
-            directory.write("summary.md", 0, "summary",
-                    printer -> DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds));
+            directory.write("summary.md", 0, "summary", printer -> {
+                DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds);
+                if (heap) {
+                    HeapView.printGrowthMarkdown(printer, histograms, count, GROWN_CLASSES);
+                }
+            });
         } catch (CliFailure failure) {
             directory.recordError(failure.getMessage());
             throw failure;
@@ -88,6 +108,27 @@ final class DumpCommand implements Callable<Integer> {
             context.out().println("wrote " + directory.root() + " (" + directory.entries().size() + " files; start with summary.md)");
         }
         return ExitCode.OK.code();
+    }
+
+    private static void writeMemory(AgentClient client, DumpDirectory directory, int round, VmInfo vm) throws IOException {
+        String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
+        MemoryReport memory = MemoryCommand.memory(client);
+        VmInfo.Flag stackSize = vm.flags().get("ThreadStackSize");
+        directory.write(prefix + "memory.txt", round, "memory", printer -> MemoryView.print(printer, memory, stackSize));
+        directory.writeJson(prefix + "memory.json", round, "memory --json", Map.of("memory", memory));
+    }
+
+    private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round) throws IOException {
+        String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
+        HeapReport report = HeapCommand.histogram(client, false);
+        Histogram histogram = Histogram.parse(report.histogram());
+        directory.write(prefix + "heap.txt", round, "heap --top " + HISTOGRAM_CLASSES, printer -> {
+            HeapView.printHistogram(printer, histogram, HISTOGRAM_CLASSES);
+            printer.println(HeapView.pause(report));
+        });
+        directory.writeJson(prefix + "heap.json", round, "heap --json", Map.of("safepoints", report.safepoints(),
+                "elapsedNanos", report.elapsedNanos(), "instances", histogram.instances(), "bytes", histogram.bytes(), "classes", histogram.rows()));
+        return histogram;
     }
 
     /** The threads at one moment (System.nanoTime). */

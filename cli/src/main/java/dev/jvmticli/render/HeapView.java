@@ -48,6 +48,25 @@ public final class HeapView {
         table.print(out);
     }
 
+    /** summary.md's section: the classes that grew most between the first and the last histogram of a dump. */
+    public static void printGrowthMarkdown(PrintWriter out, List<Histogram> histograms, int rounds, int top) {
+        out.println();
+        out.println("## Classes that grew most (heap histograms of rounds 1 and " + rounds + ")");
+        if (histograms.size() < 2) {
+            out.println("Needs two rounds or more (--count).");
+            return;
+        }
+        out.println("All objects, garbage included (no GC was forced): a class that churns can look grown; `heap --live --count N` counts live objects only.");
+        out.println();
+        out.println("| bytes grown | instances grown | round 1 bytes | round " + rounds + " bytes | class |");
+        out.println("|---|---|---|---|---|");
+        List<Histogram.Growth> growth = Histogram.growth(histograms);
+        for (Histogram.Growth g : growth.subList(0, Math.min(top, growth.size()))) {
+            out.println("| " + signed(g.bytesGrown()) + " | " + signed(g.instancesGrown()) + " | " + g.bytes()[0] + " | " + g.bytes()[1]
+                    + " | `" + g.className() + "` |");
+        }
+    }
+
     /** How long the target was stopped for this histogram, as the JVM counted it. */
     public static String pause(HeapReport report) {
         String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";

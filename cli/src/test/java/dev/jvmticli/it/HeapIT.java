@@ -1,6 +1,7 @@
 package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -105,6 +106,44 @@ class HeapIT {
                     "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
         } finally {
             Files.deleteIfExists(log);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void dumpWritesMemoryEachRoundAndWithHeapTheLeakInTheSummary(Jdks.Jdk jdk) throws Exception {
+        Path plain = Files.createTempDirectory("dump-memory");
+        Path withHeap = Files.createTempDirectory("dump-heap");
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class)) {
+            Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", plain.toString(), "--interval", "1s");
+            assertEquals(0, result.exit(), result.toString());
+            assertTrue(Files.readString(plain.resolve("round-001/memory.txt")).contains(" Java threads x "));
+            assertTrue(Files.exists(plain.resolve("round-001/memory.json")));
+            assertFalse(Files.exists(plain.resolve("round-001/heap.txt")), "no histogram without --heap");
+            assertFalse(Files.readString(plain.resolve("summary.md")).contains("Classes that grew"));
+
+            result = CliRun.run("dump", Long.toString(target.pid()), "--out", withHeap.toString(), "--count", "3", "--interval", "2s", "--heap");
+            assertEquals(0, result.exit(), result.toString());
+            for (String round : List.of("round-001", "round-002", "round-003")) {
+                assertTrue(Files.exists(withHeap.resolve(round + "/memory.txt")), round);
+            }
+            assertTrue(Files.readString(withHeap.resolve("round-001/heap.txt")).contains("target paused "));
+            assertTrue(Files.exists(withHeap.resolve("round-003/heap.json")));
+            assertFalse(Files.exists(withHeap.resolve("round-002/heap.txt")), "histograms at the first and the last round only");
+            String summary = Files.readString(withHeap.resolve("summary.md"));
+            Matcher leak = Pattern.compile("(?m)^\\| \\+(\\d+) \\| \\+(\\d+) \\|.*`" + Pattern.quote(LEAKED) + "` \\|$").matcher(summary);
+            assertTrue(leak.find(), summary);
+        } finally {
+            deleteTree(plain);
+            deleteTree(withHeap);
+        }
+    }
+
+    private static void deleteTree(Path root) throws java.io.IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
         }
     }
 }
