@@ -163,6 +163,8 @@ function _complete_jvmti-cli() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} alloc" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} contention" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} jit" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} heap" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} memory" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} detach" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} shell" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} demo" ];    then _picocli_jvmti-cli; return $?; fi
@@ -179,17 +181,21 @@ function _complete_jvmti-cli() {
   local cmds6=(alloc)
   local cmds7=(contention)
   local cmds8=(jit)
-  local cmds9=(detach)
-  local cmds10=(shell)
-  local cmds11=(demo)
-  local cmds12=(agent-path)
-  local cmds13=(help)
+  local cmds9=(heap)
+  local cmds10=(memory)
+  local cmds11=(detach)
+  local cmds12=(shell)
+  local cmds13=(demo)
+  local cmds14=(agent-path)
+  local cmds15=(help)
 
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_help; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_help; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
   if CompWordsContainsArray "${cmds8[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
   if CompWordsContainsArray "${cmds7[@]}"; then _picocli_jvmti-cli_contention; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_jvmti-cli_alloc; return $?; fi
@@ -210,7 +216,7 @@ function _picocli_jvmti-cli() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention jit detach shell demo agent-path help"
+  local commands="list threads stacks monitors deadlocks dump alloc contention jit heap memory detach shell demo agent-path help"
   local flag_opts="'--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--timeout'"
 
@@ -400,7 +406,7 @@ function _picocli_jvmti-cli_dump() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--zip' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--zip' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--out' '--count' '--interval' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
@@ -546,6 +552,69 @@ function _picocli_jvmti-cli_jit() {
   fi
 }
 
+# Generates completions for the options and subcommands of the `heap` subcommand.
+function _picocli_jvmti-cli_heap() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--live' '--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--top' '--count' '--interval' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--top')
+      return
+      ;;
+    '--count')
+      return
+      ;;
+    '--interval')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `memory` subcommand.
+function _picocli_jvmti-cli_memory() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
 # Generates completions for the options and subcommands of the `detach` subcommand.
 function _picocli_jvmti-cli_detach() {
   # Get completion data
@@ -663,7 +732,7 @@ function _picocli_jvmti-cli_help() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention jit detach shell demo agent-path"
+  local commands="list threads stacks monitors deadlocks dump alloc contention jit heap memory detach shell demo agent-path"
   local flag_opts="'-h' '--help' '--verbose'"
   local arg_opts="'--timeout'"
 
