@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# How long a class histogram stops the target: `jvmti-cli heap` (all objects, no GC) and
+# `heap --live` (a full GC first) next to `jmap -histo`, `jmap -histo:live`, `jcmd GC.class_histogram -all`
+# and `jcmd GC.class_histogram` (live), on targets holding live heaps of the sizes given (MiB), each
+# with -Xlog:safepoint. A tool's pause is the sum of the Total of every safepoint the target logged
+# while it ran; the tools alternate, medians of the rounds are printed. Not a test: the numbers
+# depend on the machine. Needs `mvn -B package -DskipTests` first.
+#   bench/heap.sh [rounds] [size-MiB...]     (default: 3 rounds, 1024 and 2048 MiB)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+rounds=${1:-3}
+shift || true
+if (($# == 0)); then set -- 1024 2048; fi
+sizes=("$@")
+java=${JAVA_HOME:+$JAVA_HOME/bin/}java
+jdk_bin=$(dirname "$(readlink -f "$(command -v "$java")")")
+work=$(mktemp -d)
+target=
+trap '[[ -n "$target" ]] && kill "$target" 2>/dev/null; rm -rf "$work"' EXIT
+javac -d "$work" "$here/heap/LiveHeap.java"
+
+tools=("jvmti-cli heap" "jvmti-cli heap --live" "jmap -histo" "jmap -histo:live" "jcmd GC.class_histogram -all" "jcmd GC.class_histogram")
+run_tool() { # $1 = tool index, $2 = pid
+  case $1 in
+    0) "$root/jvmti-cli" heap "$2" --top 1 ;;
+    1) "$root/jvmti-cli" heap "$2" --live --top 1 ;;
+    2) "$jdk_bin/jmap" -histo "$2" ;;
+    3) "$jdk_bin/jmap" -histo:live "$2" ;;
+    4) "$jdk_bin/jcmd" "$2" GC.class_histogram -all ;;
+    5) "$jdk_bin/jcmd" "$2" GC.class_histogram ;;
+  esac >/dev/null
+}
+pause_ms_since() { # $1 = log, $2 = byte offset: the summed safepoint Total logged since, in ms
+  tail -c +"$(($2 + 1))" "$1" | sed -n 's/.*Safepoint ".*Total: \([0-9]*\) ns.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1e6}'
+}
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+printf '| live heap |'; for t in "${tools[@]}"; do printf ' %s |' "$t"; done; echo
+printf '|---|'; for _ in "${tools[@]}"; do printf -- '---:|'; done; echo
+for size in "${sizes[@]}"; do
+  log="$work/safepoint-$size.log"
+  "$java" -Xmx$((size * 2 + 1024))m -Xms$((size * 2 + 1024))m -XX:+UseG1GC -Xlog:safepoint:file="$log" \
+      -cp "$work" LiveHeap "$size" >"$work/out" 2>&1 &
+  target=$!
+  while ! grep -q READY "$work/out" 2>/dev/null; do kill -0 "$target"; sleep 0.2; done
+  "$root/jvmti-cli" heap "$target" --top 1 >/dev/null # the agent's first load is not a histogram's pause
+  for ((i = 0; i < ${#tools[@]}; i++)); do : >"$work/t$i"; done
+  for ((r = 1; r <= rounds; r++)); do
+    for ((k = 0; k < ${#tools[@]}; k++)); do
+      i=$(((k + r) % ${#tools[@]})) # a different order each round
+      sleep 1
+      offset=$(stat -c %s "$log")
+      run_tool "$i" "$target"
+      sleep 0.2 # the log is written after the safepoint ends
+      pause_ms_since "$log" "$offset" >>"$work/t$i"; echo >>"$work/t$i"
+    done
+  done
+  printf '| %s MiB |' "$size"
+  for ((i = 0; i < ${#tools[@]}; i++)); do printf ' %s |' "$(grep . "$work/t$i" | median)"; done; echo
+  kill "$target"; wait "$target" 2>/dev/null || true
+  target=
+done
+echo "pause in ms: the median over $rounds rounds of the safepoints the target logged while the tool ran ($("$java" -version 2>&1 | head -1))"
