@@ -3,7 +3,8 @@
 # `heap --live` (a full GC first) next to `jmap -histo`, `jmap -histo:live`, `jcmd GC.class_histogram -all`
 # and `jcmd GC.class_histogram` (live), on targets holding live heaps of the sizes given (MiB), each
 # with -Xlog:safepoint. A tool's pause is the sum of the Total of every safepoint the target logged
-# while it ran; the tools alternate, medians of the rounds are printed. Not a test: the numbers
+# while it ran, but the periodic "Cleanup" ones, which are not the tool's; the tools alternate,
+# medians of the rounds are printed. Not a test: the numbers
 # depend on the machine. Needs `mvn -B package -DskipTests` first.
 #   bench/heap.sh [rounds] [size-MiB...]     (default: 3 rounds, 1024 and 2048 MiB)
 set -euo pipefail
@@ -32,7 +33,7 @@ run_tool() { # $1 = tool index, $2 = pid
   esac >/dev/null
 }
 pause_ms_since() { # $1 = log, $2 = byte offset: the summed safepoint Total logged since, in ms
-  tail -c +"$(($2 + 1))" "$1" | sed -n 's/.*Safepoint ".*Total: \([0-9]*\) ns.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1e6}'
+  tail -c +"$(($2 + 1))" "$1" | grep -v 'Safepoint "Cleanup"' | sed -n 's/.*Safepoint ".*Total: \([0-9]*\) ns.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1e6}'
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 

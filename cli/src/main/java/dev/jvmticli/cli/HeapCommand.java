@@ -83,7 +83,7 @@ final class HeapCommand implements Callable<Integer> {
             context.out().println(HeapView.pause(reports.get(0)));
         } else {
             HeapView.printGrowth(context.out(), Histogram.growth(histograms), top);
-            context.out().printf("growth from histogram 1 to %d, %s apart; %s first: %s, last: %s%n", count, interval,
+            context.out().printf("growth from histogram 1 to %d, %s ms apart, %s; first: %s, last: %s%n", count, interval.toMillis(),
                     live ? "live objects only" : "all objects, garbage included",
                     totals(histograms.get(0)), totals(histograms.get(count - 1)));
         }
