@@ -33,7 +33,7 @@ run_tool() { # $1 = tool index, $2 = pid
   esac >/dev/null
 }
 pause_ms_since() { # $1 = log, $2 = byte offset: the summed safepoint Total logged since, in ms
-  tail -c +"$(($2 + 1))" "$1" | grep -v 'Safepoint "Cleanup"' | sed -n 's/.*Safepoint ".*Total: \([0-9]*\) ns.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1e6}'
+  tail -c +"$(($2 + 1))" "$1" | { grep -v 'Safepoint "Cleanup"' || true; } | sed -n 's/.*Safepoint ".*Total: \([0-9]*\) ns.*/\1/p' | awk '{s += $1} END {printf "%.1f", s / 1e6}'
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
