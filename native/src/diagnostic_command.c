@@ -23,7 +23,12 @@ static int connect_to_own_listener(int timeout_seconds, char *error, size_t erro
     (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout); /* without: a stuck listener is waited for */
     (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     if (connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
-        snprintf(error, error_size, "the JVM's attach listener (%s) is not there: %s", address.sun_path, strerror(errno));
+        if (errno == ENOENT) { /* the agent was loaded at start-up and nothing has attached since */
+            snprintf(error, error_size, "the JVM's attach listener (%s) is not running: nothing attached to this JVM yet"
+                     " (any attach starts it, e.g. jcmd <pid> VM.version)", address.sun_path);
+        } else {
+            snprintf(error, error_size, "the JVM's attach listener (%s) is not there: %s", address.sun_path, strerror(errno));
+        }
         close(fd);
         return -1;
     }

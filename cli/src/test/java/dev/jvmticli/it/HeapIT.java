@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.LeakTarget;
+import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
@@ -136,6 +137,22 @@ class HeapIT {
         } finally {
             deleteTree(plain);
             deleteTree(withHeap);
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void withoutAnAttachListenerHeapSaysWhyAndMemoryTheRest(Jdks.Jdk jdk) {
+        // loaded at start-up and never attached to: the JVM has not started its attach listener
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, AgentMode.STARTUP.jvmOptions())) {
+            String why = "the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not running: nothing attached to this JVM yet";
+            Result heap = CliRun.run("heap", Long.toString(target.pid()));
+            assertEquals(1, heap.exit(), heap.toString());
+            assertTrue(heap.err().contains(why), heap.toString());
+            Result memory = CliRun.run("memory", Long.toString(target.pid()));
+            assertEquals(0, memory.exit(), memory.toString());
+            assertTrue(memory.out().contains("native memory tracking unknown: " + why), memory.toString());
+            assertTrue(memory.out().contains("direct"), memory.toString());
         }
     }
 

@@ -161,7 +161,7 @@ class JitIT {
             assertTrue(hot.get(0).path("tier").isNull() && hot.get(0).path("osr").isNull(), hot.toString());
             Result table = CliRun.run("jit", Long.toString(target.pid()), "--method", "hot");
             assertTrue(table.out().lines().anyMatch(l -> l.matches("0x.* \\? +\\? +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))), table.out());
-            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not there"),
+            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not running: nothing attached to this JVM yet"),
                     table.out());
         }
     }
