@@ -89,7 +89,7 @@ typedef struct {
     int32_t state;
 } thread_record;
 
-/* One read for each record: size bytes at (the value read_from gives) + offset, into field. */
+/* For each record, size bytes at offset in its OSThread (from_os_thread) or JavaThread, into field. */
 static void read_field(thread_record *records, own_read *reads, size_t count, int from_os_thread, uint64_t offset,
                        size_t field, size_t size) {
     for (size_t i = 0; i < count; i++) {
