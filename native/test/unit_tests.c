@@ -579,15 +579,31 @@ static void test_vm_structs(void) {
 }
 
 static void test_own_memory(void) {
-    uint64_t here = 0x0123456789abcdefULL;
-    uint64_t copy = 0;
-    CHECK(own_memory_read((uintptr_t)&here, &copy, sizeof copy) == 0 && copy == here);
-    CHECK(own_memory_read(0, &copy, sizeof copy) == -1);
     long page = sysconf(_SC_PAGESIZE);
     char *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(gone != MAP_FAILED);
     munmap(gone, (size_t)page);
-    CHECK(own_memory_read((uintptr_t)gone, &copy, sizeof copy) == -1); /* unmapped: no fault */
+    enum { N = 600 }; /* more than one batch */
+    static uint64_t here[N];
+    static uint64_t copy[N];
+    static own_read reads[N];
+    for (size_t i = 0; i < N; i++) {
+        here[i] = 0x0123456789abcdefULL + i;
+        copy[i] = 0;
+        reads[i] = (own_read) { (uintptr_t)&here[i], &copy[i], sizeof copy[i], 0 };
+    }
+    reads[3].address = 0;                  /* nothing to read */
+    reads[10].address = (uintptr_t)gone;   /* unmapped: fails, no fault, and the rest is still read */
+    reads[300].address = (uintptr_t)gone;
+    own_memory_read_each(reads, N);
+    int rest = 1;
+    for (size_t i = 0; i < N; i++) {
+        if (i != 3 && i != 10 && i != 300) {
+            rest = rest && reads[i].ok && copy[i] == here[i];
+        }
+    }
+    CHECK(rest);
+    CHECK(!reads[3].ok && !reads[10].ok && !reads[300].ok && copy[10] == 0);
 }
 
 static lock_ref ref(jint hash, const char *class_name) {
