@@ -73,7 +73,7 @@ class RealServersIT {
             return server + " on " + jdk;
         }
 
-        /** The class whose servlet or handler allocates the catalog's pages. */
+        /** The servlet or handler class that allocates the catalog's pages. */
         String catalogClass() {
             return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
         }
