@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.targets.ChurnTarget;
+import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
@@ -38,7 +39,19 @@ class DumpConsistencyIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void noThreadContradictsItselfMoreOftenThanInJstack(Jdks.Jdk jdk) throws Exception {
-        TargetJvm target = TARGETS.get(jdk);
+        checkDumps(jdk, TARGETS.get(jdk), AgentMode.LIVE_ATTACH);
+    }
+
+    /** With the agent started with the JVM, the facts come from JVMTI's own lock calls, which see no state or frames. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void noThreadContradictsItselfInStartupModeEither(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, ChurnTarget.class, AgentMode.STARTUP.jvmOptions())) {
+            checkDumps(jdk, target, AgentMode.STARTUP);
+        }
+    }
+
+    private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
         String pid = Long.toString(target.pid());
         List<String> ours = new ArrayList<>();
         List<String> jstacks = new ArrayList<>();
@@ -59,7 +72,7 @@ class DumpConsistencyIT {
         }
         System.out.printf("%s: %d dumps, %d threads: inconsistent %d ours, %d jstack's; unsettled %d; churn threads parked"
                 + " without blocker %d; Object.wait without its monitor %d%n",
-                jdk, DUMPS, threads, ours.size(), jstacks.size(), unsettled, missing.size(), unnamedMonitors);
+                jdk + " " + mode, DUMPS, threads, ours.size(), jstacks.size(), unsettled, missing.size(), unnamedMonitors);
         assertTrue(ours.size() <= jstacks.size(), "ours: " + ours + "\njstack's: " + jstacks);
         assertEquals(List.of(), missing);
     }

@@ -9,9 +9,11 @@ import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
+import dev.jvmticli.testing.DumpConsistency;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Map;
 import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +63,22 @@ class ThreadDumpTextTest {
                 "\t- None",
                 "",
                 ""), text.toString());
+    }
+
+    @Test
+    void saysWhyAThreadThatNeverSettledHasNoLockLines() {
+        ThreadEntry mover = new ThreadEntry(9, "mover", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadStack unsettled = new ThreadStack(mover, List.of(new Frame("a.B", "enter", "B.java", 20, false)), false,
+                null, null, true);
+        StringWriter text = new StringWriter();
+        ThreadDumpText.printThread(new PrintWriter(text), unsettled, Map.of());
+        assertEquals(String.join(System.lineSeparator(),
+                "\"mover\" #9 prio=5 waiting for monitor entry",
+                "   java.lang.Thread.State: BLOCKED (on object monitor)",
+                "   Lock lines left out: the thread kept moving while they were read",
+                "\tat a.B.enter(B.java:20)",
+                ""), text.toString());
+        assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
+                DumpConsistency.unsettledThreads(text.toString()));
     }
 }
