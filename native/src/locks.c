@@ -623,11 +623,6 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
     } else {
         status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
     }
-    for (size_t i = 0; i < count; i++) {
-        if ((subjects[i].state & JVMTI_THREAD_STATE_PARKED) != 0) {
-            collect_parked(jni, &subjects[i], &facts[i]);
-        }
-    }
     return status;
 }
 

@@ -15,7 +15,7 @@
  *   for small batches of threads (each batch one short safepoint; never the all-threads dump with
  *   synchronizers, which walks the heap). With owned monitors, HotSpot before JDK 25 looks through
  *   every monitor in use for each thread it is asked about: the pause grows faster than the threads.
- * Parked threads are read in all modes through LockSupport.getBlocker and the blocker's
+ * Parked threads are read in all modes (locks_collect_parked) through LockSupport.getBlocker and the blocker's
  * AbstractOwnableSynchronizer.exclusiveOwnerThread field. */
 #ifndef JVMTICLI_LOCKS_H
 #define JVMTICLI_LOCKS_H
@@ -84,7 +84,8 @@ int locks_needed(const lock_subject *s, int want_owned);
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
 
-/* Fills facts[i] for subjects[i]; owned monitors only when want_owned. facts must be zeroed.
+/* Fills facts[i] for subjects[i]; owned monitors only when want_owned; not what a parked thread is
+ * parked on (locks_collect_parked, read between two looks at the thread: thread_moment.h). facts must be zeroed.
  * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                   lock_facts *facts);

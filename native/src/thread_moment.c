@@ -109,18 +109,32 @@ static void clear_locks(lock_facts *f) {
  * becomes that one when it is what they describe. LOCK_FIT_NOT when the thread moved (m is then
  * its latest moment); -1 when it has ended (m is left as it was). */
 static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_moment *m, lock_facts *f) {
-    int parked = (m->state & JVMTI_THREAD_STATE_PARKED) != 0; /* its blocker was read apart: see locks.h */
+    int parked = (m->state & JVMTI_THREAD_STATE_PARKED) != 0;
     lock_fit_result fit = lock_fit(m->state, m->count, id, f);
     if (!parked && fit == LOCK_FIT && witness_is(jni, &f->seen, m)) {
         return LOCK_FIT;
     }
+    /* a parked thread's blocker is read here, between two looks of its own: no source sees it with
+     * the thread's state and frames, and the source's pass over all threads may outlast a park */
+    int only_blocker = parked && f->seen.kind == WITNESS_NONE && f->owned_count == 0 && f->waiting == WAIT_NONE;
+    thread_moment before = { 0 };
+    if (parked && thread_moment_take(thread, max_depth, &before) != 0) {
+        return -1;
+    }
+    if (parked && (before.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, f) != 0) {
+        release_stack(&before);
+        return -1;
+    }
     thread_moment after;
     if (thread_moment_take(thread, max_depth, &after) != 0) {
+        release_stack(&before);
         return -1;
     }
     fit = lock_fit(after.state, after.count, id, f);
     int fits = (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
-        && (f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after)) ? (int)fit : LOCK_FIT_NOT;
+        && (only_blocker || f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after))
+        && (!parked || same_moment(&before, &after)) ? (int)fit : LOCK_FIT_NOT;
+    release_stack(&before);
     release_stack(m);
     m->state = after.state;
     m->stack = after.stack;
@@ -163,7 +177,10 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         for (size_t k = 0; k < n; k++) {
             size_t i = pending[k];
             int settled = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
-            if (settled == LOCK_FIT || (settled == LOCK_FIT_NO_MONITOR && attempt + 1 == MOMENT_TRIES)) {
+            /* a monitor not named by a source that looked at the thread in that state is not known to
+             * it; one that a separate JVMTI call did not name was missed, and is asked again */
+            int unknowable = settled == LOCK_FIT_NO_MONITOR && found[k].seen.kind != WITNESS_NONE;
+            if (settled == LOCK_FIT || (unknowable && attempt + 1 == MOMENT_TRIES)) {
                 moments[i].locks = found[k];
                 continue;
             }
