@@ -11,6 +11,7 @@
 
 #include "aggregate.h"
 #include "json.h"
+#include "lock_fit.h"
 #include "lock_owners.h"
 #include "method_index.h"
 #include "perf_map.h"
@@ -676,6 +677,41 @@ static void test_code_list_parse(void) {
     code_list_free(&list);
 }
 
+static void test_lock_fit(void) {
+    const jint blocked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+    const jint in_wait = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
+    const jint parked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_PARKED;
+    const jint runnable = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
+    owned_monitor owns[] = { { ref(1, "Obj"), 3 } };
+    lock_facts none = { .owner_id = -1 };
+    lock_facts enter = { .waiting = WAIT_ENTER, .waits_for = ref(2, "Obj"), .owner_id = 7 };
+    lock_facts enter_self = { .waiting = WAIT_ENTER, .waits_for = ref(2, "Obj"), .owner_id = 5 };
+    lock_facts enter_condition = { .waiting = WAIT_ENTER, .owner_id = -1,
+                                   .waits_for = ref(3, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject") };
+    lock_facts notify = { .waiting = WAIT_NOTIFY, .waits_for = ref(2, "Obj"), .owner_id = -1 };
+    lock_facts park = { .waiting = WAIT_PARK, .waits_for = ref(4, "Sync"), .owner_id = 7 };
+    lock_facts holding = { .owned = owns, .owned_count = 1, .owner_id = -1 };
+
+    CHECK(lock_fit(blocked, 5, 5, &enter) == LOCK_FIT);
+    CHECK(lock_fit(blocked | JVMTI_THREAD_STATE_IN_OBJECT_WAIT, 5, 5, &enter) == LOCK_FIT); /* re-entering after wait */
+    CHECK(lock_fit(blocked, 5, 5, &none) == LOCK_FIT_NO_MONITOR);
+    CHECK(lock_fit(blocked, 5, 5, &enter_self) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &enter_condition) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &park) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &notify) == LOCK_FIT_NOT);
+    CHECK(lock_fit(in_wait, 5, 5, &notify) == LOCK_FIT);
+    CHECK(lock_fit(in_wait, 5, 5, &none) == LOCK_FIT_NO_MONITOR);
+    CHECK(lock_fit(in_wait, 5, 5, &enter) == LOCK_FIT_NOT);
+    CHECK(lock_fit(parked, 5, 5, &park) == LOCK_FIT);
+    CHECK(lock_fit(parked, 5, 5, &none) == LOCK_FIT); /* LockSupport.park(null) */
+    CHECK(lock_fit(parked, 5, 5, &notify) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &park) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &enter) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &holding) == LOCK_FIT);
+    CHECK(lock_fit(runnable, 2, 5, &holding) == LOCK_FIT_NOT);  /* entered at a frame it does not have */
+    CHECK(lock_fit(runnable, 0, 5, &holding) == LOCK_FIT);      /* frames not taken */
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -697,6 +733,7 @@ int main(void) {
     test_vm_structs();
     test_own_memory();
     test_lock_owners();
+    test_lock_fit();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
