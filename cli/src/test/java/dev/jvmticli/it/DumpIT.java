@@ -52,7 +52,7 @@ class DumpIT {
         Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md"));
         for (String round : new String[] {"round-001/", "round-002/"}) {
             for (String file : new String[] {"threads.txt", "threads.json", "stacks.txt", "stacks.json", "monitors.txt", "monitors.json",
-                    "deadlocks.txt", "deadlocks.json", "busiest.txt"}) {
+                    "deadlocks.txt", "deadlocks.json", "busiest.txt", "memory.txt", "memory.json"}) {
                 expected.add(round + file);
             }
         }
