@@ -325,6 +325,8 @@ final class AnswerReader {
         Long carrierId = null;
         boolean pinned = false;
         Long carrying = null;
+        String osState = null;
+        String tid = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -344,11 +346,13 @@ final class AnswerReader {
                 case "carrierId" -> carrierId = optionalLong();
                 case "pinned" -> pinned = p.getValueAsBoolean(false);
                 case "carrying" -> carrying = optionalLong();
+                case "osState" -> osState = text();
+                case "tid" -> tid = p.getValueAsString();
                 default -> p.skipChildren();
             }
         }
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, carrying);
+                carrierId, pinned, carrying, osState, tid);
     }
 
     private Long optionalLong() throws IOException {

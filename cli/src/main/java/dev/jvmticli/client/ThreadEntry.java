@@ -18,6 +18,9 @@ import java.util.List;
  * @param carrierId  a mounted virtual thread's carrier (platform) thread, null when unmounted
  * @param pinned     a virtual thread that waits or is blocked without unmounting: it holds its carrier
  * @param carrying   a carrier thread's mounted virtual thread, null when none
+ * @param osState    what jstack prints after the nid: the OS thread's state as HotSpot records it
+ *                   ("waiting on condition", "in Object.wait()", ...); null when unknown
+ * @param tid        HotSpot's JavaThread address (jstack's {@code tid=0x...}); null when unknown
  */
 public record ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                           String group, long cpuNanos, long nid, boolean agent,
@@ -25,11 +28,13 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
                           @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean virtual,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Long carrierId,
                           @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean pinned,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) Long carrying) {
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long carrying,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String osState,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String tid) {
     /** A platform thread. */
     public ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                        String group, long cpuNanos, long nid, boolean agent, WaitingFor waitingFor) {
-        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null);
+        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null);
     }
 
     public boolean hasFlag(String flag) {
@@ -39,7 +44,7 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
     /** This carrier thread, carrying the virtual thread with that id. */
     public ThreadEntry carrying(long virtualThreadId) {
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, virtualThreadId);
+                carrierId, pinned, virtualThreadId, osState, tid);
     }
 
     /** The name, or for a virtual thread without one, {@code #id}. */

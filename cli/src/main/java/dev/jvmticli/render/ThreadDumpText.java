@@ -197,13 +197,14 @@ public final class ThreadDumpText {
         if (t.nid() > 0) {
             line.append(" nid=0x").append(Long.toHexString(t.nid()));
         }
-        line.append(' ').append(stateText(t));
+        line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
         if (t.agent()) {
             line.append(" (jvmti-cli agent)");
         }
         return line.toString();
     }
 
+    /** jstack's words for the OS thread's state, guessed from the Java state where HotSpot's record is not known. */
     static String stateText(ThreadEntry t) {
         return switch (t.state()) {
             case "RUNNABLE" -> "runnable";

@@ -85,4 +85,14 @@ class ThreadDumpTextTest {
                 + "\t- (others not known: the heap walk failed)\n"), out);
         assertTrue(out.contains("   Locked ownable synchronizers:\n\t- (not known: the heap walk failed)\n"), out);
     }
+
+    @Test
+    void theHeaderEndsWithHotSpotsWordsForTheOsThreadWhereKnown() {
+        ThreadEntry known = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
+                false, null, false, null, false, null, "waiting on condition", "0x00007fe4500f83e0");
+        ThreadEntry unknown = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
+                false, null);
+        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 waiting on condition", ThreadDumpText.header(known));
+        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 runnable", ThreadDumpText.header(unknown));
+    }
 }

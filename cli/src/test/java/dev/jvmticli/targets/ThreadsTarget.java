@@ -6,7 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 /** Threads in every state the `threads` tests look for, and one with a hostile name. */
 public final class ThreadsTarget {
     public static final String WEIRD_NAME = "weird \"name\"\\ \uD83D\uDE80 é\ttab\nnewline";
-    /** Two names the kernel cuts to the same 15 bytes: their native ids are told apart by CPU time. */
+    /** Two names the kernel cuts to the same 15 bytes: their native ids cannot be told apart by name. */
     public static final String[] TWINS = {"twin-worker-thread-1", "twin-worker-thread-2"};
     private static final Object MONITOR = new Object();
     private static final Object WAIT_ON = new Object();
