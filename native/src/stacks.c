@@ -28,8 +28,10 @@ static jint owned_depth_of(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count
 
 /* One thread's place in the stack tree. */
 typedef struct {
-    int32_t top;    /* STACK_TREE_ROOT when it has no frames (or they could not be kept) */
-    int truncated;  /* deeper than asked, or out of memory */
+    int32_t top;          /* STACK_TREE_ROOT when it has no frames (or they could not be kept) */
+    int truncated;        /* deeper than asked, or out of memory */
+    jint wait_entered_at; /* in Object.wait: the frame that entered the monitor it waits on (jstack's
+                             "- locked" line for it), where its frames tell for certain; else -1 */
 } taken_stack;
 
 /* The methods of the frames a subject's owned monitors can be in (see lock_subject), or NULL. */
@@ -58,17 +60,26 @@ static taken_stack take_frames(JNIEnv *jni, method_index *methods, stack_tree *t
     subject->owned_depth = owned_depth_of(jni, scratch, count, count == max_depth, subject->state);
     subject->height = count;
     subject->methods = owner_frames(scratch, count, subject->owned_depth, &subject->method_count);
+    int truncated = count == max_depth || top == STACK_TREE_FULL;
+    jint wait_entered_at = (subject->state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) != 0 && count < max_depth
+                               ? frames_sole_monitor_frame(jni, scratch, count)
+                               : -1;
     /* out of memory: sent without frames, marked cut */
-    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, count == max_depth || top == STACK_TREE_FULL };
+    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, truncated, wait_entered_at };
 }
 
-/* The lock facts, one object per thread in the order of "threads". */
-static void write_locks(json_writer *w, const thread_set *set, int want_owned) {
+/* The lock facts, one object per thread in the order of "threads"; with the stacks (NULL when
+ * frames were not taken), "waitEnteredAt" for a thread in Object.wait where it is known. */
+static void write_locks(json_writer *w, const thread_set *set, const taken_stack *stacks, int want_owned) {
     json_key(w, "locks");
     json_begin_array(w);
     for (size_t i = 0; i < set->count; i++) {
         json_begin_object(w);
         locks_write(w, &set->locks[i], want_owned);
+        if (stacks != NULL && set->locks[i].waiting == WAIT_NOTIFY && stacks[i].wait_entered_at >= 0) {
+            json_key(w, "waitEnteredAt");
+            json_int(w, stacks[i].wait_entered_at);
+        }
         json_end_object(w);
     }
     json_end_array(w);
@@ -145,7 +156,7 @@ void cmd_stacks(command_ctx *ctx) {
         json_key(w, "methods");
         frames_write_methods(w, ctx->jni, &methods);
     }
-    write_locks(w, &set, want_owned);
+    write_locks(w, &set, stacks, want_owned);
     json_end_object(w);
     stack_tree_free(&tree);
     method_index_free(&methods);
