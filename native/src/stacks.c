@@ -8,7 +8,8 @@
  * a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
  * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
- * follow in "locks", one object per thread in the order of "threads". */
+ * follow in "locks", one object per thread in the order of "threads", with the frame that entered
+ * the monitor a thread in Object.wait waits on where its frames tell (frames_sole_monitor_frame). */
 #include <stdlib.h>
 
 #include "agent.h"
