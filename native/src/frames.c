@@ -299,6 +299,9 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
 }
 
 jint frames_sole_monitor_frame(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count) {
+    if (count == 0 || !lookup(jni, frames[0].method)->native) {
+        return -1; /* not in the native Object.wait (or wait0) any more */
+    }
     jint sole = -1;
     for (jint i = 1; i < count; i++) {
         const method_entry *e = lookup(jni, frames[i].method);

@@ -57,7 +57,8 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
 /* Below the top frame of a complete stack, the one frame that can have entered a monitor: the
  * only one that is synchronized or has a monitorenter, with no native frame (JNI code may enter
  * monitors) among them. For a thread in Object.wait, the frame that entered the monitor it waits
- * on, which JVMTI and ThreadMXBean leave out of what it owns. -1 when none or several can. */
+ * on, which JVMTI and ThreadMXBean leave out of what it owns. -1 when none or several can, or the
+ * top frame is not native (not in Object.wait any more). */
 jint frames_sole_monitor_frame(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
 
 /* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" and a hidden class's

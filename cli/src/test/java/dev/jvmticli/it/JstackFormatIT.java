@@ -221,9 +221,11 @@ class JstackFormatIT {
     private static List<String> firstFrames(List<String> thread, int n) {
         List<String> kept = new ArrayList<>();
         int frames = 0;
+        boolean framesEnded = false;
         for (String line : thread) {
             frames += line.startsWith("\tat ") ? 1 : 0;
-            if (frames <= n || !line.startsWith("\t")) {
+            framesEnded |= frames > 0 && line.isEmpty();
+            if (frames <= n || framesEnded) {
                 kept.add(line);
             }
         }
