@@ -23,16 +23,26 @@ import java.util.stream.Stream;
  * inside one shell session, alloc and contention sessions finished and abandoned (the CLI killed
  * mid-way), a detach every few cycles. Once a minute, between cycles (no session open, the shell
  * connected and idle), it records the target's RSS, descriptors, threads and the bytes the agent
- * holds on the C heap (hello's mallocBytes). Exit 0 when there was no failure and every figure
+ * holds on the C heap (hello's mallocBytes); the target's short-lived worker threads are not
+ * counted. The environment is passed on to the target (MALLOC_ARENA_MAX, say). Exit 0 when there was no failure and every figure
  * after the first minute stayed within the bounds below of that minute's.
  */
 public final class Soak {
-    static final long RSS_BOUND_KB = 16 * 1024;
+    static final long RSS_BOUND_KB = 32 * 1024;
     static final int THREAD_BOUND = 0;
     static final int FD_BOUND = 0;
     static final long AGENT_BYTES_BOUND = 256 * 1024;
     static final long COMMAND_TIMEOUT_SECONDS = 120;
+    /** Before a sample: time for the agent to close the connection of the CLI that just ended. */
+    static final long SETTLE_MILLIS = 2000;
     static final String SHELL_DONE = "agent-path";
+    /** A heap committed and touched from the start, and the JVM's own thread pools at a fixed size,
+     * so that what changes is what the load and the tool change. */
+    static final List<String> TARGET_FLAGS = List.of("-Xms128m", "-Xmx128m", "-XX:+AlwaysPreTouch",
+            "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads");
+    /** The target's short-lived workers, and the thread that starts them (a worker just started still
+     * has its name until it sets its own), left out of the thread count. */
+    static final List<String> UNCOUNTED = List.of("soak-worker", "soak-spawner");
 
     record Sample(int minute, long rssKb, int fds, int threads, long agentBytes, int commands, int failures, String load) {
     }
@@ -60,8 +70,10 @@ public final class Soak {
         Path classes = Path.of(args[2]);
         Path work = Files.createDirectories(root.resolve("bench/target/soak"));
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process target = new ProcessBuilder(java, "-Xms128m", "-Xmx128m", "-XX:+AlwaysPreTouch", "-cp", classes.toString(), "SoakTarget")
-                .redirectError(work.resolve("target.err").toFile()).start();
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(TARGET_FLAGS);
+        command.addAll(List.of("-cp", classes.toString(), "SoakTarget"));
+        Process target = new ProcessBuilder(command).redirectError(work.resolve("target.err").toFile()).start();
         BufferedReader targetOut = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         String ready = targetOut.readLine();
         if (ready == null || !ready.startsWith("READY")) {
@@ -69,16 +81,17 @@ public final class Soak {
         }
         int code;
         try {
-            code = new Soak(root, work, target.pid()).run(minutes, java);
+            code = new Soak(root, work, target.pid()).run(minutes);
         } finally {
             target.destroyForcibly();
         }
         System.exit(code);
     }
 
-    int run(int minutes, String java) throws Exception {
-        System.out.printf("soak: %d min on %s (pid %d, %s), %d cores, load %s%n", minutes, System.getProperty("java.vm.version"),
-                pid, "SoakTarget -Xms128m -Xmx128m -XX:+AlwaysPreTouch", Runtime.getRuntime().availableProcessors(), load());
+    int run(int minutes) throws Exception {
+        System.out.printf("soak: %d min on %s (pid %d, SoakTarget %s), MALLOC_ARENA_MAX=%s, %d cores, load %s%n", minutes,
+                System.getProperty("java.vm.version"), pid, String.join(" ", TARGET_FLAGS),
+                System.getenv().getOrDefault("MALLOC_ARENA_MAX", "unset"), Runtime.getRuntime().availableProcessors(), load());
         System.out.println("MIN  RSS_MB  FDS  THREADS  AGENT_BYTES  COMMANDS  FAILURES  LOAD");
         long start = System.nanoTime();
         List<Sample> samples = new ArrayList<>();
@@ -99,6 +112,8 @@ public final class Soak {
         if (cycle % 4 == 3) {
             oneShot("detach", pidText);
         }
+        abandon("alloc", pidText, "--duration", "60s");
+        abandon("contention", pidText, "--duration", "60s");
         List<String[]> each = List.of(
                 new String[] {"threads"},
                 new String[] {"threads", "--top", "3", "--interval", "200ms"},
@@ -125,8 +140,6 @@ public final class Soak {
                 shellCommand(String.join(" ", command));
             }
         }
-        abandon("alloc", pidText, "--duration", "60s");
-        abandon("contention", pidText, "--duration", "60s");
     }
 
     private List<String> cli(String... args) {
@@ -205,17 +218,29 @@ public final class Soak {
         System.out.println("FAILURE: " + what);
     }
 
-    private Sample sample(int minute) throws IOException {
+    private Sample sample(int minute) throws IOException, InterruptedException {
+        Thread.sleep(SETTLE_MILLIS);
         Path proc = Path.of("/proc", pidText);
         int fds;
         try (Stream<Path> open = Files.list(proc.resolve("fd"))) {
             fds = (int) open.count();
         }
         List<String> status = Files.readAllLines(proc.resolve("status"));
+        int threads = 0;
+        try (Stream<Path> tasks = Files.list(proc.resolve("task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String name = Files.readString(task.resolve("comm"));
+                    threads += UNCOUNTED.stream().anyMatch(name::startsWith) ? 0 : 1;
+                } catch (IOException e) {
+                    // ended meanwhile
+                }
+            }
+        }
         long agentBytes = agentBytes();
         Sample s;
         synchronized (this) {
-            s = new Sample(minute, field(status, "VmRSS:"), fds, (int) field(status, "Threads:"), agentBytes, commands, failures.size(), load());
+            s = new Sample(minute, field(status, "VmRSS:"), fds, threads, agentBytes, commands, failures.size(), load());
         }
         System.out.printf("%3d  %6.1f  %3d  %7d  %11d  %8d  %8d  %s%n", s.minute(), s.rssKb() / 1024.0, s.fds(), s.threads(),
                 s.agentBytes(), s.commands(), s.failures(), s.load());

@@ -60,7 +60,7 @@ public final class SoakTarget {
                 try (URLClassLoader loader = new URLClassLoader(new URL[] {classes}, null)) {
                     sink += loader.loadClass(Loaded.class.getName()).getDeclaredConstructor().newInstance().toString().length();
                 }
-                Thread.sleep(20);
+                Thread.sleep(100);
             }
         });
         System.out.println("READY " + ProcessHandle.current().pid());

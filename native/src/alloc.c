@@ -16,6 +16,7 @@
 #include "aggregate.h"
 #include "commands.h"
 #include "events.h"
+#include "gc_count.h"
 #include "method_table.h"
 
 #define ALLOC_STACK_SLOTS 4096
@@ -34,6 +35,7 @@ static struct {
     int client_id;
     jlong interval;
     jlong started_nanos;
+    int64_t gcs_began;
     jrawMonitorID lock;
     event_gate gate;
     stack_table stacks;
@@ -105,11 +107,13 @@ static void free_session(void) {
 }
 
 /* Events off, callbacks out, capability back; the aggregate stays until free_session. */
-static void stop_sampling(void) {
+static int64_t stop_sampling(void) {
     (void)events_set(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0);
+    int64_t gcs = gc_count_end(session.gcs_began);
     gate_close(&session.gate);
     (void)(*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, DEFAULT_INTERVAL);
     events_give_back_capability(FAMILY_ALLOC);
+    return gcs;
 }
 
 void cmd_alloc_start(command_ctx *ctx) {
@@ -152,6 +156,7 @@ void cmd_alloc_start(command_ctx *ctx) {
     session.client_id = ctx->client_id;
     session.started_nanos = events_now_nanos();
     gate_open(&session.gate);
+    session.gcs_began = gc_count_begin();
     const char *what = "SetHeapSamplingInterval";
     err = (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)interval);
     if (err == JVMTI_ERROR_NONE) {
@@ -175,7 +180,7 @@ void cmd_alloc_start(command_ctx *ctx) {
     json_end_object(ctx->out);
 }
 
-static void write_answer(command_ctx *ctx, jlong elapsed) {
+static void write_answer(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -196,6 +201,10 @@ static void write_answer(command_ctx *ctx, jlong elapsed) {
     json_int(w, (int64_t)session.dropped_stacks);
     json_key(w, "droppedClasses");
     json_int(w, (int64_t)session.dropped_classes);
+    if (gcs >= 0) {
+        json_key(w, "gcs");
+        json_int(w, gcs);
+    }
     json_key(w, "classes");
     json_begin_array(w);
     for (size_t i = 0; i < session.classes.count; i++) {
@@ -246,8 +255,8 @@ void cmd_alloc_stop(command_ctx *ctx) {
         command_fail(ctx, "not_owner", "the allocation sampling session belongs to another client");
         return;
     }
-    stop_sampling();
-    write_answer(ctx, events_now_nanos() - session.started_nanos);
+    int64_t gcs = stop_sampling();
+    write_answer(ctx, events_now_nanos() - session.started_nanos, gcs);
     free_session();
 }
 

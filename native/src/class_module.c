@@ -104,35 +104,41 @@ static long slot_of(JNIEnv *jni, jobject module, long *free_slot) {
     return -1;
 }
 
+/* Called while the caller holds many local references: its own work gets a local frame. */
 const char *class_module_of(JNIEnv *jni, jclass klass) {
     if (!calls.looked_up) {
         look_up(jni);
     }
-    jobject module = (*jni)->GetModule(jni, klass);
-    if (jni_failed(jni, module)) {
+    if ((*jni)->PushLocalFrame(jni, 8) != 0) {
+        jni_cleared_exception(jni);
         return NULL;
     }
-    long free_slot;
-    long slot = slot_of(jni, module, &free_slot);
-    if (slot < 0) {
+    const char *text = NULL;
+    jobject module = (*jni)->GetModule(jni, klass);
+    long free_slot = -1;
+    long slot = jni_failed(jni, module) ? -1 : slot_of(jni, module, &free_slot);
+    if (module != NULL && slot < 0) {
         slot = free_slot >= 0 ? free_slot : seen_count < MODULE_SLOTS ? (long)seen_count++ : -1;
         if (slot < 0) {
             free(uncached);
             uncached = text_of(jni, module);
-            (*jni)->DeleteLocalRef(jni, module);
-            return uncached;
-        }
-        module_entry *e = &seen[slot];
-        if (e->module != NULL) (*jni)->DeleteWeakGlobalRef(jni, e->module);
-        free(e->text);
-        e->text = text_of(jni, module);
-        e->module = (*jni)->NewWeakGlobalRef(jni, module);
-        if (jni_failed(jni, e->module)) {
-            e->module = NULL;
+            text = uncached;
+        } else {
+            module_entry *e = &seen[slot];
+            if (e->module != NULL) (*jni)->DeleteWeakGlobalRef(jni, e->module);
+            free(e->text);
+            e->text = text_of(jni, module);
+            e->module = (*jni)->NewWeakGlobalRef(jni, module);
+            if (jni_failed(jni, e->module)) {
+                e->module = NULL;
+            }
         }
     }
-    (*jni)->DeleteLocalRef(jni, module);
-    return seen[slot].text;
+    if (slot >= 0) {
+        text = seen[slot].text;
+    }
+    (*jni)->PopLocalFrame(jni, NULL);
+    return text;
 }
 
 void class_module_release(JNIEnv *jni) {

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "gc_count.h"
 
 static int installed_for; /* the environment generation the callbacks were set for */
 static jvmtiEnv *installed_env;
@@ -29,6 +30,7 @@ jvmtiError events_install(void) {
     callbacks.CompiledMethodLoad = jit_on_load;
     callbacks.CompiledMethodUnload = jit_on_unload;
     callbacks.DynamicCodeGenerated = jit_on_stub;
+    callbacks.GarbageCollectionFinish = gc_on_finish;
     jvmtiError err = (*the_agent.jvmti)->SetEventCallbacks(the_agent.jvmti, &callbacks, sizeof callbacks);
     if (err == JVMTI_ERROR_NONE) {
         installed_for = 1;

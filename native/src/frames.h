@@ -61,6 +61,13 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
  * top frame is not native (not in Object.wait any more). */
 jint frames_sole_monitor_frame(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
 
+/* Whether a method is the one a StackTraceElement names (class and method name). */
+int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name);
+
+/* Whether a frame is the one a StackTraceElement names: its class, method and line (-2 native;
+ * a line either side does not know is not compared). */
+int frames_frame_is(JNIEnv *jni, const jvmtiFrameInfo *frame, const char *class_name, const char *method_name, jint line);
+
 /* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" and a hidden class's
  * "Lp/C$$Lambda$1.0x0800;" "p.C$$Lambda$1/0x0800", as Class.getName() has them (malloc'd; NULL
  * when out of memory); array signatures keep their form with dots. */

@@ -295,11 +295,10 @@ static void visit(answer *a, jthread thread) {
     a->mounted += carrier != NULL;
     a->pinned += pinned;
     if (!a->summary) {
-        static const native_thread no_native_thread; /* a virtual thread has no OS thread of its own */
         json_begin_object(w);
         json_key(w, "thread");
         json_begin_object(w);
-        thread_facts_write(w, &facts, &no_native_thread);
+        thread_facts_write(w, &facts, NULL);
         json_key(w, "virtual");
         json_bool(w, 1);
         if (carrier != NULL) {

@@ -33,7 +33,8 @@ public final class StackGroups {
 
     /**
      * The depth (0 = top) of the first frame of group that tells it apart from each of the others:
-     * the frame below the frames it shares with any of them (idle pools all sit in Unsafe.park).
+     * the frame below the methods it shares with any of them (idle pools all sit in Unsafe.park and
+     * LockSupport.park, whichever line called them).
      * 0 when it has no frames; its last frame when another group's stack goes as deep with the same
      * frames (the groups then differ in their state or below).
      */
@@ -46,11 +47,15 @@ public final class StackGroups {
             }
             List<Frame> theirs = other.frames();
             int shared = 0;
-            while (shared < frames.size() && shared < theirs.size() && frames.get(shared).equals(theirs.get(shared))) {
+            while (shared < frames.size() && shared < theirs.size() && sameMethod(frames.get(shared), theirs.get(shared))) {
                 shared++;
             }
             depth = Math.max(depth, shared);
         }
         return Math.max(0, Math.min(depth, frames.size() - 1));
+    }
+
+    private static boolean sameMethod(Frame a, Frame b) {
+        return a.className().equals(b.className()) && a.method().equals(b.method());
     }
 }

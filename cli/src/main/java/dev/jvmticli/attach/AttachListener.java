@@ -4,6 +4,7 @@ import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -15,6 +16,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,8 +44,9 @@ final class AttachListener {
     private static final long FIRST_POLL_MILLIS = 2;
     private static final long LONGEST_POLL_MILLIS = 100;
     /**
-     * How SIGQUIT is sent: Java has no call for it (ProcessHandle sends only SIGTERM and SIGKILL),
-     * so by kill(1), which every Linux image with a shell has, then by the shell's builtin.
+     * How SIGQUIT is sent: Java has no call for it (ProcessHandle sends only SIGTERM and SIGKILL;
+     * the foreign-function API is JDK 22+ and took seconds to set up here), so by kill(1), which
+     * every Linux image with a shell has (procps, util-linux or busybox), else by the shell's builtin.
      */
     private static final List<List<String>> KILL_COMMANDS = List.of(
             List.of("/bin/kill", "-QUIT"), List.of("/usr/bin/kill", "-QUIT"), List.of("/bin/sh", "-c", "kill -QUIT \"$0\""));
@@ -111,10 +114,15 @@ final class AttachListener {
         }
         Path trigger = createTrigger();
         try {
-            sendQuit();
+            boolean signalled = false;
             for (long pause = FIRST_POLL_MILLIS; !isSocket(socket); pause = Math.min(2 * pause, LONGEST_POLL_MILLIS)) {
                 if (!target.isAlive()) {
                     throw exited();
+                }
+                // A JVM installs its SIGQUIT handler early in its start-up; before that the signal would end it.
+                if (!signalled && catchesQuit()) {
+                    sendQuit();
+                    signalled = true;
                 }
                 if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) - deadlineNanos > 0) {
                     throw notAnswering();
@@ -144,10 +152,7 @@ final class AttachListener {
         }
         try {
             return SocketChannel.open(UnixDomainSocketAddress.of(socket));
-        } catch (IOException e) {
-            if (!String.valueOf(e.getMessage()).contains("Connection refused")) {
-                throw e;
-            }
+        } catch (ConnectException e) {
             removeLeftover();
             return null;
         }
@@ -174,7 +179,7 @@ final class AttachListener {
     /**
      * Creates {@code .attach_pid<pid>} in the target's working directory, else in its /tmp. The
      * JVM trusts only a file of its own user or root, so one a file system gave another owner is
-     * replaced by one in /tmp. Never through a link; a file someone else made is left in place.
+     * replaced by one in /tmp. Never through a link.
      */
     private Path createTrigger() throws IOException {
         String name = ".attach_pid" + target.nsPid();
@@ -204,14 +209,7 @@ final class AttachListener {
         }
     }
 
-    /**
-     * Sends SIGQUIT, but only to a process that catches it: a JVM installs its handler early in
-     * its start-up, and before that (or with -Xrs) the signal would end it or be lost.
-     */
     private void sendQuit() throws IOException {
-        if (!catchesQuit()) {
-            throw notAnswering();
-        }
         IOException missing = null;
         for (List<String> kill : KILL_COMMANDS) {
             if (!Files.isExecutable(Path.of(kill.get(0)))) {
@@ -276,7 +274,7 @@ final class AttachListener {
 
     private static boolean isSocket(Path file) {
         try {
-            return Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
         } catch (IOException e) {
             return false;
         }

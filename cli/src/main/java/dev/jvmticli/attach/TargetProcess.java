@@ -18,6 +18,8 @@ import java.util.List;
  * @param root  the process's root directory as seen from here ({@code /proc/<pid>/root})
  */
 public record TargetProcess(long pid, long nsPid, int uid, Path root) {
+    /** Every HotSpot JVM runs a native thread of this name (its OS name, /proc/<pid>/task/<tid>/comm). */
+    private static final String JVM_THREAD = "VM Thread";
 
     /** Checks that pid names a live JVM this user may look at. */
     public static TargetProcess of(long pid) {
@@ -33,7 +35,7 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         if (field(status, "State:").startsWith("Z")) {
             throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + pid + " has exited (zombie)");
         }
-        if (!mapsJvm(proc, pid)) {
+        if (!mapsJvm(proc, pid, status)) {
             throw new CliFailure(ExitCode.NOT_A_JVM, "process " + pid + " is not a JVM (no libjvm.so mapped)");
         }
         return fromStatus(pid, status);
@@ -70,15 +72,62 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
-    private static boolean mapsJvm(Path proc, long pid) {
+    private static boolean mapsJvm(Path proc, long pid, List<String> status) {
         try (var lines = Files.lines(proc.resolve("maps"))) {
             return lines.anyMatch(line -> line.endsWith("/libjvm.so"));
         } catch (AccessDeniedException e) {
-            throw new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied reading /proc/" + pid + "/maps: attach as the JVM's user or root");
+            throw unreadableMaps(proc, pid, status);
         } catch (NoSuchFileException e) {
             throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "no process with pid " + pid);
         } catch (IOException | java.io.UncheckedIOException e) {
             throw new CliFailure(ExitCode.PERMISSION_DENIED, "cannot read /proc/" + pid + "/maps: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Why /proc/<pid>/maps could not be read, as far as can be told: another user's process; or,
+     * for one of this user's (or root's), whether its threads' names are a HotSpot JVM's.
+     */
+    private static CliFailure unreadableMaps(Path proc, long pid, List<String> status) {
+        int self = ownUid();
+        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
+        if (self != 0 && self != uid) {
+            return new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied reading /proc/" + pid + "/maps: attach as the JVM's user or root");
+        }
+        String denied = "the system denies reading /proc/" + pid + "/maps even to " + (self == 0 ? "root" : "its user");
+        List<String> threads = threadNames(proc);
+        if (threads == null) {
+            return new CliFailure(ExitCode.PERMISSION_DENIED, "cannot tell whether process " + pid + " is a JVM: " + denied
+                    + ", and the names of its threads");
+        }
+        if (threads.contains(JVM_THREAD)) {
+            return new CliFailure(ExitCode.PERMISSION_DENIED, "process " + pid + " is a JVM, but " + denied);
+        }
+        return new CliFailure(ExitCode.NOT_A_JVM, "process " + pid + " is not a JVM: none of its " + threads.size()
+                + " threads is a JVM's (" + denied + ")");
+    }
+
+    private static List<String> threadNames(Path proc) {
+        try (var tasks = Files.list(proc.resolve("task"))) {
+            List<String> names = new java.util.ArrayList<>();
+            for (Path task : tasks.toList()) {
+                try {
+                    names.add(Files.readString(task.resolve("comm")).strip());
+                } catch (NoSuchFileException exited) {
+                    // the thread ended while the list was read
+                }
+            }
+            return names;
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return null;
+        }
+    }
+
+    private static int ownUid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (IOException | UnsupportedOperationException e) {
+            return -1;
         }
     }
 

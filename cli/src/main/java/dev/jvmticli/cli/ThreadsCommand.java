@@ -49,7 +49,7 @@ final class ThreadsCommand implements Callable<Integer> {
             description = "Only threads in these states (RUNNABLE, BLOCKED, WAITING, TIMED_WAITING), comma-separated.")
     List<String> states;
 
-    @Option(names = "--name", paramLabel = "GLOB", completionCandidates = ThreadCompletion.class, description = "Only threads whose name matches the glob (* and ?).")
+    @Option(names = "--name", paramLabel = "GLOB", completionCandidates = ThreadCompletion.class, description = "Only threads whose name matches the glob (* and ?); none matching fails (exit 1).")
     String nameGlob;
 
     @Option(names = "--sort", paramLabel = "KEY", description = "Sort by cpu, name, state or id (default: ${DEFAULT-VALUE}).")
@@ -118,6 +118,11 @@ final class ThreadsCommand implements Callable<Integer> {
                 }
             });
         }
+        List<ThreadEntry> candidates = new ArrayList<>(platform);
+        if (kinds.virtualThreads()) {
+            candidates.addAll(virtual);
+        }
+        requireMatch(candidates, name);
         platform = filter(platform.stream().map(t -> carried.containsKey(t.id()) ? t.carrying(carried.get(t.id())) : t).toList(), wanted, name);
         platform.sort(sort.order.thenComparingLong(ThreadEntry::id));
         List<ThreadEntry> shown = kinds.virtualThreads() ? filter(virtual, wanted, name) : new ArrayList<>();
@@ -173,7 +178,9 @@ final class ThreadsCommand implements Callable<Integer> {
         List<ThreadEntry> before = client.threads().threads();
         long start = System.nanoTime();
         StandardOutput.pause(client, interval);
-        List<ThreadEntry> after = filter(client.threads().threads(), wanted, name);
+        List<ThreadEntry> now = client.threads().threads();
+        requireMatch(now, name);
+        List<ThreadEntry> after = filter(now, wanted, name);
         long elapsed = System.nanoTime() - start;
         List<CpuTop.Entry> rows = CpuTop.between(before, after, elapsed, top);
         if (json) {
@@ -197,6 +204,13 @@ final class ThreadsCommand implements Callable<Integer> {
             }
         }
         return wanted;
+    }
+
+    /** A name that matches no live thread fails, as stacks --thread does (README, exit codes). */
+    private void requireMatch(List<ThreadEntry> threads, Pattern name) {
+        if (name != null && threads.stream().noneMatch(t -> name.matcher(t.name()).matches())) {
+            throw new CliFailure(ExitCode.FAILURE, "no live thread matches '" + nameGlob + "'");
+        }
     }
 
     private static List<ThreadEntry> filter(List<ThreadEntry> threads, Set<String> states, Pattern name) {

@@ -13,8 +13,8 @@ import java.time.Duration;
 
 /**
  * Opens a connection to a target's agent: the resident one if its socket answers, otherwise
- * after loading the agent through the Attach API. A second CLI run therefore never loads the
- * library again nor starts a second server.
+ * after loading the agent through the JVM's attach listener. A second CLI run therefore never
+ * loads the library again nor starts a second server.
  */
 public final class AgentConnector {
     private static final long SOCKET_POLL_MILLIS = 20;

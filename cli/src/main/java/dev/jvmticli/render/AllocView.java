@@ -107,6 +107,9 @@ public final class AllocView {
         doc.put("estimatedBytes", report.estimatedBytes());
         doc.put("droppedStacks", report.droppedStacks());
         doc.put("droppedClasses", report.droppedClasses());
+        if (report.gcs() != null) {
+            doc.put("gcs", report.gcs());
+        }
         doc.put("classes", classes(report));
         doc.put("sites", sites(report));
         doc.put("stacks", stacks(report));
@@ -122,6 +125,9 @@ public final class AllocView {
     public static void print(PrintWriter out, AllocReport report, int top) {
         out.printf("%d samples in %s s at one per %s on average: about %s allocated%n", report.samples(),
                 Sizes.seconds(report.durationNanos()), Sizes.bytes(report.interval()), Sizes.bytes(report.estimatedBytes()));
+        if (report.gcs() != null) {
+            out.printf("GCs during the window: %d%n", report.gcs());
+        }
         if (report.droppedStacks() > 0 || report.droppedClasses() > 0) {
             out.printf("(%d samples did not fit the agent's tables: counted in the totals, not in the stacks)%n",
                     report.droppedStacks() + report.droppedClasses());

@@ -80,8 +80,8 @@ public final class DumpSummary {
         out.println("## Largest groups of threads with identical stacks (last round)");
         out.println("| threads | state | top frame | first frame that tells the group apart |");
         out.println("|---|---|---|---|");
-        List<StackGroups.Group> groups = StackGroups.of(last.stacks().threads()).stream().limit(TOP).toList();
-        for (StackGroups.Group group : groups) {
+        List<StackGroups.Group> groups = StackGroups.of(last.stacks().threads());
+        for (StackGroups.Group group : groups.stream().limit(TOP).toList()) {
             List<Frame> frames = group.frames();
             int distinct = StackGroups.distinctDepth(group, groups);
             String top = frames.isEmpty() ? "(no Java frames)" : "`" + frameText(frames.get(0)) + "`";

@@ -8,10 +8,17 @@ final class LineWriter extends Writer {
     private final StringBuilder line = new StringBuilder();
     private final Consumer<String> sink;
     private final Runnable flush;
+    private final Runnable end;
 
     LineWriter(Consumer<String> sink, Runnable flush) {
+        this(sink, flush, () -> { });
+    }
+
+    /** end runs once the last line is handed over, before the last flush. */
+    LineWriter(Consumer<String> sink, Runnable flush, Runnable end) {
         this.sink = sink;
         this.flush = flush;
+        this.end = end;
     }
 
     @Override
@@ -31,12 +38,13 @@ final class LineWriter extends Writer {
         flush.run();
     }
 
-    /** Hands over a last line that had no newline. */
+    /** Hands over a last line that had no newline, then ends. */
     synchronized void finish() {
         if (line.length() > 0) {
             sink.accept(line.toString());
             line.setLength(0);
         }
+        end.run();
         flush.run();
     }
 

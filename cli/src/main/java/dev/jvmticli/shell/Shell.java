@@ -236,21 +236,20 @@ public final class Shell {
     }
 
     private static LineWriter grep(Writer out, Grep grep) {
-        return new LineWriter(line -> {
-            if (grep.keeps(line)) {
-                try {
-                    out.write(line + "\n");
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
+        ShellLine.Filter filter = grep.filter(line -> {
+            try {
+                out.write(line + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        }, () -> {
+        });
+        return new LineWriter(filter::accept, () -> {
             try {
                 out.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        });
+        }, filter::end);
     }
 
     private int dispatch(List<String> words, PrintWriter out, PrintWriter err) {
@@ -337,7 +336,8 @@ public final class Shell {
         });
         out.println();
         out.println("Shell:");
-        out.println("  COMMAND | grep [-v] [-i] TEXT    keep the lines matching TEXT (a regular expression)");
+        out.println("  COMMAND | grep [-cvinE] TEXT     keep the lines matching TEXT (a regular expression); -c count them,");
+        out.println("                                   -v the others, -i any case, -n numbered, -E (TEXT is always extended)");
         out.println("  COMMAND > FILE, COMMAND >> FILE  write (append) the output to FILE");
         out.println("  COMMAND; COMMAND                 run one after the other");
         out.println("  watch [-n SECONDS] COMMAND       repeat COMMAND every SECONDS (default 2), redrawing, until Ctrl-C");

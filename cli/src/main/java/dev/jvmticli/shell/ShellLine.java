@@ -4,12 +4,13 @@ import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
  * One line typed into the shell: commands separated by {@code ;}, each with its words, optional
- * {@code | grep [-v] [-i] TEXT} filters and an optional {@code > FILE} or {@code >> FILE} at the end.
+ * {@code | grep [-c] [-v] [-i] [-n] [-E] TEXT} filters and an optional {@code > FILE} or {@code >> FILE} at the end.
  * Words are split as a POSIX shell would: {@code '...'} is literal, {@code "..."} takes {@code \"}
  * and {@code \\}, a backslash outside quotes escapes the next character, and {@code #} at the
  * start of a word begins a comment.
@@ -22,10 +23,52 @@ public final class ShellLine {
     public record Pipeline(List<String> words, List<Grep> greps, String file, boolean append) {
     }
 
-    /** Keeps the lines in which pattern is found (or, inverted, those in which it is not). */
-    public record Grep(Pattern pattern, boolean invert) {
+    /**
+     * Keeps the lines in which pattern is found (or, inverted, those in which it is not); with count
+     * only their number, at the end; with lineNumbers each kept line after its number in the input
+     * and a colon, as grep -n.
+     */
+    public record Grep(Pattern pattern, boolean invert, boolean count, boolean lineNumbers) {
         public boolean keeps(String line) {
             return pattern.matcher(line).find() != invert;
+        }
+
+        /** A filter over one command's output that hands what it keeps to emit. */
+        public Filter filter(Consumer<String> emit) {
+            return new Filter(this, emit);
+        }
+    }
+
+    /** One run of a grep: {@link #accept} each line, then {@link #end}. */
+    public static final class Filter {
+        private final Grep grep;
+        private final Consumer<String> emit;
+        private long lines;
+        private long kept;
+        private boolean ended;
+
+        private Filter(Grep grep, Consumer<String> emit) {
+            this.grep = grep;
+            this.emit = emit;
+        }
+
+        public void accept(String line) {
+            lines++;
+            if (!grep.keeps(line)) {
+                return;
+            }
+            kept++;
+            if (!grep.count()) {
+                emit.accept(grep.lineNumbers() ? lines + ":" + line : line);
+            }
+        }
+
+        /** With -c, hands over the count; once. */
+        public void end() {
+            if (grep.count() && !ended) {
+                emit.accept(Long.toString(kept));
+            }
+            ended = true;
         }
     }
 
@@ -92,11 +135,20 @@ public final class ShellLine {
         }
         boolean invert = false;
         boolean ignoreCase = false;
+        boolean count = false;
+        boolean lineNumbers = false;
         String text = null;
+        boolean options = true;
         for (String word : words.subList(1, words.size())) {
-            if (text == null && word.matches("-[vi]+")) {
+            if (options && word.equals("--")) {
+                options = false;
+            } else if (options && text == null && word.matches("-[cvinE]+")) {
                 invert |= word.contains("v");
                 ignoreCase |= word.contains("i");
+                count |= word.contains("c");
+                lineNumbers |= word.contains("n");
+            } else if (options && text == null && word.startsWith("-") && word.length() > 1) {
+                throw syntax("grep takes -c, -v, -i, -n and -E, not '" + word + "' (a TEXT that starts with '-' goes after --)");
             } else if (text == null) {
                 text = word;
             } else {
@@ -107,7 +159,7 @@ public final class ShellLine {
             throw syntax("grep needs a TEXT to look for");
         }
         try {
-            return new Grep(Pattern.compile(text, ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0), invert);
+            return new Grep(Pattern.compile(text, ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0), invert, count, lineNumbers);
         } catch (PatternSyntaxException e) {
             throw syntax("grep: bad regular expression '" + text + "': " + e.getDescription());
         }

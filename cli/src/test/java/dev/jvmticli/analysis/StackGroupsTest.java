@@ -47,4 +47,15 @@ class StackGroupsTest {
                 stack(3, "WAITING")));
         assertEquals(List.of(1, 1, 0), groups.stream().map(g -> StackGroups.distinctDepth(g, groups)).toList());
     }
+
+    @Test
+    void aFrameThatDiffersOnlyInItsLineDoesNotTellGroupsApart() {
+        Frame parkHere = new Frame("java.util.concurrent.locks.LockSupport", "park", "LockSupport.java", 341, false);
+        Frame parkThere = new Frame("java.util.concurrent.locks.LockSupport", "park", "LockSupport.java", 211, false);
+        ThreadEntry entry = new ThreadEntry(1, "t1", "WAITING", List.of(), false, 5, "main", 0, 0, false, null);
+        List<StackGroups.Group> groups = List.of(
+                new StackGroups.Group(2, "WAITING", List.of(parkHere, new Frame("a.B", "await", "B.java", 1, false)), List.of(entry)),
+                new StackGroups.Group(1, "WAITING", List.of(parkThere, new Frame("a.B", "acquire", "B.java", 2, false)), List.of(entry)));
+        assertEquals(1, StackGroups.distinctDepth(groups.get(0), groups));
+    }
 }

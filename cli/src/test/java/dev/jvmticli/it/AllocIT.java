@@ -84,8 +84,9 @@ class AllocIT {
         assertEquals(0, table.exit(), table.toString());
         String[] lines = table.out().split("\n");
         assertTrue(lines[0].matches("\\d+ samples in [\\d.]+ s at one per 128 KiB on average: about .+ allocated"), table.out());
-        assertEquals("Top classes:", lines[2]);
-        assertTrue(lines[4].endsWith("  " + MARKER), table.out());
+        assertTrue(lines[1].matches("GCs during the window: \\d+"), table.out());
+        assertEquals("Top classes:", lines[3]);
+        assertTrue(lines[5].endsWith("  " + MARKER), table.out());
         Result sites = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--top", "20");
         assertTrue(sites.out().lines().anyMatch(l -> l.matches(".*  java\\.lang\\.\\S+ <- " + REPEAT_TEXT.replace(".", "\\.") + ":\\d+")),
                 "a JDK site names the application frame that called it: " + sites.out());

@@ -68,9 +68,20 @@ class DumpIT {
         String stuck = summary.substring(summary.indexOf("## Threads BLOCKED in every round"));
         assertTrue(stuck.contains("`contender-1` #") && stuck.contains("`mon-dl-a` #"), stuck);
         assertFalse(stuck.contains("holder"), stuck);
+        String contended = summary.substring(summary.indexOf("## Most contended locks"), summary.indexOf("## Busiest threads"));
+        assertFalse(contended.contains("ConditionObject"), "an idle pool awaiting its condition does not contend:\n" + contended);
+        assertTrue(contended.lines().filter(l -> l.startsWith("| `<0x")).findFirst().orElseThrow().endsWith("| `holder` #"
+                + contended.replaceAll("(?s).*`holder` #(\\d+).*", "$1") + " | 3 |"), "the hot monitor ranks first:\n" + contended);
+        String groups = summary.substring(summary.indexOf("## Largest groups"), summary.indexOf("## Threads BLOCKED"));
+        String idle = groups.lines().filter(l -> l.startsWith("| " + LocksTarget.IDLE_WORKERS + " | WAITING | ")).findFirst().orElseThrow();
+        assertTrue(idle.matches(".*\\| `[^`]+` \\(frame \\d+\\) \\|$") && !idle.endsWith("`jdk.internal.misc.Unsafe.park(Native Method)` (frame 0) |"),
+                "the frame that tells the idle pool apart from the other parked threads:\n" + groups);
 
         assertTrue(Files.readString(out.resolve("round-002/stacks.txt")).contains("Full thread dump"));
-        assertTrue(Files.readString(out.resolve("round-001/stacks.txt")).contains("   Locked ownable synchronizers:"));
+        String stacks = Files.readString(out.resolve("round-001/stacks.txt"));
+        assertTrue(stacks.contains("   Locked ownable synchronizers:"));
+        assertFalse(stacks.contains("\t- None"), "dump does not walk the heap, so it never says None");
+        assertTrue(stacks.contains("\t- (not known: only those some thread is parked on: dump does not walk the heap, stacks -l does)\n"), stacks);
         JsonNode jvm = Json.parse(Files.readString(out.resolve("jvm.json")));
         assertTrue(jvm.path("vm").path("uptimeMillis").asLong() > 0);
         assertTrue(jvm.path("vm").path("properties").path("java.vm.name").asText().contains("VM"));

@@ -13,6 +13,8 @@ import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -64,6 +66,17 @@ class ErrorsIT {
         } finally {
             sleep.destroyForcibly();
         }
+    }
+
+    /**
+     * pid 1 is init (systemd, or a sandbox's own init, whose /proc/1/maps not even root may read):
+     * not a JVM either way, and never "permission denied ... attach as the JVM's user".
+     */
+    @Test
+    void initIsNotAJvmEvenWhenItsMapsCannotBeRead() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Files.readString(Path.of("/proc/1/comm")).startsWith("java"), "pid 1 is a JVM here");
+        Result result = CliRun.run("threads", "1");
+        assertOneLineError(result, 4, "process 1 is not a JVM");
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.JettyShop;
 import dev.jvmticli.targets.TomcatShop;
+import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
@@ -72,7 +73,7 @@ class RealServersIT {
             return server + " on " + jdk;
         }
 
-        /** The class whose servlet or handler allocates the catalog's pages. */
+        /** The servlet or handler class that allocates the catalog's pages. */
         String catalogClass() {
             return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
         }
@@ -114,9 +115,7 @@ class RealServersIT {
     @AfterAll
     void stopServers() throws IOException {
         servers.values().forEach(s -> s.target().close());
-        try (Stream<Path> files = Files.walk(tomcatBase)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        deleteTree(tomcatBase);
     }
 
     private void underLoad(Case c, LoadedCheck check) throws Exception {
@@ -227,7 +226,8 @@ class RealServersIT {
                 for (JsonNode lock : locks) {
                     String className = lock.path("lock").path("className").asText();
                     int entering = lock.path("entering").size();
-                    table.append(className).append(": ").append(entering).append(" waiting to enter, ")
+                    table.append(className).append(": ").append(entering).append(" waiting to enter ")
+                            .append(names(lock.path("entering"))).append(", ")
                             .append(lock.path("notifyWaiters").size()).append(" to be notified\n");
                     assertTrue(!className.endsWith("ConditionObject") || entering == 0,
                             c + ": a thread awaiting a condition does not contend for it:\n" + table);
@@ -251,6 +251,12 @@ class RealServersIT {
             assertTrue(firstRow.contains("Shop$Inventory"),
                     c + ": summary.md does not rank the inventory monitor first in 3 dumps:\n" + String.join("\n", summaries));
         });
+    }
+
+    private static List<String> names(JsonNode threads) {
+        List<String> names = new ArrayList<>();
+        threads.forEach(t -> names.add(t.path("name").asText()));
+        return names;
     }
 
     /** The first row of summary.md's "Most contended locks" table, or "" when it has none. */
@@ -337,30 +343,38 @@ class RealServersIT {
     void everyCommandUnderLoadFailsNoRequest(Case c) throws Exception {
         underLoad(c, (server, load) -> {
             Path dump = Files.createTempDirectory("real-server-dump");
-            long toolStart = System.nanoTime();
-            cli(0, "threads", server.pid());
-            cli(0, "stacks", server.pid());
-            cli(0, "stacks", "-l", server.pid());
-            cli(0, "monitors", server.pid());
-            cli(0, "monitors", server.pid(), "--by-lock");
-            cli(0, "deadlocks", server.pid());
-            cli(0, "dump", server.pid(), "--out", dump.toString(), "--interval", "1s");
-            cli(0, "alloc", server.pid(), "--duration", "2s");
-            cli(0, "contention", server.pid(), "--duration", "2s");
-            cli(0, "jit", server.pid());
-            cli(0, "shell", server.pid(), "-c", "threads --top 3; stacks -l; monitors --by-lock; deadlocks; jit --class dev.*");
-            long toolEnd = System.nanoTime();
-            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(toolEnd - toolStart));
-            long baselineEnd = System.nanoTime();
+            List<List<String>> commands = List.of(List.of("threads"), List.of("stacks"), List.of("stacks", "-l"), List.of("monitors"),
+                    List.of("monitors", "--by-lock"), List.of("deadlocks"), List.of("dump", "--out", dump.toString(), "--interval", "1s"),
+                    List.of("alloc", "--duration", "2s"), List.of("contention", "--duration", "2s"), List.of("jit"),
+                    List.of("shell", "-c", "threads --top 3; stacks -l; monitors --by-lock; deadlocks; jit --class dev.*"));
+            // each command runs in a JVM of its own, as a user's would, not in the load generator's;
+            // its window is followed by one as long without the tool: both see the same machine
+            List<HttpLoad.Window> withTool = new ArrayList<>();
+            List<HttpLoad.Window> withoutTool = new ArrayList<>();
+            for (List<String> command : commands) {
+                List<String> args = new ArrayList<>(command);
+                args.add(1, server.pid());
+                long start = System.nanoTime();
+                Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
+                long end = System.nanoTime();
+                assertEquals(0, result.exit(), args + ": " + result);
+                withTool.add(new HttpLoad.Window(start, end));
+                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
+                withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
+            }
+            deleteTree(dump);
+            for (int i = 0; i < commands.size(); i++) {
+                System.out.printf("%s, while %s ran: %s%n", c, String.join(" ", commands.get(i)), load.stats(List.of(withTool.get(i))));
+            }
 
-            HttpLoad.Stats with = load.stats(toolStart, toolEnd);
-            HttpLoad.Stats without = load.stats(toolEnd, baselineEnd);
-            System.out.printf("%s, %.1f s windows: without the tool %s; with every command %s%n",
-                    c, (toolEnd - toolStart) / 1e9, without, with);
+            HttpLoad.Stats with = load.stats(withTool);
+            HttpLoad.Stats without = load.stats(withoutTool);
+            double seconds = withTool.stream().mapToLong(w -> w.toNanos() - w.fromNanos()).sum() / 1e9;
+            System.out.printf("%s, %.1f s with the commands and as long without: without the tool %s; with every command %s%n",
+                    c, seconds, without, with);
             assertEquals(0, with.failures(), c + ": requests failed while the commands ran: " + with.firstFailures());
             assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
             assertTrue(with.requests() > 0 && without.requests() > 0, with + " / " + without);
-            deleteTree(dump);
         });
     }
 
@@ -389,9 +403,9 @@ class RealServersIT {
     private static List<String> awaitDeadlockedPair(TargetJvm target) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline) {
-            String answer = target.ask("deadlocked");
-            if (answer.split(",").length == 2) {
-                return List.of(answer.split(","));
+            String[] answer = target.ask("deadlocked").split(" ", 2);
+            if (answer[0].equals("2")) {
+                return List.of(answer[1].split(","));
             }
             Thread.sleep(50);
         }

@@ -11,6 +11,7 @@ import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -69,15 +70,32 @@ class ShellIT {
                 threads --name sleeper
                 """;
         Result result = Launcher.run(jdk, script, "shell", Long.toString(target.pid()));
-        assertEquals(2, result.exit(), result.toString());
+        assertEquals(1, result.exit(), "the code of the first command that failed: " + result);
         String[] lines = result.out().split("\n");
-        assertEquals(4, lines.length, result.out());
+        assertEquals(3, lines.length, result.out());
         assertTrue(lines[0].startsWith("ID ") && lines[1].matches(".*WAITING.*in_object_wait.*  waiter"), result.out());
-        assertTrue(lines[2].startsWith("ID "), "a header and no rows for a name nobody has: " + result.out());
-        assertEquals("    \"state\" : \"WAITING\",", lines[3]);
-        assertEquals("jvmti-cli: unknown command 'frobnicate' (try help)\n", result.err());
+        assertEquals("    \"state\" : \"WAITING\",", lines[2]);
+        assertEquals("jvmti-cli: no live thread matches 'nobody here'\n"
+                + "jvmti-cli: unknown command 'frobnicate' (try help)\n", result.err());
         assertFalse(result.out().contains("\u001b") || result.err().contains("\u001b"), "no escape sequences");
         assertFalse(result.out().contains("sleeper"), "nothing runs after exit");
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void grepCountsInvertsIgnoresCaseAndNumbersLines(Jdks.Jdk jdk) {
+        String pid = Long.toString(targets.get(jdk).pid());
+        Result all = CliRun.run("threads", pid);
+        long waiting = all.out().lines().filter(l -> l.contains("WAITING")).count();
+        Result shell = CliRun.run("shell", pid, "-c", "threads | grep -c WAITING; threads | grep -ic 'waiting'; "
+                + "threads | grep -n -E '^ID +NAME|^ID '; threads | grep -v -i id | grep -c .");
+        assertEquals(0, shell.exit(), shell.toString());
+        List<String> lines = shell.out().lines().toList();
+        assertEquals(4, lines.size(), shell.out());
+        assertTrue(waiting > 0 && Long.parseLong(lines.get(0)) >= waiting - 2 && Long.parseLong(lines.get(0)) <= waiting + 2, shell.out());
+        assertTrue(Long.parseLong(lines.get(1)) >= Long.parseLong(lines.get(0)), "-i finds at least as many: " + shell.out());
+        assertTrue(lines.get(2).startsWith("1:ID "), "the header is line 1: " + shell.out());
+        assertTrue(Long.parseLong(lines.get(3)) > 0, shell.out());
     }
 
     @ParameterizedTest

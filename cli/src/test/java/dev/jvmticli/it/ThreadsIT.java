@@ -203,6 +203,16 @@ class ThreadsIT {
         JsonNode byCpu = Json.parse(CliRun.run("threads", pid, "--json", "--sort", "cpu").out()).path("threads");
         assertEquals("spinner", byCpu.get(0).path("name").asText());
 
+        for (String[] command : new String[][] {{"threads", pid, "--name", "nomatch*"}, {"stacks", pid, "--thread", "nomatch*"},
+                {"threads", pid, "--name", "nomatch*", "--top", "1", "--interval", "100ms"}}) {
+            Result none = CliRun.run(command);
+            assertEquals(1, none.exit(), "one rule for a name nobody has: " + none);
+            assertEquals("", none.out(), "not even a header: " + none);
+            assertEquals("jvmti-cli: no live thread matches 'nomatch*'\n", none.err());
+        }
+        Result noneInState = CliRun.run("threads", pid, "--name", "sleeper", "--state", "BLOCKED");
+        assertEquals(0, noneInState.exit(), "a name that matches, in no thread of that state, is an empty table: " + noneInState);
+
         Result badState = CliRun.run("threads", pid, "--state", "SNOOZING");
         assertEquals(2, badState.exit(), badState.toString());
         assertTrue(badState.err().contains("unknown state 'SNOOZING'"), badState.err());

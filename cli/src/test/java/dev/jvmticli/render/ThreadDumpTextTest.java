@@ -13,6 +13,7 @@ import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
+import dev.jvmticli.testing.DumpConsistency;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -132,5 +133,23 @@ class ThreadDumpTextTest {
                 "\t- locked <0x0000000000000abc> (a java.lang.Object)",
                 "\tat a.B.run(B.java:9)",
                 ""), text.toString());
+    }
+
+    @Test
+    void saysWhyAThreadThatNeverSettledHasNoLockLines() {
+        ThreadEntry mover = new ThreadEntry(9, "mover", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadStack unsettled = new ThreadStack(mover, List.of(new Frame("a.B", "enter", "B.java", 20, false)), false,
+                null, null, true);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(unsettled));
+        StringWriter text = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", null), null);
+        assertTrue(text.toString().contains(String.join(System.lineSeparator(),
+                "\"mover\" #9 prio=5 waiting for monitor entry",
+                "   java.lang.Thread.State: BLOCKED (on object monitor)",
+                "   Lock lines left out: the thread kept moving while they were read",
+                "\tat a.B.enter(B.java:20)",
+                "")), text.toString());
+        assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
+                DumpConsistency.unsettledThreads(text.toString()));
     }
 }

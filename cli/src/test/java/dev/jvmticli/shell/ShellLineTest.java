@@ -51,9 +51,31 @@ class ShellLineTest {
     }
 
     @Test
+    void grepCountsInvertsIgnoresCaseAndNumbersLines() {
+        List<String> input = List.of("NAME STATE", "main RUNNABLE", "owner BLOCKED", "Owner-2 WAITING", "other RUNNABLE");
+        assertEquals(List.of("1"), run("grep -c owner", input));
+        assertEquals(List.of("2"), run("grep -ic owner", input), "-c and -i together");
+        assertEquals(List.of("3:owner BLOCKED", "4:Owner-2 WAITING"), run("grep -n -i owner", input));
+        assertEquals(List.of("NAME STATE", "main RUNNABLE", "other RUNNABLE"), run("grep -vi owner", input));
+        assertEquals(List.of("owner BLOCKED", "Owner-2 WAITING"), run("grep -E '[Oo]wner(-2)?'", input));
+        assertEquals(List.of("0"), run("grep -c nobody", input), "a count of none is 0");
+        assertEquals(List.of("-x"), run("grep -- -x", List.of("a", "-x")), "after --, a TEXT may start with -");
+    }
+
+    private static List<String> run(String grep, List<String> input) {
+        List<String> out = new java.util.ArrayList<>();
+        ShellLine.Filter filter = ShellLine.parse("threads | " + grep).get(0).greps().get(0).filter(out::add);
+        input.forEach(filter::accept);
+        filter.end();
+        filter.end();
+        return out;
+    }
+
+    @Test
     void syntaxErrorsAreUsageFailures() {
         for (String bad : new String[] {"threads 'open", "threads \"open", "; threads", "| grep x", "threads | sort",
-                "threads | grep", "threads | grep a b", "threads >", "threads > a > b", "threads > a | grep x", "threads | grep '('"}) {
+                "threads | grep", "threads | grep a b", "threads >", "threads > a > b", "threads > a | grep x", "threads | grep '('",
+                "threads | grep -F x", "threads | grep -c"}) {
             CliFailure failure = assertThrows(CliFailure.class, () -> ShellLine.parse(bad), bad);
             assertEquals(2, failure.exitCode().code(), bad);
         }

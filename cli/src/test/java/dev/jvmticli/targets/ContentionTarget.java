@@ -58,7 +58,8 @@ public final class ContentionTarget {
         }
     }
 
-    public static void main(String[] args) throws Exception {
+    /** Starts the holders and their contenders. */
+    static void startContending() {
         TargetMain.start("holder", () -> {
             while (!Thread.currentThread().isInterrupted()) {
                 hold();
@@ -85,6 +86,10 @@ public final class ContentionTarget {
                 pause(1);
             }
         });
+    }
+
+    public static void main(String[] args) throws Exception {
+        startContending();
         TargetMain.serve(line -> line.equals("hash") ? Integer.toHexString(System.identityHashCode(LOCK)) : "unknown " + line);
     }
 }

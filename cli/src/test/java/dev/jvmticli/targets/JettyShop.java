@@ -10,69 +10,37 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.PathMappingsHandler;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.Fields;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The shop ({@link Shop}) on Jetty 12's core handlers: one handler per endpoint, on 127.0.0.1 at a
+ * The shop ({@link Shop}) on Jetty 12's core handlers: a handler per endpoint, on 127.0.0.1 at a
  * free port (answers {@code port}), served by a QueuedThreadPool of 20 to 50 threads.
  */
 public final class JettyShop {
     private JettyShop() {
     }
 
-    /** Answers a request with a line of text; blocking, so Jetty runs it on a pool thread. */
-    private abstract static class ShopHandler extends Handler.Abstract {
-        abstract String answer(Request request);
+    /** Answers with what its endpoint makes of the query; blocking, so Jetty runs it on a pool thread. */
+    private static final class EndpointHandler extends Handler.Abstract {
+        private final Shop.Endpoint endpoint;
+
+        EndpointHandler(Shop.Endpoint endpoint) {
+            this.endpoint = endpoint;
+        }
 
         @Override
         public boolean handle(Request request, Response response, Callback callback) {
-            response.write(true, StandardCharsets.UTF_8.encode(answer(request)), callback);
+            response.write(true, StandardCharsets.UTF_8.encode(endpoint.answer(request.getHttpURI().getQuery())), callback);
             return true;
         }
     }
 
-    static final class HashHandler extends ShopHandler {
+    static final class CatalogHandler extends Handler.Abstract {
         @Override
-        String answer(Request request) {
-            return Shop.hash();
-        }
-    }
-
-    static final class CatalogHandler extends ShopHandler {
-        @Override
-        String answer(Request request) {
+        public boolean handle(Request request, Response response, Callback callback) {
             String page = "item ".repeat(20_000);
-            return Integer.toString(page.getBytes(StandardCharsets.UTF_8).length);
-        }
-    }
-
-    static final class InventoryHandler extends ShopHandler {
-        @Override
-        String answer(Request request) {
-            return Shop.reserve();
-        }
-    }
-
-    static final class SleepHandler extends ShopHandler {
-        @Override
-        String answer(Request request) {
-            return Shop.sleep();
-        }
-    }
-
-    static final class LedgerHandler extends ShopHandler {
-        @Override
-        String answer(Request request) {
-            return Shop.ledger();
-        }
-    }
-
-    static final class DeadlockHandler extends ShopHandler {
-        @Override
-        String answer(Request request) {
-            Fields query = Request.extractQueryParameters(request);
-            return Shop.deadlock(query.getValue("side"));
+            response.write(true, StandardCharsets.UTF_8.encode(Integer.toString(page.getBytes(StandardCharsets.UTF_8).length)), callback);
+            return true;
         }
     }
 
@@ -83,12 +51,8 @@ public final class JettyShop {
         connector.setPort(0);
         server.addConnector(connector);
         PathMappingsHandler paths = new PathMappingsHandler();
-        paths.addMapping(PathSpec.from("/hash"), new HashHandler());
-        paths.addMapping(PathSpec.from("/catalog"), new CatalogHandler());
-        paths.addMapping(PathSpec.from("/reserve"), new InventoryHandler());
-        paths.addMapping(PathSpec.from("/sleep"), new SleepHandler());
-        paths.addMapping(PathSpec.from("/ledger"), new LedgerHandler());
-        paths.addMapping(PathSpec.from("/deadlock"), new DeadlockHandler());
+        Shop.ENDPOINTS.forEach((path, endpoint) -> paths.addMapping(PathSpec.from(path), new EndpointHandler(endpoint)));
+        paths.addMapping(PathSpec.from(Shop.CATALOG), new CatalogHandler());
         server.setHandler(paths);
         server.start();
         int port = connector.getLocalPort();

@@ -3,22 +3,35 @@ package dev.jvmticli.targets;
 import dev.jvmticli.testing.TargetMain;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What the shop servers ({@link TomcatShop}, {@link JettyShop}) do per request, behind their own
- * servlets or handlers: hash (CPU), take the shared inventory monitor and hold it 3 ms (the hot
- * lock), sleep, take a ReentrantLock briefly, and deadlock a pair of request threads on demand.
- * The catalog's servlet or handler allocates itself, through JDK methods only: its name shows in
- * an allocation site only when the site names the first frame that is not the JDK's.
+ * What the shop servers ({@link TomcatShop}, {@link JettyShop}) do per request: hash (CPU), take
+ * the shared inventory monitor and hold it 3 ms (the hot lock), sleep, take a ReentrantLock
+ * briefly, and deadlock a pair of request threads on demand. The catalog (allocation) is not here:
+ * each server's own catalog servlet or handler allocates, through JDK methods only, so that its
+ * name shows in an allocation site only when the site names the first frame that is not the JDK's.
  */
 public final class Shop {
-    /** The paths a load generator may send, each a plain GET answered with 200. */
-    public static final List<String> ENDPOINTS = List.of("/hash", "/catalog", "/reserve", "/sleep", "/ledger");
+    /** What an endpoint answers to a GET with this query string (null when there is none). */
+    public interface Endpoint {
+        String answer(String query);
+    }
+
+    /** Every path but the catalog's, with its endpoint. */
+    public static final Map<String, Endpoint> ENDPOINTS = Map.of(
+            "/hash", query -> hash(),
+            "/reserve", query -> reserve(),
+            "/sleep", query -> sleep(),
+            "/ledger", query -> ledger(),
+            "/deadlock", Shop::deadlock);
+
+    /** The path of the servers' own catalog servlet or handler. */
+    public static final String CATALOG = "/catalog";
 
     /** The hot lock's class, so that a lock table names it. */
     public static final class Inventory {
@@ -82,12 +95,13 @@ public final class Shop {
     }
 
     /**
-     * Side "a" takes Orders then Payments, side "b" the reverse, after both hold their first
-     * monitor: the two request threads deadlock and never answer.
+     * Side "a" (query {@code side=a}) takes Orders then Payments, any other side the reverse, after
+     * both hold their first monitor: the two request threads deadlock and never answer.
      */
-    public static String deadlock(String side) {
-        Object first = side.equals("a") ? ORDERS : PAYMENTS;
-        Object second = side.equals("a") ? PAYMENTS : ORDERS;
+    public static String deadlock(String query) {
+        boolean sideA = "side=a".equals(query);
+        Object first = sideA ? ORDERS : PAYMENTS;
+        Object second = sideA ? PAYMENTS : ORDERS;
         synchronized (first) {
             DEADLOCKED.add(Thread.currentThread().getName());
             TargetMain.arrive(BOTH_SIDES);
@@ -97,11 +111,14 @@ public final class Shop {
         }
     }
 
-    /** The target's commands besides TargetMain's: "port", and "deadlocked" (the names of the pair so far). */
+    /**
+     * The target's commands besides TargetMain's: "port", and "deadlocked": how many of the pair
+     * hold their first monitor, then their names, comma-separated.
+     */
     public static String answer(String command, int port) {
         return switch (command) {
             case "port" -> Integer.toString(port);
-            case "deadlocked" -> String.join(",", DEADLOCKED);
+            case "deadlocked" -> DEADLOCKED.size() + " " + String.join(",", DEADLOCKED);
             default -> "unknown " + command;
         };
     }

@@ -11,7 +11,7 @@ import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 
 /**
- * The shop ({@link Shop}) on an embedded Tomcat 10.1: one servlet per endpoint, on 127.0.0.1 at a
+ * The shop ({@link Shop}) on an embedded Tomcat 10.1: a servlet per endpoint, on 127.0.0.1 at a
  * free port (answers {@code port}), with a pool of 50 workers that all exist from the start.
  * Its one argument is Tomcat's base directory.
  */
@@ -19,57 +19,27 @@ public final class TomcatShop {
     private TomcatShop() {
     }
 
-    /** Answers a GET with a line of text. */
-    private abstract static class ShopServlet extends HttpServlet {
-        abstract String answer(HttpServletRequest request);
+    /** Answers a GET with what its endpoint makes of the query. */
+    private static final class EndpointServlet extends HttpServlet {
+        private final Shop.Endpoint endpoint;
+
+        EndpointServlet(Shop.Endpoint endpoint) {
+            this.endpoint = endpoint;
+        }
 
         @Override
         protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
             response.setContentType("text/plain");
-            response.getWriter().write(answer(request));
+            response.getWriter().write(endpoint.answer(request.getQueryString()));
         }
     }
 
-    static final class HashServlet extends ShopServlet {
+    static final class CatalogServlet extends HttpServlet {
         @Override
-        String answer(HttpServletRequest request) {
-            return Shop.hash();
-        }
-    }
-
-    static final class CatalogServlet extends ShopServlet {
-        @Override
-        String answer(HttpServletRequest request) {
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
             String page = "item ".repeat(20_000);
-            return Integer.toString(page.getBytes(StandardCharsets.UTF_8).length);
-        }
-    }
-
-    static final class InventoryServlet extends ShopServlet {
-        @Override
-        String answer(HttpServletRequest request) {
-            return Shop.reserve();
-        }
-    }
-
-    static final class SleepServlet extends ShopServlet {
-        @Override
-        String answer(HttpServletRequest request) {
-            return Shop.sleep();
-        }
-    }
-
-    static final class LedgerServlet extends ShopServlet {
-        @Override
-        String answer(HttpServletRequest request) {
-            return Shop.ledger();
-        }
-    }
-
-    static final class DeadlockServlet extends ShopServlet {
-        @Override
-        String answer(HttpServletRequest request) {
-            return Shop.deadlock(request.getParameter("side"));
+            response.setContentType("text/plain");
+            response.getWriter().write(Integer.toString(page.getBytes(StandardCharsets.UTF_8).length));
         }
     }
 
@@ -85,20 +55,15 @@ public final class TomcatShop {
         connector.setProperty("maxKeepAliveRequests", "-1");
         tomcat.getService().addConnector(connector);
         Context context = tomcat.addContext("", base);
-        add(context, "/hash", new HashServlet());
-        add(context, "/catalog", new CatalogServlet());
-        add(context, "/reserve", new InventoryServlet());
-        add(context, "/sleep", new SleepServlet());
-        add(context, "/ledger", new LedgerServlet());
-        add(context, "/deadlock", new DeadlockServlet());
+        Shop.ENDPOINTS.forEach((path, endpoint) -> add(context, path, new EndpointServlet(endpoint)));
+        add(context, Shop.CATALOG, new CatalogServlet());
         tomcat.start();
         int port = connector.getLocalPort();
         TargetMain.serve(command -> Shop.answer(command, port));
     }
 
     private static void add(Context context, String path, HttpServlet servlet) {
-        String name = servlet.getClass().getSimpleName();
-        Tomcat.addServlet(context, name, servlet);
-        context.addServletMappingDecoded(path, name);
+        Tomcat.addServlet(context, path, servlet);
+        context.addServletMappingDecoded(path, path);
     }
 }

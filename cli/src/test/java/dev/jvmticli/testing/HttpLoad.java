@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * HTTP load on a loopback server from this JVM: a few client threads send GETs round the paths
@@ -25,7 +24,14 @@ public final class HttpLoad implements AutoCloseable {
     public record Sample(long startNanos, long latencyNanos, String failure) {
     }
 
-    /** The requests that started in one window. */
+    /** From one System.nanoTime to another. */
+    public record Window(long fromNanos, long toNanos) {
+        boolean holds(Sample sample) {
+            return sample.startNanos() >= fromNanos && sample.startNanos() < toNanos;
+        }
+    }
+
+    /** The requests that started in some windows. */
     public record Stats(int requests, int failures, int slow, double p50Millis, double p99Millis, List<String> firstFailures) {
         /** Requests slower than this count as slow. */
         public static final Duration SLOW = Duration.ofSeconds(1);
@@ -44,8 +50,7 @@ public final class HttpLoad implements AutoCloseable {
     private final List<Thread> clients = new ArrayList<>();
     private final List<Sample> samples = new ArrayList<>();
     private final AtomicInteger sent = new AtomicInteger();
-    private final AtomicReference<String> stopped = new AtomicReference<>();
-    private volatile boolean running = true;
+    private volatile boolean closed;
 
     private HttpLoad(URI base, List<String> paths, Duration longest) {
         this.base = base;
@@ -69,7 +74,7 @@ public final class HttpLoad implements AutoCloseable {
 
     private void send(int first) {
         int next = first;
-        while (running && System.nanoTime() < deadline && sent.incrementAndGet() <= MAX_REQUESTS) {
+        while (!closed && System.nanoTime() < deadline && sent.incrementAndGet() <= MAX_REQUESTS) {
             URI uri = base.resolve(paths.get(next++ % paths.size()));
             HttpRequest request = HttpRequest.newBuilder(uri).timeout(REQUEST_TIMEOUT).GET().build();
             long start = System.nanoTime();
@@ -89,7 +94,6 @@ public final class HttpLoad implements AutoCloseable {
                 return;
             }
         }
-        stopped.compareAndSet(null, running ? "reached its longest duration or request count" : "closed");
     }
 
     private void record(Sample sample) {
@@ -107,23 +111,23 @@ public final class HttpLoad implements AutoCloseable {
                 long left = end - System.nanoTime();
                 if (left <= 0) {
                     throw new AssertionError("the load got " + samples.size() + " answers in " + timeout.toSeconds()
-                            + " s, fewer than " + count + " good ones: " + stats(0, Long.MAX_VALUE));
+                            + " s, fewer than " + count + " good ones: " + stats(List.of(new Window(Long.MIN_VALUE, Long.MAX_VALUE))));
                 }
                 TimeUnit.NANOSECONDS.timedWait(samples, left);
             }
         }
     }
 
-    /** Whether the load still runs: it must, for a check to be under load. */
+    /** Whether every client thread still sends: a check under load needs it at its end. */
     public boolean running() {
-        return stopped.get() == null;
+        return clients.stream().allMatch(Thread::isAlive);
     }
 
-    /** The requests that started between the two System.nanoTime values. */
-    public Stats stats(long fromNanos, long toNanos) {
+    /** The requests that started in any of the windows. */
+    public Stats stats(List<Window> windows) {
         List<Sample> window;
         synchronized (samples) {
-            window = samples.stream().filter(s -> s.startNanos() >= fromNanos && s.startNanos() < toNanos).toList();
+            window = samples.stream().filter(s -> windows.stream().anyMatch(w -> w.holds(s))).toList();
         }
         long[] latencies = window.stream().mapToLong(Sample::latencyNanos).sorted().toArray();
         List<String> failures = window.stream().map(Sample::failure).filter(f -> f != null).toList();
@@ -142,7 +146,7 @@ public final class HttpLoad implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        running = false;
+        closed = true;
         for (Thread thread : clients) {
             thread.interrupt();
             thread.join(TimeUnit.SECONDS.toMillis(REQUEST_TIMEOUT.toSeconds() + 1));

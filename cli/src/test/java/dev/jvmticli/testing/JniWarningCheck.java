@@ -56,9 +56,21 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
     static void watch(TargetJvm target) {
         if (RUNNING_CLASSES.get() == 0) {
             throw new IllegalStateException("a target JVM started outside a test class checked by " + JniWarningCheck.class.getName()
-                    + ": enable junit.jupiter.extensions.autodetection.enabled for the integration tests");
+                    + ": junit.jupiter.extensions.autodetection.enabled must be true (cli/src/test/resources/junit-platform.properties)");
         }
         WATCHED.add(new Watched(target));
+    }
+
+    /**
+     * For the test of this check: the report on a target that has been closed, or null, and the
+     * target is no longer watched.
+     */
+    public static String takeReport(TargetJvm target) throws InterruptedException {
+        if (!target.awaitEnd(OUTPUT_END)) {
+            throw new IllegalStateException("target " + target.pid() + " has not ended");
+        }
+        WATCHED.removeIf(watched -> watched.target == target);
+        return report(target.pid(), target.description(), target.output());
     }
 
     @Override

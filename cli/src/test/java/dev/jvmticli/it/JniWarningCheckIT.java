@@ -1,0 +1,50 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.targets.CounterTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.JniWarningCheck;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The check every test class gets (JniWarningCheck) catches what the JVM's JNI checker prints. */
+class JniWarningCheckIT {
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    /**
+     * A stand-in agent breaks a JNI rule when the agent's own thread starts, that is during the
+     * first command: the report names the warning and that command.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aBrokenJniRuleIsReportedWithTheCommandBeforeIt(Jdks.Jdk jdk) throws Exception {
+        Path misuse = Path.of(System.getProperty("user.dir")).resolve("../native/target/test/libjnimisuse.so").normalize();
+        assertTrue(Files.isRegularFile(misuse), "built by the native module's test phase: " + misuse);
+        TargetJvm target = TargetJvm.start(jdk, CounterTarget.class, List.of("-agentpath:" + misuse + "=jvmti-cli agent"));
+        String report;
+        try (target) {
+            String pid = Long.toString(target.pid());
+            assertEquals(0, CliRun.run("threads", pid).exit());
+            assertEquals(0, CliRun.run("stacks", pid).exit());
+        } finally {
+            report = JniWarningCheck.takeReport(target);
+        }
+        assertNotNull(report, "the target's output: " + target.output());
+        assertTrue(report.contains(": 1 warning(s)"), report);
+        assertTrue(report.contains("1x WARNING in native method: JNI call made without checking exceptions when required to from CallObjectMethod"),
+                report);
+        assertTrue(report.contains("after `jvmti-cli threads " + target.pid() + "` (in-process), started "), report);
+        assertTrue(report.contains("checked_jni_GetObjectClass"), "the stack of the call: " + report);
+    }
+}

@@ -1,0 +1,107 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.targets.CounterTarget;
+import dev.jvmticli.testing.CliProcess;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The release archive `mvn package` makes, unpacked into a temporary directory, run from elsewhere and through a symlink on PATH. */
+class ReleaseArchiveIT {
+    @TempDir
+    Path temp;
+
+    private static Path archive() throws IOException {
+        try (Stream<Path> files = Files.list(CliProcess.jar().getParent())) {
+            List<Path> archives = files.filter(f -> f.getFileName().toString().matches("jvmti-cli-.+-linux-x64\\.tar\\.gz")).toList();
+            assertEquals(1, archives.size(), archives.toString());
+            return archives.get(0);
+        }
+    }
+
+    @Test
+    void holdsTheLauncherTheJarTheCompletionScriptAndTheDocs() throws Exception {
+        Path archive = archive();
+        String base = archive.getFileName().toString().replace("-linux-x64.tar.gz", "");
+        Set<String> expected = new TreeSet<>(Set.of(base + "/bin/jvmti-cli", base + "/lib/jvmti-cli.jar",
+                base + "/completions/jvmti-cli.bash", base + "/README.md"));
+        Path checkout = CliProcess.jar().getParent().getParent().getParent();
+        for (String doc : List.of("LICENSE", "NOTICE")) {
+            if (Files.exists(checkout.resolve(doc))) {
+                expected.add(base + "/" + doc);
+            }
+        }
+        Result list = run(List.of("tar", "-tzf", archive.toString()), temp, "");
+        assertEquals(0, list.exit(), list.toString());
+        assertEquals(expected, new TreeSet<>(list.out().lines().filter(entry -> !entry.endsWith("/")).toList()));
+    }
+
+    @Test
+    void runsFromAnotherDirectoryAndThroughASymlinkOnPath() throws Exception {
+        Path unpacked = Files.createDirectory(temp.resolve("unpacked"));
+        assertEquals(0, run(List.of("tar", "-xzf", archive().toString(), "-C", unpacked.toString()), temp, "").exit());
+        Path launcher;
+        try (Stream<Path> dirs = Files.list(unpacked)) {
+            launcher = dirs.findFirst().orElseThrow().resolve("bin/jvmti-cli");
+        }
+        assertTrue(Files.isExecutable(launcher), launcher.toString());
+        Path onPath = Files.createDirectory(temp.resolve("bin"));
+        Files.createSymbolicLink(onPath.resolve("jvmti-cli"), launcher);
+        Path elsewhere = Files.createDirectory(temp.resolve("elsewhere"));
+
+        Result demo = run(List.of("bash", "-c", "jvmti-cli demo"), elsewhere, onPath.toString());
+        assertEquals(0, demo.exit(), demo.toString());
+        assertTrue(demo.out().contains("Started a demo JVM (pid "), demo.out());
+        assertTrue(demo.out().contains("demo-busy"), demo.out());
+
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), CounterTarget.class)) {
+            String pid = Long.toString(target.pid());
+            for (List<String> command : List.of(List.of("bash", "-c", "jvmti-cli threads " + pid), List.of(launcher.toString(), "threads", pid))) {
+                Result threads = run(command, elsewhere, onPath.toString());
+                assertEquals(0, threads.exit(), command + ": " + threads);
+                assertTrue(threads.out().contains(" counter\n"), threads.out());
+            }
+        }
+    }
+
+    /** Runs command in dir with JAVA_HOME set to the tests' JDK and pathFirst (if any) ahead on PATH. */
+    private static Result run(List<String> command, Path dir, String pathFirst) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
+        builder.environment().put("JAVA_HOME", Jdks.current().home().toString());
+        if (!pathFirst.isEmpty()) {
+            builder.environment().put("PATH", pathFirst + ":" + System.getenv("PATH"));
+        }
+        Process process = builder.start();
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(process.getInputStream()));
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(command + " did not finish in 60 s");
+        }
+        return new Result(process.exitValue(), out.get(), err.get());
+    }
+
+    private static String read(java.io.InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
