@@ -8,6 +8,7 @@
 
 #include "alloc_count.h"
 #include "capabilities.h"
+#include "class_module.h"
 #include "commands.h"
 #include "frames.h"
 #include "locks.h"
@@ -121,6 +122,7 @@ void agent_release(JNIEnv *jni) {
     vthreads_release(jni);
     thread_snapshot_release(jni);
     frames_cache_clear();
+    class_module_release(jni);
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();

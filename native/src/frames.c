@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "class_module.h"
 
 /* jmethodIDs are never reused for another method (HotSpot keeps them until the VM ends, and an
  * unloaded class's ids stop resolving rather than pointing elsewhere), so a cached entry can go
@@ -40,8 +41,9 @@ char *java_class_name(const char *signature) {
     if (name == NULL) {
         return NULL;
     }
+    /* a '.' in an internal name is a hidden class's: Class.getName() has it as '/' */
     for (size_t i = 0; i < len; i++) {
-        name[i] = start[i] == '/' ? '.' : start[i];
+        name[i] = start[i] == '/' ? '.' : start[i] == '.' ? '/' : start[i];
     }
     name[len] = '\0';
     return name;
@@ -68,7 +70,8 @@ static int to_growing(void *ctx, const char *data, size_t len) {
 
 /* The method's JSON object without its end, made once per method so that writing a frame (or a
  * method of a frame table) is a copy and a tail. */
-static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file) {
+static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file,
+                   const char *module) {
     static json_writer w; /* one request at a time, on the agent thread */
     growing out = { NULL, 0, 0 };
     json_init(&w, to_growing, &out);
@@ -79,6 +82,10 @@ static void encode(method_entry *e, const char *class_name, const char *method_n
     json_mutf8(&w, method_name);
     json_key(&w, "file");
     json_mutf8(&w, file);
+    if (module != NULL) {
+        json_key(&w, "module");
+        json_mutf8(&w, module);
+    }
     if (json_flush(&w) != 0 || out.failed) {
         free(out.data);
         return;
@@ -108,6 +115,7 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
     char *signature = NULL;
     char *class_name = NULL;
     char *file = NULL;
+    const char *module = NULL;
     jint modifiers = 0;
     jvmtiLineNumberEntry *lines = NULL;
     memset(e, 0, sizeof *e);
@@ -123,6 +131,7 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
                 || (*jvmti)->GetSourceFileName(jvmti, klass, &file) != JVMTI_ERROR_NONE) {
             file = NULL;
         }
+        module = class_module_of(jni, klass);
     }
     if ((*jvmti)->GetMethodModifiers(jvmti, method, &modifiers) == JVMTI_ERROR_NONE) {
         e->native = (modifiers & ACC_NATIVE) != 0;
@@ -138,7 +147,7 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
         }
         agent_deallocate(lines);
     }
-    encode(e, class_name, name, file);
+    encode(e, class_name, name, file, module);
     free(class_name);
     agent_deallocate(name);
     agent_deallocate(file);
@@ -287,6 +296,23 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
         }
     }
     return depth;
+}
+
+jint frames_sole_monitor_frame(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count) {
+    if (count == 0 || !lookup(jni, frames[0].method)->native) {
+        return -1; /* not in the native Object.wait (or wait0) any more */
+    }
+    jint sole = -1;
+    for (jint i = 1; i < count; i++) {
+        const method_entry *e = lookup(jni, frames[i].method);
+        if (e->native || (e->may_lock && sole >= 0)) {
+            return -1;
+        }
+        if (e->may_lock) {
+            sole = i;
+        }
+    }
+    return sole;
 }
 
 int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name) {

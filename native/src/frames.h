@@ -18,8 +18,8 @@
 /* Epoch milliseconds, the time a dump is stamped with. */
 int64_t frames_wall_millis(void);
 
-/* Writes frames as a JSON array of {"class","method","file","line","native"}; line is -1 when
- * unknown and -2 for a native method. */
+/* Writes frames as a JSON array of {"class","method","file","module","line","native"}; line is
+ * -1 when unknown and -2 for a native method; module (class_module.h) only for a named module. */
 void frames_write(json_writer *w, JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
 
 /* The last stack added to a tree, bottom frame first, with the node each frame became. A stack
@@ -44,7 +44,7 @@ void stack_memo_free(stack_memo *memo);
 int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
                          const jvmtiFrameInfo *frames, jint count);
 
-/* Writes the frame table: [{"class","method","file","native"}, ...] in index order; null for a
+/* Writes the frame table: [{"class","method","file","module","native"}, ...] in index order; null for a
  * method that could not be resolved (out of memory). */
 void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods);
 
@@ -54,6 +54,13 @@ void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *metho
  * the top while the thread runs native code: in_native); -1 when it can own none. */
 jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int in_native);
 
+/* Below the top frame of a complete stack, the one frame that can have entered a monitor: the
+ * only one that is synchronized or has a monitorenter, with no native frame (JNI code may enter
+ * monitors) among them. For a thread in Object.wait, the frame that entered the monitor it waits
+ * on, which JVMTI and ThreadMXBean leave out of what it owns. -1 when none or several can, or the
+ * top frame is not native (not in Object.wait any more). */
+jint frames_sole_monitor_frame(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count);
+
 /* Whether a method is the one a StackTraceElement names (class and method name). */
 int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name);
 
@@ -61,8 +68,9 @@ int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, cons
  * a line either side does not know is not compared). */
 int frames_frame_is(JNIEnv *jni, const jvmtiFrameInfo *frame, const char *class_name, const char *method_name, jint line);
 
-/* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" (malloc'd; NULL when out of memory);
- * array signatures keep their form with dots. */
+/* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" and a hidden class's
+ * "Lp/C$$Lambda$1.0x0800;" "p.C$$Lambda$1/0x0800", as Class.getName() has them (malloc'd; NULL
+ * when out of memory); array signatures keep their form with dots. */
 char *java_class_name(const char *signature);
 
 /* The source line of a bytecode location from a line number table, which JVMTI does not promise

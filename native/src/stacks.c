@@ -8,7 +8,8 @@
  * apart in time a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
  * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
- * follow in "locks", one object per thread in the order of "threads". */
+ * follow in "locks", one object per thread in the order of "threads", with the frame that entered
+ * the monitor a thread in Object.wait waits on where its frames tell (frames_sole_monitor_frame). */
 #include <stdlib.h>
 
 #include "agent.h"
@@ -18,25 +19,36 @@
 
 /* One thread's place in the stack tree. */
 typedef struct {
-    int32_t top;    /* STACK_TREE_ROOT when it has no frames (or they could not be kept) */
-    int truncated;  /* deeper than asked, or out of memory */
+    int32_t top;          /* STACK_TREE_ROOT when it has no frames (or they could not be kept) */
+    int truncated;        /* deeper than asked, or out of memory */
+    jint wait_entered_at; /* in Object.wait: the frame that entered the monitor it waits on (jstack's
+                             "- locked" line for it), where its frames tell for certain; else -1 */
 } taken_stack;
 
 /* Adds a thread's frames, as its moment has them, to the answer's stack tree. */
 static taken_stack add_frames(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
                               const thread_moment *m) {
     int32_t top = frames_add_stack(jni, methods, tree, memo, thread_moment_frames(m), m->count);
+    jint wait_entered_at = (m->state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) != 0 && !m->truncated
+                               ? frames_sole_monitor_frame(jni, thread_moment_frames(m), m->count)
+                               : -1;
     /* out of memory: sent without frames, marked cut */
-    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, m->truncated || top == STACK_TREE_FULL };
+    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, m->truncated || top == STACK_TREE_FULL, wait_entered_at };
 }
 
-/* The lock facts, one object per thread in the order of "threads". */
-static void write_locks(json_writer *w, const thread_set *set, int want_owned) {
+/* The lock facts, one object per thread in the order of "threads"; with the stacks (NULL when
+ * frames were not taken), "waitEnteredAt" for a thread in Object.wait where it is known. */
+static void write_locks(json_writer *w, const thread_set *set, const taken_stack *stacks, int want_owned) {
     json_key(w, "locks");
     json_begin_array(w);
     for (size_t i = 0; i < set->count; i++) {
+        const thread_moment *m = &set->moments[i];
         json_begin_object(w);
-        thread_moment_write_locks(w, &set->moments[i], want_owned);
+        thread_moment_write_locks(w, m, want_owned);
+        if (stacks != NULL && !m->unsettled && m->locks.waiting == WAIT_NOTIFY && stacks[i].wait_entered_at >= 0) {
+            json_key(w, "waitEnteredAt");
+            json_int(w, stacks[i].wait_entered_at);
+        }
         json_end_object(w);
     }
     json_end_array(w);
@@ -111,7 +123,7 @@ void cmd_stacks(command_ctx *ctx) {
         json_key(w, "methods");
         frames_write_methods(w, ctx->jni, &methods);
     }
-    write_locks(w, &set, want_owned);
+    write_locks(w, &set, stacks, want_owned);
     json_end_object(w);
     stack_tree_free(&tree);
     method_index_free(&methods);

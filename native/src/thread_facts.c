@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "task_stat.h"
 #include "jni_util.h"
 #include "thread_state.h"
 
@@ -128,6 +129,13 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, const native_
     if (native->os_state != NULL) {
         json_key(w, "osState");
         json_cstring(w, native->os_state);
+    }
+    task_stat task;
+    if (native->nid > 0 && task_stat_read(native->nid, &task) == 0) {
+        json_key(w, "osPriority");
+        json_int(w, task.nice);
+        json_key(w, "started");
+        json_int(w, task.started_millis);
     }
     if (native->address != 0) {
         char tid[2 + 16 + 1];

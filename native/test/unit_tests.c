@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aggregate.h"
@@ -21,6 +22,7 @@
 #include "own_memory.h"
 #include "request.h"
 #include "stack_tree.h"
+#include "task_stat.h"
 #include "thread_state.h"
 #include "vm_structs.h"
 
@@ -677,6 +679,23 @@ static void test_code_list_parse(void) {
     code_list_free(&list);
 }
 
+static void test_task_stat(void) {
+    long nice = 0;
+    unsigned long long start = 0;
+    /* a name with spaces and parentheses; nice is field 19, starttime field 22 */
+    static const char line[] = "4711 (a) b (c)) S 1 4700 4700 0 -1 4194368 10 0 0 0 3 4 0 0 20 -5 31 0 123456 1000 50\n";
+    CHECK(task_stat_parse(line, &nice, &start) == 0 && nice == -5 && start == 123456ULL);
+    CHECK(task_stat_parse("4711 (cut) S 1 2 3", &nice, &start) == -1);
+    CHECK(task_stat_parse("no parenthesis", &nice, &start) == -1);
+    task_stat own;
+    CHECK(task_stat_read(getpid(), &own) == 0 && own.nice >= -20 && own.nice <= 19);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t now_millis = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    CHECK(own.started_millis <= now_millis + 20 && own.started_millis > now_millis - 3600 * 1000);
+    CHECK(task_stat_read(0, &own) == -1);
+}
+
 static void test_lock_fit(void) {
     const jint blocked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
     const jint in_wait = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
@@ -733,6 +752,7 @@ int main(void) {
     test_vm_structs();
     test_own_memory();
     test_lock_owners();
+    test_task_stat();
     test_lock_fit();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

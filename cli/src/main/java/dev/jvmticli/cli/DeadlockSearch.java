@@ -40,6 +40,11 @@ final class DeadlockSearch {
         return new Result(cycles, stacks);
     }
 
+    /** The deadlocks a dump shows, each confirmed by asking its threads again. */
+    static List<List<ThreadStack>> in(AgentClient client, StackDump dump, boolean virtual) {
+        return confirmed(client, Deadlocks.find(dump), virtual);
+    }
+
     /** Who waits for whom, without frames. */
     private static StackDump waits(AgentClient client, Set<Long> ids, boolean virtual) {
         return Dumps.collect(client, ids, 1, false, false, true, virtual, false);

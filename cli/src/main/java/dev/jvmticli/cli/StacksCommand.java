@@ -7,6 +7,7 @@ import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.DeadlockText;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.ThreadDumpText;
 import java.util.LinkedHashMap;
@@ -19,7 +20,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "stacks", mixinStandardHelpOptions = true,
-        description = "All stack traces with lock information, in jstack's format (or JSON); --virtual for virtual threads.")
+        description = "All stack traces with lock information, in jstack's format (or JSON), deadlocks at the end as jstack has them; "
+                + "--virtual for virtual threads.")
 final class StacksCommand implements Callable<Integer> {
     /** With virtual threads, more threads than this are grouped unless --no-group. */
     static final int GROUP_ABOVE = 300;
@@ -68,6 +70,12 @@ final class StacksCommand implements Callable<Integer> {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
                 ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
+                List<List<ThreadStack>> deadlocks = DeadlockSearch.in(client, dump, kinds.virtualThreads());
+                if (!deadlocks.isEmpty()) {
+                    DeadlockText.printSections(context.out(), deadlocks, dump);
+                    context.out().println();
+                    context.out().flush();
+                }
             }
         }
         return ExitCode.OK.code();

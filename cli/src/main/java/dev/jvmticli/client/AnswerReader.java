@@ -33,7 +33,7 @@ final class AnswerReader {
     }
 
     /** A method of the frame table; a frame is it at a line. */
-    private record Method(String className, String method, String file, boolean nativeMethod) {
+    private record Method(String className, String method, String file, boolean nativeMethod, String module) {
     }
 
     AnswerReader(JsonParser parser) {
@@ -159,6 +159,7 @@ final class AnswerReader {
             expect(JsonToken.START_OBJECT);
             List<LockedMonitor> locked = null;
             WaitingFor waitingFor = null;
+            Integer waitEnteredAt = null;
             boolean unsettled = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
@@ -166,11 +167,12 @@ final class AnswerReader {
                 switch (field) {
                     case "locked" -> locked = locked();
                     case "waitingFor" -> waitingFor = waitingFor();
+                    case "waitEnteredAt" -> waitEnteredAt = p.getValueAsInt(-1);
                     case "unsettled" -> unsettled = p.getValueAsBoolean(false);
                     default -> p.skipChildren();
                 }
             }
-            locks.add(new Locks(locked, waitingFor, unsettled));
+            locks.add(new Locks(locked, waitingFor == null || waitEnteredAt == null ? waitingFor : waitingFor.enteredAt(waitEnteredAt), unsettled));
         }
         return locks;
     }
@@ -261,7 +263,7 @@ final class AnswerReader {
             }
             Method m = methods.get(method);
             return m == null ? new Frame(null, null, null, line, false)
-                    : new Frame(m.className(), m.method(), m.file(), line, m.nativeMethod());
+                    : new Frame(m.className(), m.method(), m.file(), line, m.nativeMethod(), m.module());
         }
     }
 
@@ -330,6 +332,8 @@ final class AnswerReader {
         Long carrying = null;
         String osState = null;
         String tid = null;
+        Integer osPriority = null;
+        Long started = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -351,11 +355,13 @@ final class AnswerReader {
                 case "carrying" -> carrying = optionalLong();
                 case "osState" -> osState = text();
                 case "tid" -> tid = p.getValueAsString();
+                case "osPriority" -> osPriority = p.getValueAsInt(0);
+                case "started" -> started = p.getValueAsLong(0);
                 default -> p.skipChildren();
             }
         }
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, carrying, osState, tid);
+                carrierId, pinned, carrying, osState, tid, osPriority, started);
     }
 
     private Long optionalLong() throws IOException {
@@ -379,6 +385,7 @@ final class AnswerReader {
             String method = null;
             String file = null;
             boolean nativeMethod = false;
+            String module = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 p.nextToken();
@@ -387,10 +394,11 @@ final class AnswerReader {
                     case "method" -> method = text();
                     case "file" -> file = text();
                     case "native" -> nativeMethod = p.getValueAsBoolean(false);
+                    case "module" -> module = text();
                     default -> p.skipChildren();
                 }
             }
-            list.add(new Method(className, method, file, nativeMethod));
+            list.add(new Method(className, method, file, nativeMethod, module));
         }
         return list;
     }

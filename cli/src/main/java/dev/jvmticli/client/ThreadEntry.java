@@ -21,6 +21,9 @@ import java.util.List;
  * @param osState    what jstack prints after the nid: the OS thread's state as HotSpot records it
  *                   ("waiting on condition", "in Object.wait()", ...); null when unknown
  * @param tid        HotSpot's JavaThread address (jstack's {@code tid=0x...}); null when unknown
+ * @param osPriority the OS thread's nice value (jstack's {@code os_prio}); null when unknown
+ * @param started    when the OS thread started, epoch milliseconds to the kernel's clock tick (for
+ *                   jstack's {@code elapsed}); null when unknown
  */
 public record ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                           String group, long cpuNanos, long nid, boolean agent,
@@ -30,11 +33,13 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
                           @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean pinned,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Long carrying,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String osState,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) String tid) {
+                          @JsonInclude(JsonInclude.Include.NON_NULL) String tid,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Integer osPriority,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long started) {
     /** A platform thread. */
     public ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                        String group, long cpuNanos, long nid, boolean agent, WaitingFor waitingFor) {
-        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null);
+        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null, null, null);
     }
 
     public boolean hasFlag(String flag) {
@@ -44,7 +49,7 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
     /** This carrier thread, carrying the virtual thread with that id. */
     public ThreadEntry carrying(long virtualThreadId) {
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, virtualThreadId, osState, tid);
+                carrierId, pinned, virtualThreadId, osState, tid, osPriority, started);
     }
 
     /** The name, or for a virtual thread without one, {@code #id}. */

@@ -1,6 +1,7 @@
 package dev.jvmticli.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
@@ -11,9 +12,22 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  *                as a ReentrantLock's, an AbstractQueuedLongSynchronizer, a StampedLock),
  *                {@code signal} (parked in Condition.await* on an AQS ConditionObject, which has no
  *                owner) or {@code park} (parked on another blocker, such as a FutureTask)
- * @param ownerId the Java id of the thread that owns it, -1 when none or unknown
+ * @param ownerId   the Java id of the thread that owns it, -1 when none or unknown
+ * @param enteredAt in Object.wait ({@code notify}): the depth of the frame that entered the monitor
+ *                  and takes it back when woken (jstack's {@code - locked} line for it); null where
+ *                  the frames do not tell for certain
  */
-public record WaitingFor(String kind, @JsonProperty("class") String className, long hash, long ownerId) {
+public record WaitingFor(String kind, @JsonProperty("class") String className, long hash, long ownerId,
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Integer enteredAt) {
+    public WaitingFor(String kind, String className, long hash, long ownerId) {
+        this(kind, className, hash, ownerId, null);
+    }
+
+    /** This wait, with the depth of the frame that entered the monitor waited on. */
+    public WaitingFor enteredAt(int depth) {
+        return new WaitingFor(kind, className, hash, ownerId, depth);
+    }
+
     @JsonIgnore
     public LockRef lock() {
         return new LockRef(className, hash);

@@ -8,13 +8,31 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.Map;
 
-/** Deadlocks in the shape of jstack's {@code Found one Java-level deadlock:} sections. */
+/**
+ * Deadlocks in the shape of the {@code Found one Java-level deadlock:} sections jstack ends a dump
+ * with: each thread of a cycle as {@code "name":} alone on its line, what it waits for and who holds
+ * it, a blank line between threads; then each one's frames. Where jstack prints addresses, objects
+ * have their {@code <0x...>} identity-hash names, and a monitor is named by its object.
+ */
 public final class DeadlockText {
     private DeadlockText() {
     }
 
-    /** cycles are lists of threads; full holds their stacks and lock facts. */
+    /** The deadlocks command: the sections, then how many (also when none). */
     public static void print(PrintWriter out, List<List<ThreadStack>> cycles, StackDump full) {
+        if (cycles.isEmpty()) {
+            out.println("No deadlocks found.");
+        } else {
+            printSections(out, cycles, full);
+        }
+        out.flush();
+    }
+
+    /**
+     * What jstack appends to a dump with deadlocks, up to its closing blank line: cycles are lists
+     * of threads; full holds their stacks and lock facts.
+     */
+    public static void printSections(PrintWriter out, List<List<ThreadStack>> cycles, StackDump full) {
         Map<Long, ThreadEntry> byId = ThreadDumpText.byId(full);
         for (List<ThreadStack> cycle : cycles) {
             out.println("Found one Java-level deadlock:");
@@ -22,14 +40,14 @@ public final class DeadlockText {
             for (ThreadStack t : cycle) {
                 WaitingFor wait = t.waitingFor();
                 ThreadEntry owner = byId.get(wait.ownerId());
-                out.println(ThreadDumpText.quote(t.thread().name()) + " #" + t.thread().id() + ":");
+                out.println(ThreadDumpText.quote(t.thread().name()) + ":");
+                String object = wait.lock().address();
                 out.println(wait.kind().equals("enter")
-                        ? "  waiting to lock monitor " + ThreadDumpText.describe(wait.lock()) + ","
-                        : "  waiting for ownable synchronizer " + ThreadDumpText.describe(wait.lock()) + ",");
-                out.println("  which is held by " + (owner == null ? "thread #" + wait.ownerId()
-                        : ThreadDumpText.quote(owner.name()) + " #" + owner.id()));
+                        ? "  waiting to lock monitor " + object + " (object " + object + ", a " + wait.className() + "),"
+                        : "  waiting for ownable synchronizer " + object + ", (a " + wait.className() + "),");
+                out.println("  which is held by " + (owner == null ? "thread #" + wait.ownerId() : ThreadDumpText.quote(owner.name())));
+                out.println();
             }
-            out.println();
             out.println("Java stack information for the threads listed above:");
             out.println("===================================================");
             for (ThreadStack member : cycle) {
@@ -37,13 +55,13 @@ public final class DeadlockText {
                         .filter(t -> t.thread().id() == member.thread().id())
                         .findFirst()
                         .ifPresent(t -> {
-                            ThreadDumpText.printThread(out, t, byId);
-                            out.println();
+                            out.println(ThreadDumpText.quote(t.thread().name()) + ":");
+                            ThreadDumpText.printFrames(out, t);
                         });
             }
+            out.println();
         }
-        out.println(cycles.isEmpty() ? "No deadlocks found."
-                : "Found " + cycles.size() + (cycles.size() == 1 ? " deadlock." : " deadlocks."));
+        out.println("Found " + cycles.size() + (cycles.size() == 1 ? " deadlock." : " deadlocks."));
         out.flush();
     }
 }

@@ -21,12 +21,15 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Thread dumps in jstack's text format, so that the thread-dump analyzers people already use can
- * read them: the timestamp and {@code Full thread dump} preamble, a header line and a
- * {@code java.lang.Thread.State} line per thread, {@code \tat} frames, and lock lines under the frame
- * they belong to. Fields jstack prints but JVMTI does not know (os_prio, tid, elapsed) are left out
- * rather than invented. Beyond jstack: names are exact, and a thread that waits for something owned
- * by another thread says which thread ({@code - owned by "name" #id}).
+ * Thread dumps in jstack's text format, as the target's JDK prints it, so that the thread-dump
+ * analyzers people already use can read them: the timestamp and {@code Full thread dump} preamble,
+ * a header line (the layout of the target's JDK: {@code #id [nid]} and a decimal nid from JDK 19 on)
+ * and a {@code java.lang.Thread.State} line per thread, {@code \tat} frames with their module, and
+ * lock lines under the frame they belong to. What has no source is left out rather than invented:
+ * the last Java stack pointer ({@code [0x...]} at the end of jstack's header), and any header field
+ * the agent could not read. Nothing is added to jstack's lines either (readers such as Dumpling
+ * reject a dump with a line they do not know under a frame): who owns what a thread waits for is
+ * in the JSON ({@code waitingFor.ownerId}), {@code monitors} and the deadlock section.
  */
 public final class ThreadDumpText {
     private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT);
@@ -50,8 +53,9 @@ public final class ThreadDumpText {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
         Map<Frame, String> frameLines = new HashMap<>();
+        Layout layout = Layout.of(jvm, dump.time());
         for (ThreadStack t : shown) {
-            printThread(out, t, byId, frameLines);
+            printThread(out, t, byId, frameLines, layout);
             if (synchronizers != null) {
                 printSynchronizers(out, synchronizers, t.thread().id());
             }
@@ -87,18 +91,33 @@ public final class ThreadDumpText {
     }
 
     /**
+     * How the target's jstack lays out a header: from JDK 19 on {@code "name" #id [nid] ... nid=N},
+     * before {@code "name" #id ... nid=0xN}; elapsed is counted up to the dump's time.
+     */
+    record Layout(boolean nidAfterId, long dumpTime) {
+        static Layout of(Hello.Jvm jvm, long dumpTime) {
+            return new Layout(feature(jvm) >= 19, dumpTime);
+        }
+
+        private static int feature(Hello.Jvm jvm) {
+            String spec = jvm == null || jvm.specVersion() == null ? "" : jvm.specVersion();
+            try {
+                return Integer.parseInt(spec.startsWith("1.") ? spec.substring(2) : spec);
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
+    }
+
+    /**
      * One thread: header, state line, frames with their lock lines; built whole and written at once
      * (a large dump has hundreds of thousands of frame lines).
      */
-    public static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId) {
-        printThread(out, t, byId, new HashMap<>());
-    }
-
-    /** As above, with the lines of the frames already written: a large dump repeats them by the thousand. */
-    private static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, String> frameLines) {
+    private static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, String> frameLines,
+                                    Layout layout) {
         ThreadEntry thread = t.thread();
         StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());
-        line(b.append(header(thread)));
+        line(b.append(header(thread, layout)));
         line(b.append("   java.lang.Thread.State: ").append(stateDetail(thread)));
         if (t.unsettled()) {
             line(b.append(UNSETTLED));
@@ -113,12 +132,33 @@ public final class ThreadDumpText {
             line(b.append("   Carrying virtual thread ").append(carried == null ? "" : quote(carried.name()) + " ").append('#')
                     .append(thread.carrying()));
         }
+        appendFrames(b, t, frameLines);
+        out.write(b.toString());
+    }
+
+    /** A thread's frames and lock lines alone, as jstack's deadlock section lists them. */
+    public static void printFrames(PrintWriter out, ThreadStack t) {
+        StringBuilder b = new StringBuilder(80 * (t.frames().size() + 1));
+        appendFrames(b, t, new HashMap<>());
+        out.write(b.toString());
+    }
+
+    /**
+     * Under each frame, the lock lines it has in jstack: the top frame's wait, then the monitors
+     * the frame entered, the one a thread in Object.wait takes back when woken included.
+     */
+    private static void appendFrames(StringBuilder b, ThreadStack t, Map<Frame, String> frameLines) {
         List<Frame> frames = t.frames();
+        WaitingFor wait = t.waitingFor();
+        Integer waitEnteredAt = wait == null ? null : wait.enteredAt();
         List<LockedMonitor> locked = t.locked();
         for (int depth = 0; depth < frames.size(); depth++) {
             line(b.append(frameLines.computeIfAbsent(frames.get(depth), ThreadDumpText::frameLine)));
-            if (depth == 0 && t.waitingFor() != null) {
-                appendWait(b, t.waitingFor(), byId);
+            if (depth == 0 && wait != null) {
+                appendWait(b, wait);
+            }
+            if (waitEnteredAt != null && waitEnteredAt == depth) {
+                line(b.append("\t- locked ").append(describe(wait.lock())));
             }
             for (LockedMonitor monitor : locked) {
                 if (monitor.depth() == depth) {
@@ -126,8 +166,8 @@ public final class ThreadDumpText {
                 }
             }
         }
-        if (frames.isEmpty() && t.waitingFor() != null) {
-            appendWait(b, t.waitingFor(), byId);
+        if (frames.isEmpty() && wait != null) {
+            appendWait(b, wait);
         }
         for (LockedMonitor monitor : locked) {
             if (monitor.depth() < 0 || monitor.depth() >= frames.size()) {
@@ -137,24 +177,19 @@ public final class ThreadDumpText {
         if (t.truncated()) {
             line(b.append("\t..."));
         }
-        out.write(b.toString());
     }
 
     private static void line(StringBuilder b) {
         b.append(NEWLINE);
     }
 
-    private static void appendWait(StringBuilder b, WaitingFor wait, Map<Long, ThreadEntry> byId) {
+    private static void appendWait(StringBuilder b, WaitingFor wait) {
         String line = switch (wait.kind()) {
             case "enter" -> "\t- waiting to lock ";
             case "notify" -> "\t- waiting on ";
             default -> "\t- parking to wait for  ";
         };
         line(b.append(line).append(describe(wait.lock())));
-        ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
-        if (owner != null) {
-            line(b.append("\t- owned by ").append(quote(owner.name())).append(" #").append(owner.id()));
-        }
     }
 
     /**
@@ -188,20 +223,33 @@ public final class ThreadDumpText {
         return "\"" + name + "\"";
     }
 
-    static String header(ThreadEntry t) {
+    /** jstack's header line: each field where the agent knows it, in the order and form of the target's JDK. */
+    static String header(ThreadEntry t, Layout layout) {
         StringBuilder line = new StringBuilder();
         line.append(quote(t.name())).append(" #").append(t.id());
+        if (layout.nidAfterId() && t.nid() > 0) {
+            line.append(" [").append(t.nid()).append(']');
+        }
         if (t.virtual()) {
             line.append(t.pinned() ? " virtual pinned" : " virtual");
         } else if (t.daemon()) {
             line.append(" daemon");
         }
         line.append(" prio=").append(t.priority());
+        if (t.osPriority() != null) {
+            line.append(" os_prio=").append(t.osPriority());
+        }
         if (t.cpuNanos() >= 0) {
             line.append(String.format(Locale.ROOT, " cpu=%.2fms", t.cpuNanos() / 1e6));
         }
+        if (t.started() != null && layout.dumpTime() >= t.started()) {
+            line.append(String.format(Locale.ROOT, " elapsed=%.2fs", (layout.dumpTime() - t.started()) / 1e3));
+        }
+        if (t.tid() != null) {
+            line.append(" tid=").append(t.tid());
+        }
         if (t.nid() > 0) {
-            line.append(" nid=0x").append(Long.toHexString(t.nid()));
+            line.append(layout.nidAfterId() ? " nid=" + t.nid() : " nid=0x" + Long.toHexString(t.nid()));
         }
         line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
         if (t.agent()) {
@@ -235,9 +283,15 @@ public final class ThreadDumpText {
         return appendFrame(new StringBuilder(80), f).toString();
     }
 
-    /** {@code \tat pkg.Class.method(File.java:12)}, as jstack writes it. */
+    /**
+     * {@code \tat pkg.Class.method(module@version/File.java:12)}, as HotSpot writes it: the module
+     * only when named, its version when it has one.
+     */
     private static StringBuilder appendFrame(StringBuilder b, Frame f) {
         b.append("\tat ").append(f.className()).append('.').append(f.method()).append('(');
+        if (f.module() != null) {
+            b.append(f.module()).append('/');
+        }
         if (f.nativeMethod()) {
             b.append("Native Method");
         } else if (f.file() == null) {

@@ -24,7 +24,7 @@ class VirtualThreadsTest {
     }
 
     private static ThreadEntry virtual(long id, Long carrier) {
-        return new ThreadEntry(id, "", "BLOCKED", List.of(), true, 5, "VirtualThreads", -1, 0, false, null, true, carrier, false, null, null, null);
+        return new ThreadEntry(id, "", "BLOCKED", List.of(), true, 5, "VirtualThreads", -1, 0, false, null, true, carrier, false, null, null, null, null, null);
     }
 
     private static VirtualDump dump(VirtualStack... threads) {

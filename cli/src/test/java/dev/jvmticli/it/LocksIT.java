@@ -238,11 +238,11 @@ class LocksIT {
         String dump = result.out();
         assertTrue(Pattern.compile("\\A\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\nFull thread dump .+:\n\n").matcher(dump).find(), dump);
         String contender = section(dump, "contender-1");
-        assertTrue(Pattern.compile("\\A\"contender-1\" #\\d+ daemon prio=5 cpu=\\d+\\.\\d\\dms nid=0x[0-9a-f]+ waiting for monitor entry\n"
+        assertTrue(Pattern.compile("\\A\"contender-1\" #\\d+ (\\[\\d+\\] )?daemon prio=5 os_prio=-?\\d+ cpu=\\d+\\.\\d\\dms elapsed=\\d+\\.\\d\\ds "
+                + "tid=0x[0-9a-f]{16} nid=(0x[0-9a-f]+|\\d+) waiting for monitor entry\n"
                 + "   java\\.lang\\.Thread\\.State: BLOCKED \\(on object monitor\\)\n"
                 + "\tat dev\\.jvmticli\\.targets\\.LocksTarget\\.lambda\\$contention\\$\\d+\\(LocksTarget\\.java:\\d+\\)\n"
-                + "\t- waiting to lock <0x[0-9a-f]{16}> \\(a java\\.lang\\.Object\\)\n"
-                + "\t- owned by \"holder\" #\\d+\n").matcher(contender).find(), contender);
+                + "\t- waiting to lock <0x[0-9a-f]{16}> \\(a java\\.lang\\.Object\\)\n").matcher(contender).find(), contender);
         String address = contender.replaceAll("(?s).*waiting to lock (<0x[0-9a-f]+>).*", "$1");
         String holder = section(dump, "holder");
         assertTrue(holder.contains("\t- locked " + address + " (a java.lang.Object)\n"), "same object, same address:\n" + holder);

@@ -106,7 +106,7 @@ class NativeIdsIT {
         Result stacks = CliRun.run(args.toArray(String[]::new));
         assertEquals(0, stacks.exit(), stacks.toString());
         Map<Long, String> words = new HashMap<>();
-        Matcher header = Pattern.compile("(?m)^\"[^\"\n]*\" #(\\d+) .*? nid=0x[0-9a-f]+ (.*)$").matcher(stacks.out());
+        Matcher header = Pattern.compile("(?m)^\"[^\"\n]*\" #(\\d+) .*? nid=(?:0x[0-9a-f]+|\\d+) (.*)$").matcher(stacks.out());
         while (header.find()) {
             words.put(Long.parseLong(header.group(1)), header.group(2));
         }

@@ -61,7 +61,6 @@ class ThreadDumpTextTest {
                 "   java.lang.Thread.State: WAITING (parking)",
                 "\tat jdk.internal.misc.Unsafe.park(Native Method)",
                 "\t- parking to wait for  <0x0000000000000def> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)",
-                "\t- owned by \"owner\" #7",
                 "\t...",
                 "",
                 "   Locked ownable synchronizers:",
@@ -90,11 +89,50 @@ class ThreadDumpTextTest {
     @Test
     void theHeaderEndsWithHotSpotsWordsForTheOsThreadWhereKnown() {
         ThreadEntry known = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
-                false, null, false, null, false, null, "waiting on condition", "0x00007fe4500f83e0");
+                false, null, false, null, false, null, "waiting on condition", null, null, null);
         ThreadEntry unknown = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
                 false, null);
-        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 waiting on condition", ThreadDumpText.header(known));
-        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 runnable", ThreadDumpText.header(unknown));
+        ThreadDumpText.Layout jdk17 = new ThreadDumpText.Layout(false, 0);
+        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 waiting on condition", ThreadDumpText.header(known, jdk17));
+        assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 runnable", ThreadDumpText.header(unknown, jdk17));
+    }
+
+    @Test
+    void theHeaderHasTheFieldsAndLayoutOfTheTargetsJdk() {
+        ThreadEntry t = new ThreadEntry(23, "w", "WAITING", List.of("in_object_wait"), true, 5, "main", 80_000, 32581,
+                false, null, false, null, false, null, "in Object.wait()", "0x00007fbb0047dc80", 0, 1_000_000L);
+        Hello.Jvm jdk17 = new Hello.Jvm("VM", "v", "17.0.15", "17", null);
+        Hello.Jvm jdk25 = new Hello.Jvm("VM", "v", "25.0.3", "25", null);
+        assertEquals("\"w\" #23 daemon prio=5 os_prio=0 cpu=0.08ms elapsed=3.21s tid=0x00007fbb0047dc80 nid=0x7f45 in Object.wait()",
+                ThreadDumpText.header(t, ThreadDumpText.Layout.of(jdk17, 1_003_210L)));
+        assertEquals("\"w\" #23 [32581] daemon prio=5 os_prio=0 cpu=0.08ms elapsed=3.21s tid=0x00007fbb0047dc80 nid=32581 in Object.wait()",
+                ThreadDumpText.header(t, ThreadDumpText.Layout.of(jdk25, 1_003_210L)));
+    }
+
+    @Test
+    void framesNameTheirModuleAndHiddenClassesAsClassGetNameDoes() {
+        assertEquals("\tat java.lang.Object.wait(java.base@17.0.15/Native Method)",
+                ThreadDumpText.frameLine(new Frame("java.lang.Object", "wait", null, -2, true, "java.base@17.0.15")));
+        assertEquals("\tat app.Main.run(my.app/Main.java:3)", ThreadDumpText.frameLine(new Frame("app.Main", "run", "Main.java", 3, false, "my.app")));
+        assertEquals("\tat a.S$$Lambda$248/0x00007fba80155cf0.run(Unknown Source)",
+                ThreadDumpText.frameLine(new Frame("a.S$$Lambda$248/0x00007fba80155cf0", "run", null, -1, false)));
+    }
+
+    @Test
+    void aThreadInObjectWaitHasTheMonitorItTakesBackLockedUnderTheFrameThatEnteredIt() {
+        ThreadEntry waiter = new ThreadEntry(9, "waiter", "WAITING", List.of("in_object_wait"), true, 5, "main", -1, 0, false, null);
+        ThreadStack t = new ThreadStack(waiter, List.of(new Frame("java.lang.Object", "wait", null, -2, true),
+                new Frame("a.B", "waitOn", "B.java", 4, false), new Frame("a.B", "run", "B.java", 9, false)), false, List.of(),
+                new WaitingFor("notify", "java.lang.Object", 0xabc, -1).enteredAt(1));
+        StringWriter text = new StringWriter();
+        ThreadDumpText.printFrames(new PrintWriter(text), t);
+        assertEquals(String.join(System.lineSeparator(),
+                "\tat java.lang.Object.wait(Native Method)",
+                "\t- waiting on <0x0000000000000abc> (a java.lang.Object)",
+                "\tat a.B.waitOn(B.java:4)",
+                "\t- locked <0x0000000000000abc> (a java.lang.Object)",
+                "\tat a.B.run(B.java:9)",
+                ""), text.toString());
     }
 
     @Test
@@ -102,14 +140,15 @@ class ThreadDumpTextTest {
         ThreadEntry mover = new ThreadEntry(9, "mover", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
         ThreadStack unsettled = new ThreadStack(mover, List.of(new Frame("a.B", "enter", "B.java", 20, false)), false,
                 null, null, true);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(unsettled));
         StringWriter text = new StringWriter();
-        ThreadDumpText.printThread(new PrintWriter(text), unsettled, Map.of());
-        assertEquals(String.join(System.lineSeparator(),
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", null), null);
+        assertTrue(text.toString().contains(String.join(System.lineSeparator(),
                 "\"mover\" #9 prio=5 waiting for monitor entry",
                 "   java.lang.Thread.State: BLOCKED (on object monitor)",
                 "   Lock lines left out: the thread kept moving while they were read",
                 "\tat a.B.enter(B.java:20)",
-                ""), text.toString());
+                "")), text.toString());
         assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
                 DumpConsistency.unsettledThreads(text.toString()));
     }
