@@ -14,7 +14,7 @@
 
 #include "agent.h"
 #include "aggregate.h"
-#include "commands.h"
+#include "answer.h"
 #include "events.h"
 #include "gc_count.h"
 #include "method_table.h"

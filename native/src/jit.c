@@ -18,8 +18,8 @@
 #include "agent.h" /* jvmti.h first: jvmticmlr.h needs its types */
 #include <jvmticmlr.h>
 
+#include "answer.h"
 #include "code_list.h"
-#include "commands.h"
 #include "events.h"
 #include "method_table.h"
 #include "perf_map.h"

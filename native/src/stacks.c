@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "frames.h"
 #include "locks.h"
 #include "thread_set.h"

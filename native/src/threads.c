@@ -1,6 +1,6 @@
 /* The `threads` command: every live platform thread with its facts and what it waits for. */
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "locks.h"
 #include "thread_set.h"
 
