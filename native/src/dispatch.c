@@ -9,8 +9,8 @@
 #include "answer.h"
 #include "capabilities.h"
 #include "commands.h"
-#include "events.h"
 #include "jni_util.h"
+#include "session.h"
 
 static void cmd_hello(command_ctx *ctx);
 static void cmd_detach(command_ctx *ctx);
@@ -94,8 +94,7 @@ static void write_commands(json_writer *out) {
 }
 
 void dispatch_client_gone(int client_id) {
-    alloc_client_gone(client_id);
-    contention_client_gone(client_id);
+    session_client_gone(client_id);
 }
 
 static void write_property(command_ctx *ctx, const char *key, const char *property) {

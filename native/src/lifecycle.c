@@ -8,9 +8,10 @@
 #include "capabilities.h"
 #include "frames.h"
 #include "locks.h"
-#include "park_blocker.h"
 #include "events.h"
+#include "park_blocker.h"
 #include "server.h"
+#include "session.h"
 #include "thread_snapshot.h"
 #include "vthreads.h"
 
@@ -101,7 +102,8 @@ static int start_server(JNIEnv *jni) {
 
 /* On the server thread when it stops: gives back everything the agent took. */
 static void release(JNIEnv *jni) {
-    events_shutdown();
+    session_shutdown();
+    events_forget();
     locks_release(jni);
     park_blocker_release(jni);
     vthreads_release(jni);
