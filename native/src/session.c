@@ -12,16 +12,15 @@
  * begins and ends sessions. */
 static const session_engine *engines[SESSION_MAX_ENGINES];
 
-static void remember(const session_engine *e) {
+/* 0, or -1 when the table is full (raise SESSION_MAX_ENGINES). */
+static int remember(const session_engine *e) {
     for (size_t i = 0; i < SESSION_MAX_ENGINES; i++) {
-        if (engines[i] == e) {
-            return;
-        }
-        if (engines[i] == NULL) {
+        if (engines[i] == e || engines[i] == NULL) {
             engines[i] = e;
-            return;
+            return 0;
         }
     }
+    return -1;
 }
 
 static void give_back_capability(const session_engine *e) {
@@ -67,6 +66,10 @@ int session_begin(const session_engine *e, command_ctx *ctx, int client_id) {
         command_fail(ctx, "busy", message);
         return -1;
     }
+    if (remember(e) != 0) {
+        command_fail(ctx, "internal", "more session engines than SESSION_MAX_ENGINES");
+        return -1;
+    }
     if (e->check != NULL && e->check(ctx) != 0) {
         return -1;
     }
@@ -90,7 +93,6 @@ int session_begin(const session_engine *e, command_ctx *ctx, int client_id) {
         give_back_capability(e);
         return -1;
     }
-    remember(e);
     s->running = 1;
     s->client_id = client_id;
     s->started_nanos = events_now_nanos();
