@@ -1,4 +1,5 @@
-/* `alloc.start` / `alloc.stop`: heap allocation sampling with SampledObjectAlloc.
+/* `alloc.start` / `alloc.stop`: heap allocation sampling with SampledObjectAlloc, a session engine
+ * (session.h).
  *
  * Each sample is aggregated, in the callback on the allocating thread, by class and by
  * (class, stack). The class is identified by its signature string, fetched in the callback with

@@ -1,5 +1,5 @@
 /* `contention.start` / `contention.stop`: lock-contention profiling with MonitorContendedEnter
- * and MonitorContendedEntered.
+ * and MonitorContendedEntered, a session engine (session.h).
  *
  * The enter callback, on the thread about to block, records the monitor (class signature and
  * identity hash), the thread's name (fetched once per thread and session) and its stack, and

@@ -9,7 +9,9 @@
  * callback), and append under a raw monitor. Without --follow the events are turned off and the
  * capability given back when the answer is written; with it they stay on, every new piece of code
  * is appended to the perf map, and unloads rewrite it (at most once a second, and at detach).
- * Each piece of code's tier and OSR bci come from the JVM's own code list (code_list.h). */
+ * Each piece of code's tier and OSR bci come from the JVM's own code list (code_list.h). The table
+ * is a session (session.h) that no connection owns: only a request without --follow, or detach,
+ * ends it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
