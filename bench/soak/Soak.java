@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * mid-way), a detach every few cycles. Once a minute, between cycles (no session open, the shell
  * connected and idle), it records the target's RSS, descriptors, threads and the bytes the agent
  * holds on the C heap (hello's mallocBytes); the target's short-lived worker threads are not
- * counted. Exit 0 when there was no failure and every figure
+ * counted. The environment is passed on to the target (MALLOC_ARENA_MAX, say). Exit 0 when there was no failure and every figure
  * after the first minute stayed within the bounds below of that minute's.
  */
 public final class Soak {
@@ -40,8 +40,9 @@ public final class Soak {
      * so that what changes is what the load and the tool change. */
     static final List<String> TARGET_FLAGS = List.of("-Xms128m", "-Xmx128m", "-XX:+AlwaysPreTouch",
             "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads");
-    /** The target's short-lived threads, left out of the thread count. */
-    static final String WORKER_PREFIX = "soak-worker";
+    /** The target's short-lived workers, and the thread that starts them (a worker just started still
+     * has its name until it sets its own), left out of the thread count. */
+    static final List<String> UNCOUNTED = List.of("soak-worker", "soak-spawner");
 
     record Sample(int minute, long rssKb, int fds, int threads, long agentBytes, int commands, int failures, String load) {
     }
@@ -88,8 +89,9 @@ public final class Soak {
     }
 
     int run(int minutes) throws Exception {
-        System.out.printf("soak: %d min on %s (pid %d, SoakTarget %s), %d cores, load %s%n", minutes, System.getProperty("java.vm.version"),
-                pid, String.join(" ", TARGET_FLAGS), Runtime.getRuntime().availableProcessors(), load());
+        System.out.printf("soak: %d min on %s (pid %d, SoakTarget %s), MALLOC_ARENA_MAX=%s, %d cores, load %s%n", minutes,
+                System.getProperty("java.vm.version"), pid, String.join(" ", TARGET_FLAGS),
+                System.getenv().getOrDefault("MALLOC_ARENA_MAX", "unset"), Runtime.getRuntime().availableProcessors(), load());
         System.out.println("MIN  RSS_MB  FDS  THREADS  AGENT_BYTES  COMMANDS  FAILURES  LOAD");
         long start = System.nanoTime();
         List<Sample> samples = new ArrayList<>();
@@ -228,7 +230,8 @@ public final class Soak {
         try (Stream<Path> tasks = Files.list(proc.resolve("task"))) {
             for (Path task : tasks.toList()) {
                 try {
-                    threads += Files.readString(task.resolve("comm")).startsWith(WORKER_PREFIX) ? 0 : 1;
+                    String name = Files.readString(task.resolve("comm"));
+                    threads += UNCOUNTED.stream().anyMatch(name::startsWith) ? 0 : 1;
                 } catch (IOException e) {
                     // ended meanwhile
                 }

@@ -145,8 +145,12 @@ static void read_entry_bcis(code_list *list) {
     for (size_t i = 0; i < list->count; i++) {
         code_list_entry *e = &list->entries[i];
         int32_t id, bci;
-        if (own_memory_read((uintptr_t)(e->nmethod + id_offset), &id, sizeof id) == 0 && id == e->compile_id
-                && own_memory_read((uintptr_t)(e->nmethod + bci_offset), &bci, sizeof bci) == 0 && bci >= -1) {
+        own_read reads[] = {
+            { (uintptr_t)(e->nmethod + id_offset), &id, sizeof id, 0 },
+            { (uintptr_t)(e->nmethod + bci_offset), &bci, sizeof bci, 0 },
+        };
+        own_memory_read_each(reads, 2);
+        if (reads[0].ok && id == e->compile_id && reads[1].ok && bci >= -1) {
             e->entry_bci = bci;
         }
     }

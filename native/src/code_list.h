@@ -5,7 +5,7 @@
  * exactly the code_addr and code_addr + code_size that CompiledMethodLoad reports. The OSR bci
  * is not in that list: it is read from the nmethod itself, at the offset of nmethod::_entry_bci
  * that the JVM publishes for its Serviceability Agent (vm_structs.h), through
- * own_memory_read (code freed meanwhile makes the read fail instead of faulting), and only
+ * own_memory.h (code freed meanwhile makes the read fail instead of faulting), and only
  * trusted when nmethod::_compile_id read alongside is the listed compile id. */
 #ifndef JVMTICLI_CODE_LIST_H
 #define JVMTICLI_CODE_LIST_H

@@ -289,6 +289,41 @@ jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count,
     return depth;
 }
 
+int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    char *name = NULL;
+    if (class_name == NULL || method_name == NULL
+            || (*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    int same = strcmp(name, method_name) == 0;
+    agent_deallocate(name);
+    jclass klass = NULL;
+    char *signature = NULL;
+    if (same && (*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE
+            && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
+        char *frame_class = java_class_name(signature);
+        same = frame_class != NULL && strcmp(frame_class, class_name) == 0;
+        free(frame_class);
+        agent_deallocate(signature);
+    } else {
+        same = 0;
+    }
+    if (klass != NULL) {
+        (*jni)->DeleteLocalRef(jni, klass);
+    }
+    return same;
+}
+
+int frames_frame_is(JNIEnv *jni, const jvmtiFrameInfo *frame, const char *class_name, const char *method_name, jint line) {
+    const method_entry *e = lookup(jni, frame->method);
+    jint frame_line = e->native ? -2 : frames_line_at(e->lines, e->line_count, frame->location);
+    if (frame_line != line && frame_line != -1 && line != -1) {
+        return 0;
+    }
+    return frames_method_is(jni, frame->method, class_name, method_name);
+}
+
 int64_t frames_wall_millis(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);

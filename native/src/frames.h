@@ -54,6 +54,13 @@ void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *metho
  * the top while the thread runs native code: in_native); -1 when it can own none. */
 jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int in_native);
 
+/* Whether a method is the one a StackTraceElement names (class and method name). */
+int frames_method_is(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name);
+
+/* Whether a frame is the one a StackTraceElement names: its class, method and line (-2 native;
+ * a line either side does not know is not compared). */
+int frames_frame_is(JNIEnv *jni, const jvmtiFrameInfo *frame, const char *class_name, const char *method_name, jint line);
+
 /* "Ljava/util/Map$Entry;" becomes "java.util.Map$Entry" (malloc'd; NULL when out of memory);
  * array signatures keep their form with dots. */
 char *java_class_name(const char *signature);

@@ -1,5 +1,7 @@
 #include "hotspot_threads.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jni_util.h"
@@ -80,26 +82,25 @@ static const char *state_text(int32_t state) {
     return NULL;
 }
 
-/* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
- * eetop is never set again: an eetop unchanged after the reads proves they read the live thread. */
-static void read_thread(JNIEnv *jni, jthread thread, native_thread *out) {
-    *out = (native_thread) { 0 };
-    jlong java_thread = (*jni)->GetLongField(jni, thread, layout.eetop);
+typedef struct {
+    jlong java_thread;     /* eetop */
     uintptr_t os_thread;
     int32_t tid;
     int32_t state;
-    if (java_thread == 0
-        || own_memory_read((uintptr_t)java_thread + layout.osthread, &os_thread, sizeof os_thread) != 0
-        || own_memory_read(os_thread + layout.thread_id, &tid, sizeof tid) != 0
-        || (layout.has_state && own_memory_read(os_thread + layout.state, &state, sizeof state) != 0)
-        || (*jni)->GetLongField(jni, thread, layout.eetop) != java_thread || tid <= 0) {
-        return;
+} thread_record;
+
+/* For each record, size bytes at offset in its OSThread (from_os_thread) or JavaThread, into field. */
+static void read_field(thread_record *records, own_read *reads, size_t count, int from_os_thread, uint64_t offset,
+                       size_t field, size_t size) {
+    for (size_t i = 0; i < count; i++) {
+        uintptr_t base = from_os_thread ? records[i].os_thread : (uintptr_t)records[i].java_thread;
+        reads[i] = (own_read) { base == 0 ? 0 : base + offset, (char *)&records[i] + field, size, 0 };
     }
-    out->nid = tid;
-    out->address = (uint64_t)java_thread;
-    out->os_state = layout.has_state ? state_text(state) : NULL;
+    own_memory_read_each(reads, count);
 }
 
+/* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
+ * eetop is never set again: an eetop unchanged after the reads proves they read the live thread. */
 int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, native_thread *out) {
     if (!layout.looked_up) {
         look_up(jni);
@@ -107,8 +108,40 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, nati
     if (!layout.found) {
         return -1;
     }
-    for (size_t i = 0; i < count; i++) {
-        read_thread(jni, threads[i], &out[i]);
+    memset(out, 0, count * sizeof *out);
+    thread_record *records = calloc(count > 0 ? count : 1, sizeof *records);
+    own_read *reads = calloc(count > 0 ? count : 1, sizeof *reads);
+    unsigned char *read_tid = calloc(count > 0 ? count : 1, 1);
+    if (records == NULL || reads == NULL || read_tid == NULL) {
+        free(records);
+        free(reads);
+        free(read_tid);
+        return 0; /* every thread unknown */
     }
+    for (size_t i = 0; i < count; i++) {
+        records[i].java_thread = (*jni)->GetLongField(jni, threads[i], layout.eetop);
+    }
+    read_field(records, reads, count, 0, layout.osthread, offsetof(thread_record, os_thread), sizeof(uintptr_t));
+    for (size_t i = 0; i < count; i++) {
+        records[i].os_thread = reads[i].ok ? records[i].os_thread : 0;
+    }
+    read_field(records, reads, count, 1, layout.thread_id, offsetof(thread_record, tid), sizeof(int32_t));
+    for (size_t i = 0; i < count; i++) {
+        read_tid[i] = (unsigned char)reads[i].ok;
+    }
+    if (layout.has_state) {
+        read_field(records, reads, count, 1, layout.state, offsetof(thread_record, state), sizeof(int32_t));
+    }
+    for (size_t i = 0; i < count; i++) {
+        thread_record *r = &records[i];
+        if (read_tid[i] && r->tid > 0 && (*jni)->GetLongField(jni, threads[i], layout.eetop) == r->java_thread) {
+            out[i].nid = r->tid;
+            out[i].address = (uint64_t)r->java_thread;
+            out[i].os_state = layout.has_state && reads[i].ok ? state_text(r->state) : NULL;
+        }
+    }
+    free(records);
+    free(reads);
+    free(read_tid);
     return 0;
 }

@@ -38,6 +38,12 @@ static struct {
     jmethodID lock_class_name;
     jmethodID lock_hash;
     jmethodID monitor_depth;
+    jmethodID info_thread_state;
+    jmethodID info_stack_trace;
+    jmethodID state_ordinal;
+    jmethodID element_class;
+    jmethodID element_method;
+    jmethodID element_line;
 } jni_handles;
 
 static int is_jvmti_source(void) {
@@ -51,6 +57,75 @@ static int is_snapshot_source(JNIEnv *jni, int want_owned) {
 
 const char *locks_source(JNIEnv *jni, int want_owned) {
     return is_jvmti_source() ? "jvmti" : is_snapshot_source(jni, want_owned) ? "snapshot" : "management";
+}
+
+/* java.lang.Thread.State, in ordinal order, as JVMTI state values. */
+static const jint java_states[] = {
+    0,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_INDEFINITELY,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT,
+    JVMTI_THREAD_STATE_TERMINATED,
+};
+
+static int prepare_witness(JNIEnv *jni) {
+    jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
+    jclass state = jni_failed(jni, element) ? NULL : (*jni)->FindClass(jni, "java/lang/Enum");
+    if (jni_failed(jni, state)) {
+        if (element != NULL) (*jni)->DeleteLocalRef(jni, element);
+        return -1;
+    }
+    jni_handles.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
+    jni_handles.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
+    jni_handles.element_line = (*jni)->GetMethodID(jni, element, "getLineNumber", "()I");
+    jni_handles.state_ordinal = (*jni)->GetMethodID(jni, state, "ordinal", "()I");
+    (*jni)->DeleteLocalRef(jni, element);
+    (*jni)->DeleteLocalRef(jni, state);
+    return jni_cleared_exception(jni) || jni_handles.element_class == NULL || jni_handles.element_method == NULL
+        || jni_handles.element_line == NULL || jni_handles.state_ordinal == NULL ? -1 : 0;
+}
+
+static int prepare(JNIEnv *jni);
+
+void locks_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w) {
+    if (prepare(jni) != 0) {
+        w->kind = WITNESS_NONE;
+        return;
+    }
+    w->frames_seen = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
+    jobject top = w->frames_seen > 0 ? (*jni)->GetObjectArrayElement(jni, stack, 0) : NULL;
+    if (jni_failed(jni, top)) {
+        return;
+    }
+    w->top_class = jni_call_string(jni, top, jni_handles.element_class);
+    w->top_method = jni_call_string(jni, top, jni_handles.element_method);
+    w->top_line = (*jni)->CallIntMethod(jni, top, jni_handles.element_line);
+    if (jni_cleared_exception(jni)) {
+        w->top_line = -1;
+    }
+    (*jni)->DeleteLocalRef(jni, top);
+}
+
+/* What a ThreadInfo saw of its thread's state and top frame. */
+static void read_witness(JNIEnv *jni, jobject info, lock_witness *w) {
+    jobject state = (*jni)->CallObjectMethod(jni, info, jni_handles.info_thread_state);
+    if (jni_failed(jni, state)) {
+        return;
+    }
+    jint ordinal = (*jni)->CallIntMethod(jni, state, jni_handles.state_ordinal);
+    (*jni)->DeleteLocalRef(jni, state);
+    if (jni_cleared_exception(jni) || ordinal < 0 || ordinal >= (jint)(sizeof java_states / sizeof java_states[0])) {
+        return;
+    }
+    jobjectArray stack = (*jni)->CallObjectMethod(jni, info, jni_handles.info_stack_trace);
+    if (jni_failed(jni, stack)) {
+        return;
+    }
+    w->kind = WITNESS_OWN_STACK;
+    w->state = java_states[ordinal];
+    locks_witness_frames(jni, stack, w);
+    (*jni)->DeleteLocalRef(jni, stack);
 }
 
 static int prepare_parking(JNIEnv *jni) {
@@ -88,10 +163,13 @@ static int prepare_management(JNIEnv *jni) {
         jni_handles.lock_class_name = (*jni)->GetMethodID(jni, lock, "getClassName", "()Ljava/lang/String;");
         jni_handles.lock_hash = (*jni)->GetMethodID(jni, lock, "getIdentityHashCode", "()I");
         jni_handles.monitor_depth = (*jni)->GetMethodID(jni, monitor, "getLockedStackDepth", "()I");
+        jni_handles.info_thread_state = (*jni)->GetMethodID(jni, info, "getThreadState", "()Ljava/lang/Thread$State;");
+        jni_handles.info_stack_trace = (*jni)->GetMethodID(jni, info, "getStackTrace", "()[Ljava/lang/StackTraceElement;");
         ok = !jni_failed(jni, jni_handles.get_thread_info) && !jni_failed(jni, jni_handles.info_lock_info)
             && !jni_failed(jni, jni_handles.info_lock_owner_id) && !jni_failed(jni, jni_handles.info_locked_monitors)
             && !jni_failed(jni, jni_handles.lock_class_name) && !jni_failed(jni, jni_handles.lock_hash)
-            && !jni_failed(jni, jni_handles.monitor_depth);
+            && !jni_failed(jni, jni_handles.monitor_depth) && !jni_failed(jni, jni_handles.info_thread_state)
+            && !jni_failed(jni, jni_handles.info_stack_trace);
     }
     if (bean_class != NULL) (*jni)->DeleteLocalRef(jni, bean_class);
     if (info != NULL) (*jni)->DeleteLocalRef(jni, info);
@@ -110,7 +188,7 @@ static int prepare(JNIEnv *jni) {
     if (jni_handles.ready) {
         return 0;
     }
-    if (prepare_parking(jni) != 0) {
+    if (prepare_parking(jni) != 0 || prepare_witness(jni) != 0) {
         locks_release(jni);
         return -1;
     }
@@ -278,6 +356,7 @@ static void clear_facts(lock_facts *f) {
 
 static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, int want_owned, lock_facts *f) {
     clear_facts(f);
+    read_witness(jni, info, &f->seen);
     if (want_owned) {
         jobjectArray monitors = (*jni)->CallObjectMethod(jni, info, jni_handles.info_locked_monitors);
         if (!jni_failed(jni, monitors)) {
@@ -317,10 +396,16 @@ static int needs_thread_info(const lock_subject *s, int want_owned) {
         || (s->state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
 }
 
-/* The stack depth a management call must walk for this subject. */
+int locks_needed(const lock_subject *s, int want_owned) {
+    return needs_thread_info(s, want_owned) || (s->state & JVMTI_THREAD_STATE_PARKED) != 0;
+}
+
+/* The stack depth a management call must walk for this subject: with its owned monitors, as deep
+ * as they may be; without, its top frame, which tells whether ThreadInfo saw the moment whose
+ * frames were taken. */
 static jint walk_depth(const lock_subject *s, jint max_depth, int want_owned) {
     if (!want_owned) {
-        return 0;
+        return s->height > 0 ? 1 : 0;
     }
     return s->owned_depth <= 0 || s->owned_depth > max_depth ? max_depth : s->owned_depth;
 }
@@ -544,11 +629,6 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
     } else {
         status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
     }
-    for (size_t i = 0; i < count; i++) {
-        if ((subjects[i].state & JVMTI_THREAD_STATE_PARKED) != 0) {
-            collect_parked(jni, &subjects[i], &facts[i]);
-        }
-    }
     return status;
 }
 
@@ -592,5 +672,7 @@ void locks_free(lock_facts *facts, size_t count) {
         }
         free(facts[i].owned);
         free(facts[i].waits_for.class_name);
+        free(facts[i].seen.top_class);
+        free(facts[i].seen.top_method);
     }
 }

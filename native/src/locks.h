@@ -15,7 +15,7 @@
  *   for small batches of threads (each batch one short safepoint; never the all-threads dump with
  *   synchronizers, which walks the heap). With owned monitors, HotSpot before JDK 25 looks through
  *   every monitor in use for each thread it is asked about: the pause grows faster than the threads.
- * Parked threads are read in all modes through LockSupport.getBlocker and the blocker's
+ * Parked threads are read in all modes (locks_collect_parked) through LockSupport.getBlocker and the blocker's
  * AbstractOwnableSynchronizer.exclusiveOwnerThread field. */
 #ifndef JVMTICLI_LOCKS_H
 #define JVMTICLI_LOCKS_H
@@ -40,12 +40,31 @@ typedef struct {
  * (park_blocker.h). */
 typedef enum { WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK, WAIT_SIGNAL, WAIT_ACQUIRE } wait_kind;
 
+/* What a source that looks at the thread itself (ThreadMXBean's ThreadInfo, ThreadSnapshot) saw
+ * of its state and top frame in the same look as the facts: what the facts are checked against
+ * (thread_moment.h). JVMTI's lock calls and LockSupport.getBlocker see the facts alone. */
+typedef enum {
+    WITNESS_NONE,
+    WITNESS_OWN_STACK,  /* owned depths are of the witness's own frames (ThreadInfo) */
+    WITNESS_MAPPED      /* owned depths were mapped onto the subject's frames (ThreadSnapshot) */
+} witness_kind;
+
+typedef struct {
+    witness_kind kind;
+    jint state;         /* JVMTI_JAVA_LANG_THREAD_STATE_* value */
+    jint frames_seen;   /* how many frames it walked; -1 when it looked at none */
+    char *top_class;    /* the top frame seen, malloc'd, when it walked any */
+    char *top_method;
+    jint top_line;      /* -2 native, -1 unknown */
+} lock_witness;
+
 typedef struct {
     owned_monitor *owned;
     jint owned_count;
     wait_kind waiting;
     lock_ref waits_for;
     jlong owner_id;     /* the Java id of the thread owning what this one waits for, or -1 */
+    lock_witness seen;
 } lock_facts;
 
 typedef struct {
@@ -60,10 +79,15 @@ typedef struct {
     jint method_count;
 } lock_subject;
 
+/* Whether locks_collect looks for facts about this subject at all: it may own monitors, or it is
+ * blocked, waiting or parked. */
+int locks_needed(const lock_subject *s, int want_owned);
+
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
 
-/* Fills facts[i] for subjects[i]; owned monitors only when want_owned. facts must be zeroed.
+/* Fills facts[i] for subjects[i]; owned monitors only when want_owned; not what a parked thread is
+ * parked on (locks_collect_parked, read between two looks at the thread: thread_moment.h). facts must be zeroed.
  * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                   lock_facts *facts);
@@ -74,6 +98,9 @@ void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref);
 /* What a parked thread is parked on (LockSupport.getBlocker) and the synchronizer's owner; facts
  * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */
 int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
+
+/* What a source saw of a thread's frames: how many, and the top one (stack: StackTraceElement[]). */
+void locks_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w);
 
 /* Writes "locked" (when owned was collected) and "waitingFor" fields into the current object. */
 void locks_write(json_writer *w, const lock_facts *facts, int want_owned);

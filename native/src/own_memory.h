@@ -6,7 +6,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Copies len bytes at address into buf. Returns 0, or -1 when any of them cannot be read. */
-int own_memory_read(uintptr_t address, void *buf, size_t len);
+typedef struct {
+    uintptr_t address;  /* 0: nothing to read (ok stays 0) */
+    void *into;
+    size_t size;
+    int ok;             /* set: 1 when all size bytes were read */
+} own_read;
+
+/* Performs each read, a few syscalls for all of them. */
+void own_memory_read_each(own_read *reads, size_t count);
 
 #endif

@@ -131,7 +131,7 @@ int server_open(void) {
     if (server.listen_fd < 0) {
         return AGENT_ERR_SOCKET;
     }
-    (void)stale_sockets_remove(server.dir, strrchr(server.path, '/') + 1);
+    stale_sockets_remove(server.dir, strrchr(server.path, '/') + 1);
     server.check_now = 0;
     server.accept_paused_until = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {

@@ -1,11 +1,11 @@
-/* The `stacks` command: threads with their frames and lock facts. Frames come from a per-thread
- * GetStackTrace (a short handshake per thread, never a global safepoint); the snapshot is therefore
- * not atomic across threads, which is what makes it gentle on the target. Frames are taken for
- * every thread, then lock facts (locks.h): a thread whose frames cannot hold a monitor (see
- * frames_monitor_depth) is not asked for the monitors it owns, and where they are read at a
- * safepoint, a waiting one only as deep as its deepest frame that may hold one. Only then is
- * the answer written, so that what a client reads does not change how far apart in time
- * a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
+/* The `stacks` command: threads with their frames and lock facts. Each thread is one moment
+ * (thread_moment.h): state and frames from one handshake with that thread, never a global
+ * safepoint, and lock facts checked against them; the dump is therefore not atomic across threads,
+ * which is what makes it gentle on the target, but no thread contradicts itself. A thread whose
+ * frames cannot hold a monitor (see frames_monitor_depth) is not asked for the monitors it owns,
+ * and where they are read at a safepoint, a waiting one only as deep as its deepest frame that may
+ * hold one. Only then is the answer written, so that what a client reads does not change how far
+ * apart in time a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
  * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
  * follow in "locks", one object per thread in the order of "threads". */
@@ -14,17 +14,7 @@
 #include "agent.h"
 #include "answer.h"
 #include "frames.h"
-#include "locks.h"
 #include "thread_set.h"
-
-/* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
- * thread that runs may have moved since its frames were taken: it is looked at whole. */
-static jint owned_depth_of(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int truncated, jint state) {
-    if (truncated || count == 0 || (state & JVMTI_THREAD_STATE_RUNNABLE) != 0) {
-        return 0; /* deeper than asked, no Java frames (or none could be had), or moving: all of it */
-    }
-    return frames_monitor_depth(jni, frames, count, 0);
-}
 
 /* One thread's place in the stack tree. */
 typedef struct {
@@ -32,34 +22,12 @@ typedef struct {
     int truncated;  /* deeper than asked, or out of memory */
 } taken_stack;
 
-/* The methods of the frames a subject's owned monitors can be in (see lock_subject), or NULL. */
-static jmethodID *owner_frames(const jvmtiFrameInfo *frames, jint count, jint owned_depth, jint *kept) {
-    *kept = owned_depth > 0 && owned_depth < count ? owned_depth : count;
-    jmethodID *methods = owned_depth < 0 || *kept == 0 ? NULL : malloc((size_t)*kept * sizeof *methods);
-    for (jint i = 0; methods != NULL && i < *kept; i++) {
-        methods[i] = frames[i].method;
-    }
-    if (methods == NULL) {
-        *kept = 0;
-    }
-    return methods;
-}
-
-/* Takes one thread's frames into scratch (max_depth of room) and adds them to the answer's stack
- * tree; none when it has ended. Sets the subject's owned_depth, height and methods from them. */
-static taken_stack take_frames(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
-                               jvmtiFrameInfo *scratch, jint max_depth, lock_subject *subject) {
-    jint count = 0;
-    if ((*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, subject->thread, 0, max_depth, scratch, &count)
-            != JVMTI_ERROR_NONE || count < 0) {
-        count = 0;
-    }
-    int32_t top = frames_add_stack(jni, methods, tree, memo, scratch, count);
-    subject->owned_depth = owned_depth_of(jni, scratch, count, count == max_depth, subject->state);
-    subject->height = count;
-    subject->methods = owner_frames(scratch, count, subject->owned_depth, &subject->method_count);
+/* Adds a thread's frames, as its moment has them, to the answer's stack tree. */
+static taken_stack add_frames(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
+                              const thread_moment *m) {
+    int32_t top = frames_add_stack(jni, methods, tree, memo, thread_moment_frames(m), m->count);
     /* out of memory: sent without frames, marked cut */
-    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, count == max_depth || top == STACK_TREE_FULL };
+    return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, m->truncated || top == STACK_TREE_FULL };
 }
 
 /* The lock facts, one object per thread in the order of "threads". */
@@ -68,7 +36,7 @@ static void write_locks(json_writer *w, const thread_set *set, int want_owned) {
     json_begin_array(w);
     for (size_t i = 0; i < set->count; i++) {
         json_begin_object(w);
-        locks_write(w, &set->locks[i], want_owned);
+        thread_moment_write_locks(w, &set->moments[i], want_owned);
         json_end_object(w);
     }
     json_end_array(w);
@@ -89,26 +57,24 @@ void cmd_stacks(command_ctx *ctx) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
         return;
     }
-    jvmtiFrameInfo *scratch = want_frames ? malloc((size_t)max_depth * sizeof *scratch) : NULL;
     taken_stack *stacks = want_frames ? calloc(set.count > 0 ? set.count : 1, sizeof *stacks) : NULL;
     stack_memo memo = { NULL, NULL, 0, 0 };
-    if (want_frames && (scratch == NULL || stacks == NULL || stack_memo_init(&memo, max_depth) != 0)) {
+    if (want_frames && (stacks == NULL || stack_memo_init(&memo, max_depth) != 0)) {
         command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
-        free(scratch);
         free(stacks);
         thread_set_free(ctx->jni, &set);
         return;
     }
+    /* frames are taken for owned monitors too: they are what the lock facts are checked against */
+    int lock_status = thread_set_take(ctx->jni, &set, want_frames || want_owned ? max_depth : 0, want_owned);
     method_index methods;
     method_index_init(&methods);
     stack_tree tree;
     stack_tree_init(&tree);
     for (size_t i = 0; want_frames && i < set.count; i++) {
-        stacks[i] = take_frames(ctx->jni, &methods, &tree, &memo, scratch, max_depth, &set.subjects[i]);
+        stacks[i] = add_frames(ctx->jni, &methods, &tree, &memo, &set.moments[i]);
     }
-    free(scratch);
     stack_memo_free(&memo);
-    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, max_depth, want_owned, set.locks);
     thread_set_find_nids(ctx->jni, &set);
 
     json_writer *w = ctx->out;

@@ -44,22 +44,21 @@ static int own_socket(int dir_fd, const char *name, struct stat *st) {
     return fstatat(dir_fd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st->st_mode) && st->st_uid == geteuid();
 }
 
-int stale_sockets_remove(const char *dir, const char *own_name) {
+void stale_sockets_remove(const char *dir, const char *own_name) {
     int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
     if (dir_fd < 0) {
-        return 0;
+        return;
     }
     if (fstat(dir_fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
         close(dir_fd);
-        return 0;
+        return;
     }
     DIR *entries = fdopendir(dir_fd);
     if (entries == NULL) {
         close(dir_fd);
-        return 0;
+        return;
     }
-    int removed = 0;
     struct dirent *entry;
     for (int seen = 0; seen < SWEEP_LIMIT && (entry = readdir(entries)) != NULL; seen++) {
         struct stat before, now;
@@ -68,11 +67,9 @@ int stale_sockets_remove(const char *dir, const char *own_name) {
             continue;
         }
         /* The same file still: not a socket a new JVM has just put under a reused pid's name. */
-        if (nobody_listens(dir, name) && own_socket(dir_fd, name, &now) && now.st_ino == before.st_ino
-                && unlinkat(dir_fd, name, 0) == 0) {
-            removed++;
+        if (nobody_listens(dir, name) && own_socket(dir_fd, name, &now) && now.st_ino == before.st_ino) {
+            (void)unlinkat(dir_fd, name, 0); /* gone meanwhile is as good */
         }
     }
     closedir(entries);
-    return removed;
 }

@@ -4,8 +4,7 @@
 #define JVMTICLI_STALE_SOCKETS_H
 
 /* Removes every <pid>.sock in dir, other than own_name, that nobody listens on. dir must be a
- * real directory of this effective uid closed to everyone else, or nothing is touched. Returns
- * how many sockets were removed. */
-int stale_sockets_remove(const char *dir, const char *own_name);
+ * real directory of this effective uid closed to everyone else, or nothing is touched. */
+void stale_sockets_remove(const char *dir, const char *own_name);
 
 #endif

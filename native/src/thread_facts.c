@@ -119,6 +119,10 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, const native_
     json_mutf8(w, facts->group);
     json_key(w, "cpuNanos");
     json_int(w, facts->cpu_nanos);
+    static const native_thread none;
+    if (native == NULL) {
+        native = &none;
+    }
     json_key(w, "nid");
     json_int(w, native->nid);
     if (native->os_state != NULL) {

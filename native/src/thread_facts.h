@@ -25,7 +25,8 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts);
 
 void thread_facts_free(thread_facts *facts);
 
-/* Writes the facts and the native ones as fields of the JSON object being written. */
+/* Writes the facts and the native ones (NULL for a virtual thread: it has none) as fields of the
+ * JSON object being written. */
 void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native);
 
 /* Java thread id of a thread (-1 when the call fails). */

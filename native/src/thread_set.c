@@ -32,10 +32,10 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     set->threads = calloc(room, sizeof *set->threads);
     set->facts = calloc(room, sizeof *set->facts);
     set->subjects = calloc(room, sizeof *set->subjects);
-    set->locks = calloc(room, sizeof *set->locks);
+    set->moments = calloc(room, sizeof *set->moments);
     set->natives = calloc(room, sizeof *set->natives);
     set->complete = request_get(req, "threads") == NULL;
-    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->locks == NULL || set->natives == NULL) {
+    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->moments == NULL || set->natives == NULL) {
         thread_set_free(jni, set);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
@@ -49,10 +49,20 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
             continue;
         }
         set->threads[set->count] = set->all[i];
-        set->subjects[set->count] = (lock_subject) { .thread = set->all[i], .id = facts->id, .state = facts->state };
+        set->subjects[set->count] = (lock_subject) { .thread = set->all[i], .id = facts->id };
         set->count++;
     }
     return JVMTI_ERROR_NONE;
+}
+
+int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned) {
+    int status = thread_moments_take(jni, set->subjects, set->count, max_depth, want_owned, set->moments);
+    for (size_t i = 0; i < set->count; i++) {
+        if (set->moments[i].state != 0) { /* 0: it ended before its moment was taken */
+            set->facts[i].state = set->moments[i].state;
+        }
+    }
+    return status;
 }
 
 void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
@@ -77,8 +87,8 @@ void thread_set_free(JNIEnv *jni, thread_set *set) {
             free(set->subjects[i].methods);
         }
     }
-    if (set->locks != NULL) {
-        locks_free(set->locks, set->count);
+    if (set->moments != NULL) {
+        thread_moments_free(set->moments, set->count);
     }
     for (jint i = 0; i < set->all_count; i++) {
         (*jni)->DeleteLocalRef(jni, set->all[i]);
@@ -87,7 +97,7 @@ void thread_set_free(JNIEnv *jni, thread_set *set) {
     free(set->threads);
     free(set->facts);
     free(set->subjects);
-    free(set->locks);
+    free(set->moments);
     free(set->natives);
     memset(set, 0, sizeof *set);
 }

@@ -11,14 +11,15 @@
 #include "native_ids.h"
 #include "request.h"
 #include "thread_facts.h"
+#include "thread_moment.h"
 
 typedef struct {
     jthread *all;              /* from GetAllThreads; local refs */
     jint all_count;
     jthread *threads;          /* the chosen ones, in GetAllThreads order */
     thread_facts *facts;
-    lock_subject *subjects;    /* the same threads as lock_subject, for locks_collect */
-    lock_facts *locks;         /* zeroed, for locks_collect */
+    lock_subject *subjects;    /* the same threads as lock_subject, for thread_set_take */
+    thread_moment *moments;    /* each thread's state, frames and lock facts: see thread_set_take */
     native_thread *natives;    /* zeroed, for thread_set_find_nids */
     size_t count;
     int complete;              /* every live thread, not those of a "threads" list */
@@ -26,6 +27,11 @@ typedef struct {
 
 /* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). */
 jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
+
+/* Takes each thread's moment (thread_moment.h: frames up to max_depth, none when 0; owned monitors
+ * when want_owned) and sets its facts' state to the moment's. Returns 0, or -1 when some lock
+ * facts could not be collected. */
+int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned);
 
 /* Fills natives (see native_ids.h). */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);

@@ -12,6 +12,7 @@ static struct {
     jclass snapshot;
     jmethodID of;            /* NULL: no usable ThreadSnapshot in this JVM */
     jfieldID stack;
+    jfieldID status;
     jfieldID locks;
     jfieldID blocker;
     jfieldID lock_depth;
@@ -60,6 +61,7 @@ static void prepare(JNIEnv *jni) {
     if (ok) {
         of = (*jni)->GetStaticMethodID(jni, snap.snapshot, "of", "(Ljava/lang/Thread;)Ljdk/internal/vm/ThreadSnapshot;");
         snap.stack = (*jni)->GetFieldID(jni, snap.snapshot, "stackTrace", "[Ljava/lang/StackTraceElement;");
+        snap.status = (*jni)->GetFieldID(jni, snap.snapshot, "threadStatus", "I");
         snap.locks = (*jni)->GetFieldID(jni, snap.snapshot, "locks", "[Ljdk/internal/vm/ThreadSnapshot$ThreadLock;");
         snap.blocker = (*jni)->GetFieldID(jni, snap.snapshot, "blocker", "Ljdk/internal/vm/ThreadSnapshot$ThreadBlocker;");
         snap.lock_depth = (*jni)->GetFieldID(jni, lock, "depth", "I");
@@ -69,7 +71,7 @@ static void prepare(JNIEnv *jni) {
         snap.blocker_object = (*jni)->GetFieldID(jni, blocker, "obj", "Ljava/lang/Object;");
         snap.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
         snap.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
-        ok = !jni_cleared_exception(jni) && of != NULL && snap.stack != NULL && snap.locks != NULL && snap.blocker != NULL
+        ok = !jni_cleared_exception(jni) && of != NULL && snap.stack != NULL && snap.status != NULL && snap.locks != NULL && snap.blocker != NULL
             && snap.lock_depth != NULL && snap.lock_type != NULL && snap.lock_object != NULL && snap.blocker_type != NULL
             && snap.blocker_object != NULL && snap.element_class != NULL && snap.element_method != NULL;
     }
@@ -105,30 +107,6 @@ void thread_snapshot_release(JNIEnv *jni) {
     memset(&snap, 0, sizeof snap);
 }
 
-/* Whether a JVMTI frame's method is the one a StackTraceElement names. */
-static int frame_runs(JNIEnv *jni, jmethodID method, const char *class_name, const char *method_name) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    char *name = NULL;
-    if ((*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL) != JVMTI_ERROR_NONE) {
-        return 0;
-    }
-    int same = strcmp(name, method_name) == 0;
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
-    jclass klass = NULL;
-    char *signature = NULL;
-    if (same && (*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE
-            && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
-        char *frame_class = java_class_name(signature);
-        same = frame_class != NULL && strcmp(frame_class, class_name) == 0;
-        free(frame_class);
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
-    } else {
-        same = 0;
-    }
-    if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-    return same;
-}
-
 /* map[i], for the snapshot's frames 0..last, is the JVMTI depth of that frame: the snapshot's
  * frames are a subsequence of JVMTI's, matched in one pass, in order, by class and method. A frame
  * not found maps to count. */
@@ -143,7 +121,7 @@ static void match_depths(JNIEnv *jni, jobjectArray stack, jint last, const jmeth
         }
         char *class_name = jni_call_string(jni, element, snap.element_class);
         char *method_name = jni_call_string(jni, element, snap.element_method);
-        while (j < count && !(class_name != NULL && method_name != NULL && frame_runs(jni, methods[j], class_name, method_name))) {
+        while (j < count && !(class_name != NULL && method_name != NULL && frames_method_is(jni, methods[j], class_name, method_name))) {
             j++;
         }
         if (j < count) {
@@ -219,6 +197,9 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
     }
     jobjectArray stack = (*jni)->GetObjectField(jni, snapshot, snap.stack);
     jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
+    f->seen.kind = methods != NULL ? WITNESS_MAPPED : WITNESS_OWN_STACK;
+    f->seen.state = (*jni)->GetIntField(jni, snapshot, snap.status) & JVMTI_JAVA_LANG_THREAD_STATE_MASK;
+    locks_witness_frames(jni, stack, &f->seen);
     jobject waited = read_blocker(jni, snapshot, f);
     jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
     jint deepest = read_owned(jni, locks, waited, f);

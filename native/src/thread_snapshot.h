@@ -15,7 +15,8 @@
 /* 1 when this JVM has a ThreadSnapshot laid out as expected (looked up once per agent run). */
 int thread_snapshot_available(JNIEnv *jni);
 
-/* Fills f->owned and f->waiting/waits_for (owner_id is left as it is) from a snapshot of thread.
+/* Fills f->owned, f->waiting/waits_for (owner_id is left as it is) and f->seen (the snapshot's state
+ * and top frame, WITNESS_MAPPED when methods are given) from a snapshot of thread.
  * The snapshot leaves out hidden frames that JVMTI shows; when the methods of the thread's frames
  * (top first, count of them, taken just before) are given, owned depths are mapped onto those
  * frames, and a depth not found among them is count. Without them, depths are the snapshot's.

@@ -1,7 +1,6 @@
 /* The `threads` command: every live platform thread with its facts and what it waits for. */
 #include "agent.h"
 #include "answer.h"
-#include "locks.h"
 #include "thread_set.h"
 
 void cmd_threads(command_ctx *ctx) {
@@ -11,7 +10,7 @@ void cmd_threads(command_ctx *ctx) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
         return;
     }
-    int lock_status = locks_collect(ctx->jni, set.subjects, set.count, 0, 0, set.locks);
+    int lock_status = thread_set_take(ctx->jni, &set, 0, 0);
     thread_set_find_nids(ctx->jni, &set);
     command_result(ctx);
     json_begin_object(ctx->out);
@@ -22,7 +21,7 @@ void cmd_threads(command_ctx *ctx) {
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
         thread_facts_write(ctx->out, &set.facts[i], &set.natives[i]);
-        locks_write(ctx->out, &set.locks[i], 0);
+        thread_moment_write_locks(ctx->out, &set.moments[i], 0);
         json_end_object(ctx->out);
     }
     json_end_array(ctx->out);

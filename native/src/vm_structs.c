@@ -45,56 +45,54 @@ int vm_structs_layout_fits(const vm_structs *vm) {
            && member_fits(c->stride, c->name, sizeof(char *)) && member_fits(c->stride, c->value, sizeof(int32_t));
 }
 
+/* The first entry, before the one whose name member is NULL, whose name member is name and, when
+ * second is not NULL, whose member at second_at is second. NULL when none is. */
+static const char *entry_named(const char *first, uint64_t stride, uint64_t name_at, const char *name,
+                               uint64_t second_at, const char *second) {
+    for (size_t i = 0; first != NULL && i < MAX_ENTRIES; i++) {
+        const char *e = entry(first, stride, i);
+        const char *entry_name = string_member(e, name_at);
+        if (entry_name == NULL) {
+            break;
+        }
+        const char *entry_second = second == NULL ? NULL : string_member(e, second_at);
+        if (strcmp(entry_name, name) == 0 && (second == NULL || (entry_second != NULL && strcmp(entry_second, second) == 0))) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
 int vm_structs_field(const vm_structs *vm, const char *type, const char *field, uint64_t *offset,
                      const char **field_type) {
     const vm_struct_table *s = &vm->structs;
-    for (size_t i = 0; s->first != NULL && i < MAX_ENTRIES; i++) {
-        const char *e = entry(s->first, s->stride, i);
-        const char *type_name = string_member(e, s->type_name);
-        if (type_name == NULL) {
-            break;
-        }
-        const char *field_name = string_member(e, s->field_name);
-        if (field_name != NULL && strcmp(type_name, type) == 0 && strcmp(field_name, field) == 0
-            && i32_member(e, s->is_static) == 0) {
-            *offset = u64_member(e, s->offset);
-            *field_type = string_member(e, s->type_string);
-            return 0;
-        }
+    const char *e = entry_named(s->first, s->stride, s->type_name, type, s->field_name, field);
+    if (e == NULL || i32_member(e, s->is_static) != 0) {
+        return -1;
     }
-    return -1;
+    *offset = u64_member(e, s->offset);
+    *field_type = string_member(e, s->type_string);
+    return 0;
 }
 
 int vm_structs_type_size(const vm_structs *vm, const char *type, uint64_t *size) {
     const vm_type_table *t = &vm->types;
-    for (size_t i = 0; t->first != NULL && i < MAX_ENTRIES; i++) {
-        const char *e = entry(t->first, t->stride, i);
-        const char *type_name = string_member(e, t->type_name);
-        if (type_name == NULL) {
-            break;
-        }
-        if (strcmp(type_name, type) == 0) {
-            *size = u64_member(e, t->size);
-            return 0;
-        }
+    const char *e = entry_named(t->first, t->stride, t->type_name, type, 0, NULL);
+    if (e == NULL) {
+        return -1;
     }
-    return -1;
+    *size = u64_member(e, t->size);
+    return 0;
 }
 
 int vm_structs_int(const vm_structs *vm, const char *name, int32_t *value) {
     const vm_int_table *c = &vm->ints;
-    for (size_t i = 0; c->first != NULL && i < MAX_ENTRIES; i++) {
-        const char *e = entry(c->first, c->stride, i);
-        const char *entry_name = string_member(e, c->name);
-        if (entry_name == NULL) {
-            break;
-        }
-        if (strcmp(entry_name, name) == 0) {
-            *value = i32_member(e, c->value);
-            return 0;
-        }
+    const char *e = entry_named(c->first, c->stride, c->name, name, 0, NULL);
+    if (e == NULL) {
+        return -1;
     }
-    return -1;
+    *value = i32_member(e, c->value);
+    return 0;
 }
 
 /* An exported uint64_t of libjvm (an entry layout member). */

@@ -298,7 +298,7 @@ static void visit(answer *a, jthread thread) {
         json_begin_object(w);
         json_key(w, "thread");
         json_begin_object(w);
-        thread_facts_write(w, &facts, 0);
+        thread_facts_write(w, &facts, NULL);
         json_key(w, "virtual");
         json_bool(w, 1);
         if (carrier != NULL) {

@@ -11,6 +11,7 @@
 
 #include "aggregate.h"
 #include "json.h"
+#include "lock_fit.h"
 #include "lock_owners.h"
 #include "method_index.h"
 #include "perf_map.h"
@@ -579,15 +580,31 @@ static void test_vm_structs(void) {
 }
 
 static void test_own_memory(void) {
-    uint64_t here = 0x0123456789abcdefULL;
-    uint64_t copy = 0;
-    CHECK(own_memory_read((uintptr_t)&here, &copy, sizeof copy) == 0 && copy == here);
-    CHECK(own_memory_read(0, &copy, sizeof copy) == -1);
     long page = sysconf(_SC_PAGESIZE);
     char *gone = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(gone != MAP_FAILED);
     munmap(gone, (size_t)page);
-    CHECK(own_memory_read((uintptr_t)gone, &copy, sizeof copy) == -1); /* unmapped: no fault */
+    enum { N = 600 }; /* more than one batch */
+    static uint64_t here[N];
+    static uint64_t copy[N];
+    static own_read reads[N];
+    for (size_t i = 0; i < N; i++) {
+        here[i] = 0x0123456789abcdefULL + i;
+        copy[i] = 0;
+        reads[i] = (own_read) { (uintptr_t)&here[i], &copy[i], sizeof copy[i], 0 };
+    }
+    reads[3].address = 0;                  /* nothing to read */
+    reads[10].address = (uintptr_t)gone;   /* unmapped: fails, no fault, and the rest is still read */
+    reads[300].address = (uintptr_t)gone;
+    own_memory_read_each(reads, N);
+    int rest = 1;
+    for (size_t i = 0; i < N; i++) {
+        if (i != 3 && i != 10 && i != 300) {
+            rest = rest && reads[i].ok && copy[i] == here[i];
+        }
+    }
+    CHECK(rest);
+    CHECK(!reads[3].ok && !reads[10].ok && !reads[300].ok && copy[10] == 0);
 }
 
 static lock_ref ref(jint hash, const char *class_name) {
@@ -660,6 +677,41 @@ static void test_code_list_parse(void) {
     code_list_free(&list);
 }
 
+static void test_lock_fit(void) {
+    const jint blocked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+    const jint in_wait = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
+    const jint parked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_PARKED;
+    const jint runnable = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE;
+    owned_monitor owns[] = { { ref(1, "Obj"), 3 } };
+    lock_facts none = { .owner_id = -1 };
+    lock_facts enter = { .waiting = WAIT_ENTER, .waits_for = ref(2, "Obj"), .owner_id = 7 };
+    lock_facts enter_self = { .waiting = WAIT_ENTER, .waits_for = ref(2, "Obj"), .owner_id = 5 };
+    lock_facts enter_condition = { .waiting = WAIT_ENTER, .owner_id = -1,
+                                   .waits_for = ref(3, "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject") };
+    lock_facts notify = { .waiting = WAIT_NOTIFY, .waits_for = ref(2, "Obj"), .owner_id = -1 };
+    lock_facts park = { .waiting = WAIT_PARK, .waits_for = ref(4, "Sync"), .owner_id = 7 };
+    lock_facts holding = { .owned = owns, .owned_count = 1, .owner_id = -1 };
+
+    CHECK(lock_fit(blocked, 5, 5, &enter) == LOCK_FIT);
+    CHECK(lock_fit(blocked | JVMTI_THREAD_STATE_IN_OBJECT_WAIT, 5, 5, &enter) == LOCK_FIT); /* re-entering after wait */
+    CHECK(lock_fit(blocked, 5, 5, &none) == LOCK_FIT_NO_MONITOR);
+    CHECK(lock_fit(blocked, 5, 5, &enter_self) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &enter_condition) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &park) == LOCK_FIT_NOT);
+    CHECK(lock_fit(blocked, 5, 5, &notify) == LOCK_FIT_NOT);
+    CHECK(lock_fit(in_wait, 5, 5, &notify) == LOCK_FIT);
+    CHECK(lock_fit(in_wait, 5, 5, &none) == LOCK_FIT_NO_MONITOR);
+    CHECK(lock_fit(in_wait, 5, 5, &enter) == LOCK_FIT_NOT);
+    CHECK(lock_fit(parked, 5, 5, &park) == LOCK_FIT);
+    CHECK(lock_fit(parked, 5, 5, &none) == LOCK_FIT); /* LockSupport.park(null) */
+    CHECK(lock_fit(parked, 5, 5, &notify) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &park) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &enter) == LOCK_FIT_NOT);
+    CHECK(lock_fit(runnable, 5, 5, &holding) == LOCK_FIT);
+    CHECK(lock_fit(runnable, 2, 5, &holding) == LOCK_FIT_NOT);  /* entered at a frame it does not have */
+    CHECK(lock_fit(runnable, 0, 5, &holding) == LOCK_FIT);      /* frames not taken */
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -681,6 +733,7 @@ int main(void) {
     test_vm_structs();
     test_own_memory();
     test_lock_owners();
+    test_lock_fit();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

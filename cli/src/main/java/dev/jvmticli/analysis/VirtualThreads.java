@@ -53,7 +53,7 @@ public final class VirtualThreads {
         for (ThreadStack t : platform.threads()) {
             Long vthread = carried.get(t.thread().id());
             all.add(vthread == null ? t
-                    : new ThreadStack(t.thread().carrying(vthread), t.frames(), t.truncated(), t.locked(), t.waitingFor()));
+                    : new ThreadStack(t.thread().carrying(vthread), t.frames(), t.truncated(), t.locked(), t.waitingFor(), t.unsettled()));
         }
         all.addAll(stacks(virtual));
         String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();
@@ -84,7 +84,7 @@ public final class VirtualThreads {
                 resolved.add(t);
             } else {
                 resolved.add(new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(),
-                        new WaitingFor(wait.kind(), wait.className(), wait.hash(), owner)));
+                        new WaitingFor(wait.kind(), wait.className(), wait.hash(), owner), t.unsettled()));
             }
         }
         return resolved;

@@ -16,6 +16,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +44,9 @@ final class AttachListener {
     private static final long FIRST_POLL_MILLIS = 2;
     private static final long LONGEST_POLL_MILLIS = 100;
     /**
-     * How SIGQUIT is sent: Java has no call for it (ProcessHandle sends only SIGTERM and SIGKILL),
-     * so by kill(1), which every Linux image with a shell has, then by the shell's builtin.
+     * How SIGQUIT is sent: Java has no call for it (ProcessHandle sends only SIGTERM and SIGKILL;
+     * the foreign-function API is JDK 22+ and took seconds to set up here), so by kill(1), which
+     * every Linux image with a shell has (procps, util-linux or busybox), else by the shell's builtin.
      */
     private static final List<List<String>> KILL_COMMANDS = List.of(
             List.of("/bin/kill", "-QUIT"), List.of("/usr/bin/kill", "-QUIT"), List.of("/bin/sh", "-c", "kill -QUIT \"$0\""));
@@ -177,7 +179,7 @@ final class AttachListener {
     /**
      * Creates {@code .attach_pid<pid>} in the target's working directory, else in its /tmp. The
      * JVM trusts only a file of its own user or root, so one a file system gave another owner is
-     * replaced by one in /tmp. Never through a link; a file someone else made is left in place.
+     * replaced by one in /tmp. Never through a link.
      */
     private Path createTrigger() throws IOException {
         String name = ".attach_pid" + target.nsPid();
@@ -272,7 +274,7 @@ final class AttachListener {
 
     private static boolean isSocket(Path file) {
         try {
-            return Files.readAttributes(file, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
+            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
         } catch (IOException e) {
             return false;
         }

@@ -37,13 +37,12 @@ public final class StaleSockets {
     private StaleSockets() {
     }
 
-    /** Sweeps the directories this user may sweep; returns how many sockets were removed. */
-    public static int removeGone() {
+    /** Sweeps the directories this user may sweep. */
+    public static void removeGone() {
         long euid = effectiveUid();
-        int removed = 0;
         try (DirectoryStream<Path> tmp = Files.newDirectoryStream(TMP)) {
             if (!(tmp instanceof SecureDirectoryStream<Path> secureTmp)) {
-                return 0;
+                return;
             }
             List<Path> names = new ArrayList<>();
             if (euid == 0) {
@@ -54,54 +53,54 @@ public final class StaleSockets {
             for (Path name : names) {
                 var m = DIRECTORY.matcher(name.getFileName().toString());
                 if (m.matches()) {
-                    removed += sweep(secureTmp, name.getFileName(), Long.parseLong(m.group(1)));
+                    sweep(secureTmp, name.getFileName(), Long.parseLong(m.group(1)));
                 }
             }
         } catch (IOException e) {
             // no /tmp to look at: nothing to remove
         }
-        return removed;
     }
 
-    private static int sweep(SecureDirectoryStream<Path> tmp, Path name, long uid) {
+    private static void sweep(SecureDirectoryStream<Path> tmp, Path name, long uid) {
         Path path = TMP.resolve(name);
         try {
             Map<String, Object> dirAttributes = Files.readAttributes(path, "unix:uid,mode,fileKey", LinkOption.NOFOLLOW_LINKS);
             int mode = (Integer) dirAttributes.get("mode");
             if ((mode & S_IFMT) != S_IFDIR || (mode & 077) != 0 || ((Integer) dirAttributes.get("uid")).longValue() != uid) {
-                return 0;
+                return;
             }
-            int removed = 0;
             try (SecureDirectoryStream<Path> dir = tmp.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
                 // the directory opened is the one whose owner and mode were checked
                 if (!Objects.equals(dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey(), dirAttributes.get("fileKey"))) {
-                    return 0;
+                    return;
                 }
                 for (Path entry : dir) {
                     Path file = entry.getFileName();
-                    if (SOCKET.matcher(file.toString()).matches() && removeIfStale(dir, path.resolve(file), file, uid)) {
-                        removed++;
+                    if (SOCKET.matcher(file.toString()).matches()) {
+                        removeIfStale(dir, path.resolve(file), file, uid);
                     }
                 }
             }
-            return removed;
         } catch (IOException | RuntimeException e) {
-            return 0; // gone meanwhile, or not ours to read
+            // gone meanwhile, or not ours to read
         }
     }
 
-    /** Removes the socket when it is this uid's and nobody listens on it; true if it did. */
-    private static boolean removeIfStale(SecureDirectoryStream<Path> dir, Path path, Path file, long uid) throws IOException {
-        Object key = ownSocketKey(path, uid);
-        if (key == null || !nobodyListens(path)) {
-            return false;
+    /** Removes the socket when it is this uid's and nobody listens on it. */
+    private static void removeIfStale(SecureDirectoryStream<Path> dir, Path path, Path file, long uid) {
+        try {
+            Object key = ownSocketKey(path, uid);
+            if (key == null || !nobodyListens(path)) {
+                return;
+            }
+            BasicFileAttributes inDirectory = dir.getFileAttributeView(file, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+            // the same file still: not a new JVM's socket under a reused pid's name
+            if (key.equals(inDirectory.fileKey()) && key.equals(ownSocketKey(path, uid))) {
+                dir.deleteFile(file);
+            }
+        } catch (IOException e) {
+            // removed meanwhile, by its agent or another sweep
         }
-        BasicFileAttributes inDirectory = dir.getFileAttributeView(file, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
-        if (!key.equals(inDirectory.fileKey()) || !key.equals(ownSocketKey(path, uid))) {
-            return false; // not the file looked at: a new JVM's socket under a reused pid's name
-        }
-        dir.deleteFile(file);
-        return true;
     }
 
     /** The file's key if it is a socket (not a link to one) owned by uid, else null. */

@@ -50,7 +50,7 @@ final class Dumps {
      */
     private static StackDump withBlockers(AgentClient client, StackDump platform, VirtualDump vthreads) {
         List<Long> unknown = platform.threads().stream()
-                .filter(t -> t.thread().state().equals("BLOCKED") && t.waitingFor() == null)
+                .filter(t -> t.thread().state().equals("BLOCKED") && t.waitingFor() == null && !t.unsettled())
                 .map(t -> t.thread().id())
                 .toList();
         if (unknown.isEmpty() || !vthreads.lockSource().equals("snapshot")) {

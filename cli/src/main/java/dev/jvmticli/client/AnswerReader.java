@@ -29,7 +29,7 @@ final class AnswerReader {
     }
 
     /** What a thread owns and waits for, from the {@code locks} section of a {@code stacks} answer. */
-    private record Locks(List<LockedMonitor> locked, WaitingFor waitingFor) {
+    private record Locks(List<LockedMonitor> locked, WaitingFor waitingFor, boolean unsettled) {
     }
 
     /** A method of the frame table; a frame is it at a line. */
@@ -159,16 +159,18 @@ final class AnswerReader {
             expect(JsonToken.START_OBJECT);
             List<LockedMonitor> locked = null;
             WaitingFor waitingFor = null;
+            boolean unsettled = false;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 p.nextToken();
                 switch (field) {
                     case "locked" -> locked = locked();
                     case "waitingFor" -> waitingFor = waitingFor();
+                    case "unsettled" -> unsettled = p.getValueAsBoolean(false);
                     default -> p.skipChildren();
                 }
             }
-            locks.add(new Locks(locked, waitingFor));
+            locks.add(new Locks(locked, waitingFor, unsettled));
         }
         return locks;
     }
@@ -179,7 +181,8 @@ final class AnswerReader {
         for (int n = 0; n < pending.size(); n++) {
             PendingStack t = pending.get(n);
             List<Frame> stack = t.top() == null ? null : tree.stack(t.top());
-            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), locks.get(n).locked(), locks.get(n).waitingFor()));
+            Locks lock = locks.get(n);
+            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), lock.locked(), lock.waitingFor(), lock.unsettled()));
         }
         return threads;
     }

@@ -1,5 +1,6 @@
 package dev.jvmticli.client;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 
 /**
@@ -10,9 +11,16 @@ import java.util.List;
  * @param locked     monitors the thread owns, each with the depth of the frame that entered it
  *                   (recursive entries appear once per entering frame); null when not asked for
  * @param waitingFor what the thread is blocked on, waiting on or parked on; null when nothing
+ * @param unsettled  true when the thread kept moving while its lock facts were read, so that none
+ *                   could be told to belong with its state and frames: locked and waitingFor are
+ *                   then left out, not known to be empty
  */
 public record ThreadStack(ThreadEntry thread, List<Frame> frames, boolean truncated, List<LockedMonitor> locked,
-                          WaitingFor waitingFor) {
+                          WaitingFor waitingFor, @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean unsettled) {
+    public ThreadStack(ThreadEntry thread, List<Frame> frames, boolean truncated, List<LockedMonitor> locked, WaitingFor waitingFor) {
+        this(thread, frames, truncated, locked, waitingFor, false);
+    }
+
     public List<Frame> frames() {
         return frames == null ? List.of() : frames;
     }

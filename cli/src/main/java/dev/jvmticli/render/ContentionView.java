@@ -64,23 +64,24 @@ public final class ContentionView {
         return rows;
     }
 
+    /** What the rows of "Where threads blocked" are per: a monitor and a stack, and the thread (null when grouped). */
+    private record Site(int monitor, List<String> frames, String thread) {
+    }
+
     /** Where threads blocked: one row per monitor and stack, or per thread too when byThread. */
     public static List<SiteRow> sites(ContentionReport report, boolean byThread) {
         Map<Integer, Monitor> monitors = byId(report);
-        Map<List<Object>, List<Stack>> groups = new LinkedHashMap<>();
+        Map<Site, List<Stack>> groups = new LinkedHashMap<>();
         for (Stack s : report.stacks()) {
             List<String> frames = Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList();
-            List<Object> key = byThread ? List.of(s.monitor(), frames, threadName(s.thread())) : List.of(s.monitor(), frames);
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(s);
+            groups.computeIfAbsent(new Site(s.monitor(), frames, byThread ? threadName(s.thread()) : null), k -> new ArrayList<>()).add(s);
         }
         List<SiteRow> rows = new ArrayList<>();
-        groups.forEach((key, stacks) -> {
+        groups.forEach((site, stacks) -> {
             Map<String, Long> threads = new LinkedHashMap<>();
             stacks.forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
-            @SuppressWarnings("unchecked")
-            List<String> frames = (List<String>) key.get(1);
             rows.add(new SiteRow(monitorOf(monitors, stacks.get(0)), byCount(threads), stacks.stream().mapToLong(Stack::count).sum(),
-                    stacks.stream().mapToLong(Stack::blockedNanos).sum(), frames));
+                    stacks.stream().mapToLong(Stack::blockedNanos).sum(), site.frames()));
         });
         rows.sort(Comparator.comparingLong(SiteRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(SiteRow::enters).reversed()));
         return rows;

@@ -35,6 +35,9 @@ public final class ThreadDumpText {
 
     private static final String NEWLINE = System.lineSeparator();
 
+    /** Said of a thread whose lock facts never settled (see ThreadStack.unsettled), in place of its lock lines. */
+    static final String UNSETTLED = "   Lock lines left out: the thread kept moving while they were read";
+
     private ThreadDumpText() {
     }
 
@@ -97,6 +100,9 @@ public final class ThreadDumpText {
         StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());
         line(b.append(header(thread)));
         line(b.append("   java.lang.Thread.State: ").append(stateDetail(thread)));
+        if (t.unsettled()) {
+            line(b.append(UNSETTLED));
+        }
         if (thread.carrierId() != null) {
             ThreadEntry carrier = byId.get(thread.carrierId());
             line(b.append("   Mounted on carrier ").append(carrier == null ? "" : quote(carrier.name()) + " ").append('#')

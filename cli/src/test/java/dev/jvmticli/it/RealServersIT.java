@@ -73,7 +73,7 @@ class RealServersIT {
             return server + " on " + jdk;
         }
 
-        /** The class whose servlet or handler allocates the catalog's pages. */
+        /** The servlet or handler class that allocates the catalog's pages. */
         String catalogClass() {
             return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
         }
@@ -363,6 +363,9 @@ class RealServersIT {
                 withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
             }
             deleteTree(dump);
+            for (int i = 0; i < commands.size(); i++) {
+                System.out.printf("%s, while %s ran: %s%n", c, String.join(" ", commands.get(i)), load.stats(List.of(withTool.get(i))));
+            }
 
             HttpLoad.Stats with = load.stats(withTool);
             HttpLoad.Stats without = load.stats(withoutTool);

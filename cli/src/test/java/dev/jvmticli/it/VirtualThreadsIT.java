@@ -183,7 +183,7 @@ class VirtualThreadsIT {
         assertEquals("enter", blocked.path("kind").asText());
         assertEquals(monHolder, blocked.path("ownerId").asLong());
         JsonNode parked = named(threads, "vt-rl-parked").path("waitingFor");
-        assertEquals("park", parked.path("kind").asText());
+        assertEquals("acquire", parked.path("kind").asText(), "a virtual thread parked acquiring a ReentrantLock contends for it");
         assertEquals(named(json(mode, "stacks", "--thread", "p-rl-owner").path("threads"), "p-rl-owner").path("thread").path("id").asLong(),
                 parked.path("ownerId").asLong());
         JsonNode holder = named(threads, "vt-mon-holder");

@@ -13,6 +13,7 @@ import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
+import dev.jvmticli.testing.DumpConsistency;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -94,5 +95,22 @@ class ThreadDumpTextTest {
                 false, null);
         assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 waiting on condition", ThreadDumpText.header(known));
         assertEquals("\"Reference Handler\" #2 daemon prio=10 cpu=0.35ms nid=0x63c9 runnable", ThreadDumpText.header(unknown));
+    }
+
+    @Test
+    void saysWhyAThreadThatNeverSettledHasNoLockLines() {
+        ThreadEntry mover = new ThreadEntry(9, "mover", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadStack unsettled = new ThreadStack(mover, List.of(new Frame("a.B", "enter", "B.java", 20, false)), false,
+                null, null, true);
+        StringWriter text = new StringWriter();
+        ThreadDumpText.printThread(new PrintWriter(text), unsettled, Map.of());
+        assertEquals(String.join(System.lineSeparator(),
+                "\"mover\" #9 prio=5 waiting for monitor entry",
+                "   java.lang.Thread.State: BLOCKED (on object monitor)",
+                "   Lock lines left out: the thread kept moving while they were read",
+                "\tat a.B.enter(B.java:20)",
+                ""), text.toString());
+        assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
+                DumpConsistency.unsettledThreads(text.toString()));
     }
 }

@@ -2,6 +2,7 @@ package dev.jvmticli.testing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -10,8 +11,9 @@ import java.util.regex.Pattern;
  * {@code jvmti-cli stacks -l}) against itself: its {@code java.lang.Thread.State} line, its top
  * frame and its lock lines must describe one moment. A thread is inconsistent when
  * <ul>
- *   <li>it is BLOCKED without a {@code waiting to lock} line, at {@code Unsafe.park}, or names itself
- *       as the owner of the monitor it waits for;</li>
+ *   <li>it is BLOCKED without a {@code waiting to lock} line (in {@code Object.wait}, jstack's
+ *       {@code waiting to re-lock in wait()} or {@code waiting on} count as one), at {@code Unsafe.park},
+ *       or names itself as the owner of the monitor it waits for;</li>
  *   <li>it is {@code (parking)} without {@code Unsafe.park} on top, or {@code (on object monitor)}
  *       waiting without {@code Object.wait} on top, or {@code (sleeping)} without {@code Thread.sleep};</li>
  *   <li>a lock line does not fit the state ({@code parking to wait for} on a thread that does not park,
@@ -21,7 +23,7 @@ import java.util.regex.Pattern;
  * </ul>
  * A parked thread without a {@code parking to wait for} line, and a monitor waiter without a
  * {@code waiting on} line, are not contradictions (jstack leaves the line out when the blocker is
- * null) and are reported apart by {@link #missingBlockers}. A thread that says its lock lines are
+ * null) and are reported apart by {@link #missingBlockers} and {@link #missingWaitedMonitors}. A thread that says its lock lines are
  * left out because it never settled (jvmti-cli's {@link #UNSETTLED} line) is counted by
  * {@link #unsettledThreads}; its state and frames are still checked against each other. Blocks without a state line (VM
  * threads, the deadlock report's thread lists) are not threads to check.
@@ -56,22 +58,25 @@ public final class DumpConsistency {
     }
 
     /**
-     * One description per thread that parks without a {@code parking to wait for} line, or waits
-     * in {@code Object.wait} without a {@code waiting on} line (and is not otherwise inconsistent).
+     * One description per thread that parks without a {@code parking to wait for} line (and is
+     * not otherwise inconsistent).
      */
     public static List<String> missingBlockers(String jstackFormatText) {
-        List<String> found = new ArrayList<>();
-        for (ThreadBlock t : threads(jstackFormatText)) {
-            if (t.unsettled || !t.contradictions().isEmpty()) {
-                continue;
-            }
-            if ("parking".equals(t.detail) && t.waitLine("parking to wait for") == null) {
-                found.add(t.summary() + ": no parking to wait for line");
-            } else if (t.inObjectWait() && t.waitLine("waiting on") == null) {
-                found.add(t.summary() + ": no waiting on line");
-            }
-        }
-        return found;
+        return missing(jstackFormatText, t -> "parking".equals(t.detail) && t.waitLine("parking to wait for") == null,
+                "no parking to wait for line");
+    }
+
+    /**
+     * One description per thread that waits in {@code Object.wait} without a {@code waiting on}
+     * line (and is not otherwise inconsistent).
+     */
+    public static List<String> missingWaitedMonitors(String jstackFormatText) {
+        return missing(jstackFormatText, t -> t.inObjectWait() && t.waitLine("waiting on") == null, "no waiting on line");
+    }
+
+    private static List<String> missing(String text, Predicate<ThreadBlock> lacks, String what) {
+        return threads(text).stream().filter(t -> !t.unsettled && t.contradictions().isEmpty() && lacks.test(t))
+                .map(t -> t.summary() + ": " + what).toList();
     }
 
     /** One description per thread marked as never settled. */
@@ -160,6 +165,10 @@ public final class DumpConsistency {
             return false;
         }
 
+        boolean inWaitFrame() {
+            return topIs("java.lang.Object.wait", "java.lang.Object.wait0");
+        }
+
         boolean atPark() {
             return topIs("jdk.internal.misc.Unsafe.park", "sun.misc.Unsafe.park");
         }
@@ -173,6 +182,10 @@ public final class DumpConsistency {
             LockLine enter = waitLine("waiting to lock") != null ? waitLine("waiting to lock") : waitLine("waiting to re-lock in wait()");
             LockLine waitOn = waitLine("waiting on");
             LockLine park = waitLine("parking to wait for");
+            if ("BLOCKED".equals(state) && enter == null && waitOn != null && inWaitFrame()) {
+                enter = waitOn; /* jstack's words, in some versions, for taking the monitor again after wait() */
+                waitOn = null;
+            }
             for (LockLine l : locks) {
                 boolean waitKind = !l.kind.equals("locked") && !l.kind.equals("eliminated") && !l.kind.equals("owned by");
                 if (waitKind && l.underFrame != 0) {
@@ -208,7 +221,7 @@ public final class DumpConsistency {
                 reasons.add(state + (detail == null ? "" : " (" + detail + ")") + " with a 'parking to wait for' line");
             }
             if (inObjectWait()) {
-                if (!topIs("java.lang.Object.wait", "java.lang.Object.wait0")) {
+                if (!inWaitFrame()) {
                     reasons.add("waiting on object monitor without Object.wait on top");
                 }
             } else if (waitOn != null) {

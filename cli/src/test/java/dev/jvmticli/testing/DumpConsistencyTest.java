@@ -58,6 +58,11 @@ class DumpConsistencyTest {
             \t- waiting to re-lock in wait() <0x000000069e2dd818> (a java.lang.Object)
             \tat java.lang.Object.wait(java.base@25.0.3/Object.java:389)
 
+            "relock-25" #28 [14392] prio=5 os_prio=0 cpu=0.10ms elapsed=3.40s tid=0x00007f3cb44c8a97 nid=14392 waiting for monitor entry  [0x00007f3c85cfe000]
+               java.lang.Thread.State: BLOCKED (on object monitor)
+            \tat java.lang.Object.wait0(java.base@25.0.3/Native Method)
+            \t- waiting on <0x000000069e2dd818> (a java.lang.Object)
+
             "busy" #27 [14391] prio=5 os_prio=0 cpu=9.10ms elapsed=3.40s tid=0x00007f3cb44c8a98 nid=14391 runnable  [0x00007f3c85cfe000]
                java.lang.Thread.State: RUNNABLE
             \tat S.spin(S.java:20)
@@ -81,7 +86,8 @@ class DumpConsistencyTest {
     void aConsistentJstackDumpHasNoFindings() {
         assertEquals(List.of(), DumpConsistency.inconsistentThreads(JSTACK_25));
         assertEquals(List.of(), DumpConsistency.missingBlockers(JSTACK_25));
-        assertEquals(6, DumpConsistency.threadCount(JSTACK_25));
+        assertEquals(List.of(), DumpConsistency.missingWaitedMonitors(JSTACK_25));
+        assertEquals(7, DumpConsistency.threadCount(JSTACK_25));
     }
 
     @Test
@@ -153,10 +159,10 @@ class DumpConsistencyTest {
                 \tat java.lang.Object.wait(Native Method)
                 """;
         assertEquals(List.of(), DumpConsistency.inconsistentThreads(text));
-        assertEquals(List.of(
-                "\"pool-1\" WAITING (parking) at jdk.internal.misc.Unsafe.park: no parking to wait for line",
-                "\"pool-2\" WAITING (on object monitor) at java.lang.Object.wait: no waiting on line"),
+        assertEquals(List.of("\"pool-1\" WAITING (parking) at jdk.internal.misc.Unsafe.park: no parking to wait for line"),
                 DumpConsistency.missingBlockers(text));
+        assertEquals(List.of("\"pool-2\" WAITING (on object monitor) at java.lang.Object.wait: no waiting on line"),
+                DumpConsistency.missingWaitedMonitors(text));
     }
 
     @Test

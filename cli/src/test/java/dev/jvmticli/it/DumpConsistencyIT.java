@@ -1,0 +1,86 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.targets.ChurnTarget;
+import dev.jvmticli.testing.AgentMode;
+import dev.jvmticli.testing.CliProcess;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DumpConsistency;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.TargetJvm;
+import dev.jvmticli.testing.TargetsPerJdk;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every thread of `stacks -l` agrees with itself while the target's threads change state every
+ * few microseconds (ChurnTarget): across repeated dumps, no more threads whose state, top frame
+ * and lock lines disagree than in jstack's dumps taken right after each of ours, and no parked
+ * churn thread without its blocker (every park of theirs has one).
+ */
+class DumpConsistencyIT {
+    private static final int DUMPS = 6;
+
+    @RegisterExtension
+    static final TargetsPerJdk TARGETS = TargetsPerJdk.of(ChurnTarget.class);
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void noThreadContradictsItselfMoreOftenThanInJstack(Jdks.Jdk jdk) throws Exception {
+        checkDumps(jdk, TARGETS.get(jdk), AgentMode.LIVE_ATTACH);
+    }
+
+    /** With the agent started with the JVM, the facts come from JVMTI's own lock calls, which see no state or frames. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void noThreadContradictsItselfInStartupModeEither(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, ChurnTarget.class, AgentMode.STARTUP.jvmOptions())) {
+            checkDumps(jdk, target, AgentMode.STARTUP);
+        }
+    }
+
+    private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
+        String pid = Long.toString(target.pid());
+        List<String> ours = new ArrayList<>();
+        List<String> jstacks = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        int unnamedMonitors = 0;
+        int unsettled = 0;
+        int threads = 0;
+        for (int i = 0; i < DUMPS; i++) {
+            Result result = CliProcess.run(jdk, "stacks", "-l", pid);
+            assertEquals(0, result.exit(), result.toString());
+            String jstack = jstack(jdk, pid);
+            ours.addAll(DumpConsistency.inconsistentThreads(result.out()));
+            jstacks.addAll(DumpConsistency.inconsistentThreads(jstack));
+            DumpConsistency.missingBlockers(result.out()).stream().filter(t -> t.startsWith("\"churn-")).forEach(missing::add);
+            unnamedMonitors += DumpConsistency.missingWaitedMonitors(result.out()).size();
+            unsettled += DumpConsistency.unsettledThreads(result.out()).size();
+            threads += DumpConsistency.threadCount(result.out());
+        }
+        System.out.printf("%s: %d dumps, %d threads: inconsistent %d ours, %d jstack's; unsettled %d; churn threads parked"
+                + " without blocker %d; Object.wait without its monitor %d%n",
+                jdk + " " + mode, DUMPS, threads, ours.size(), jstacks.size(), unsettled, missing.size(), unnamedMonitors);
+        assertTrue(ours.size() <= jstacks.size(), "ours: " + ours + "\njstack's: " + jstacks);
+        assertEquals(List.of(), missing);
+    }
+
+    private static String jstack(Jdks.Jdk jdk, String pid) throws IOException, InterruptedException {
+        Process jstack = new ProcessBuilder(jdk.home().resolve("bin/jstack").toString(), "-l", pid).redirectErrorStream(true).start();
+        String dump = new String(jstack.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, jstack.waitFor(), dump);
+        return dump;
+    }
+}

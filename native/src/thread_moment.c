@@ -1,0 +1,219 @@
+#include "thread_moment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "frames.h"
+#include "lock_fit.h"
+
+/* The state bits two moments must share to be the same moment: java.lang.Thread.State and how the
+ * thread waits, not whether it is interrupted, suspended or in native code. */
+#define SAME_STATE_MASK (JVMTI_JAVA_LANG_THREAD_STATE_MASK | JVMTI_THREAD_STATE_PARKED \
+                         | JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_SLEEPING)
+
+static void release_stack(thread_moment *m) {
+    if (m->stack != NULL) {
+        (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)m->stack);
+    }
+    m->stack = NULL;
+    m->count = 0;
+    m->truncated = 0;
+}
+
+int thread_moment_take(jthread thread, jint max_depth, thread_moment *m) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    memset(m, 0, sizeof *m);
+    m->locks.owner_id = -1;
+    if (max_depth <= 0) {
+        return (*jvmti)->GetThreadState(jvmti, thread, &m->state) == JVMTI_ERROR_NONE
+            && (m->state & JVMTI_THREAD_STATE_ALIVE) != 0 ? 0 : -1;
+    }
+    jvmtiStackInfo *info = NULL;
+    if ((*jvmti)->GetThreadListStackTraces(jvmti, 1, &thread, max_depth, &info) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    m->stack = info;
+    m->state = info->state;
+    if ((info->state & JVMTI_THREAD_STATE_ALIVE) == 0) {
+        release_stack(m);
+        return -1; /* ended since it was listed */
+    }
+    m->count = info->frame_count;
+    m->truncated = info->frame_count == max_depth;
+    return 0;
+}
+
+static int same_moment(const thread_moment *a, const thread_moment *b) {
+    if ((a->state & SAME_STATE_MASK) != (b->state & SAME_STATE_MASK) || a->count != b->count) {
+        return 0;
+    }
+    const jvmtiFrameInfo *x = thread_moment_frames(a);
+    const jvmtiFrameInfo *y = thread_moment_frames(b);
+    for (jint i = 0; i < a->count; i++) {
+        if (x[i].method != y[i].method || x[i].location != y[i].location) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether the source's own look at the thread (its state, and its top frame when it walked any)
+ * is this moment. */
+static int witness_is(JNIEnv *jni, const lock_witness *w, const thread_moment *m) {
+    if (w->kind == WITNESS_NONE || w->state != (m->state & JVMTI_JAVA_LANG_THREAD_STATE_MASK)) {
+        return 0;
+    }
+    if (w->frames_seen < 0 || m->stack == NULL) {
+        return 1; /* no frames looked at, or none taken: the state is all there is to compare */
+    }
+    if (w->frames_seen == 0 || m->count == 0) {
+        return w->frames_seen == 0 && m->count == 0;
+    }
+    return frames_frame_is(jni, &thread_moment_frames(m)[0], w->top_class, w->top_method, w->top_line);
+}
+
+/* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
+ * thread that runs may have moved since its frames were taken: it is looked at whole. */
+static jint owned_depth_of(JNIEnv *jni, const thread_moment *m) {
+    if (m->truncated || m->count == 0 || (m->state & JVMTI_THREAD_STATE_RUNNABLE) != 0) {
+        return 0; /* deeper than asked, no Java frames (or none were taken), or moving: all of it */
+    }
+    return frames_monitor_depth(jni, thread_moment_frames(m), m->count, 0);
+}
+
+/* The subject's state, owned depth, height and methods (the frames its owned monitors can be in)
+ * from its moment. */
+static void describe_subject(JNIEnv *jni, const thread_moment *m, lock_subject *s) {
+    free(s->methods);
+    s->state = m->state;
+    s->owned_depth = owned_depth_of(jni, m);
+    s->height = m->count;
+    s->method_count = s->owned_depth > 0 && s->owned_depth < m->count ? s->owned_depth : m->count;
+    s->methods = s->owned_depth < 0 || s->method_count == 0 ? NULL : malloc((size_t)s->method_count * sizeof *s->methods);
+    for (jint i = 0; s->methods != NULL && i < s->method_count; i++) {
+        s->methods[i] = thread_moment_frames(m)[i].method;
+    }
+    if (s->methods == NULL) {
+        s->method_count = 0;
+    }
+}
+
+static void clear_locks(lock_facts *f) {
+    locks_free(f, 1);
+    memset(f, 0, sizeof *f);
+    f->owner_id = -1;
+}
+
+/* How the facts just collected for m's thread fit m, or the moment taken right after them; m
+ * becomes that one when it is what they describe. LOCK_FIT_NOT when the thread moved (m is then
+ * its latest moment); -1 when it has ended (m is left as it was). */
+static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_moment *m, lock_facts *f) {
+    int parked = (m->state & JVMTI_THREAD_STATE_PARKED) != 0;
+    lock_fit_result fit = lock_fit(m->state, m->count, id, f);
+    if (!parked && fit == LOCK_FIT && witness_is(jni, &f->seen, m)) {
+        return LOCK_FIT;
+    }
+    /* a parked thread's blocker is read here, between two looks of its own: no source sees it with
+     * the thread's state and frames, and the source's pass over all threads may outlast a park */
+    int only_blocker = parked && f->seen.kind == WITNESS_NONE && f->owned_count == 0 && f->waiting == WAIT_NONE;
+    thread_moment before = { 0 };
+    if (parked && thread_moment_take(thread, max_depth, &before) != 0) {
+        return -1;
+    }
+    if (parked && (before.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, f) != 0) {
+        release_stack(&before);
+        return -1;
+    }
+    thread_moment after;
+    if (thread_moment_take(thread, max_depth, &after) != 0) {
+        release_stack(&before);
+        return -1;
+    }
+    fit = lock_fit(after.state, after.count, id, f);
+    int fits = (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
+        && (only_blocker || f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after))
+        && (!parked || same_moment(&before, &after)) ? (int)fit : LOCK_FIT_NOT;
+    release_stack(&before);
+    release_stack(m);
+    m->state = after.state;
+    m->stack = after.stack;
+    m->count = after.count;
+    m->truncated = after.truncated;
+    return fits;
+}
+
+int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
+                        thread_moment *moments) {
+    size_t *pending = malloc((count > 0 ? count : 1) * sizeof *pending);
+    lock_subject *asked = malloc((count > 0 ? count : 1) * sizeof *asked);
+    lock_facts *found = calloc(count > 0 ? count : 1, sizeof *found);
+    if (pending == NULL || asked == NULL || found == NULL) {
+        free(pending);
+        free(asked);
+        free(found);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (thread_moment_take(subjects[i].thread, max_depth, &moments[i]) != 0) {
+            continue; /* ended since it was listed: no frames, nothing to say about its locks */
+        }
+        describe_subject(jni, &moments[i], &subjects[i]);
+        /* the agent's own thread is busy with this very dump: it holds no lock worth checking */
+        int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
+        if (!own && locks_needed(&subjects[i], want_owned)) {
+            pending[n++] = i;
+        }
+    }
+    int status = 0;
+    for (int attempt = 0; attempt < MOMENT_TRIES && n > 0; attempt++) {
+        for (size_t k = 0; k < n; k++) {
+            asked[k] = subjects[pending[k]];
+            memset(&found[k], 0, sizeof found[k]);
+        }
+        status |= locks_collect(jni, asked, n, max_depth, want_owned, found);
+        size_t moved = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = pending[k];
+            int settled = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
+            /* a monitor not named by a source that looked at the thread in that state is not known to
+             * it; one that a separate JVMTI call did not name was missed, and is asked again */
+            int unknowable = settled == LOCK_FIT_NO_MONITOR && found[k].seen.kind != WITNESS_NONE;
+            if (settled == LOCK_FIT || (unknowable && attempt + 1 == MOMENT_TRIES)) {
+                moments[i].locks = found[k];
+                continue;
+            }
+            clear_locks(&found[k]);
+            if (settled != -1) {
+                describe_subject(jni, &moments[i], &subjects[i]);
+                pending[moved++] = i;
+            } else {
+                moments[i].unsettled = 1;
+            }
+        }
+        n = moved;
+    }
+    for (size_t k = 0; k < n; k++) {
+        moments[pending[k]].unsettled = 1;
+    }
+    free(pending);
+    free(asked);
+    free(found);
+    return status;
+}
+
+void thread_moment_write_locks(json_writer *w, const thread_moment *m, int want_owned) {
+    locks_write(w, &m->locks, want_owned);
+    if (m->unsettled) {
+        json_key(w, "unsettled");
+        json_bool(w, 1);
+    }
+}
+
+void thread_moments_free(thread_moment *moments, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        release_stack(&moments[i]);
+        locks_free(&moments[i].locks, 1);
+    }
+}
