@@ -102,8 +102,11 @@ class ContentionIT {
         assertEquals(0, result.exit(), result.toString());
         String sites = result.out().substring(result.out().indexOf("Where threads blocked:"));
         List<String> rows = sites.lines().skip(2).toList();
-        assertEquals(1, rows.stream().filter(r -> r.contains(LOCK + "@") && r.contains("ContentionTarget.contend:")).count(),
-                "the twelve threads that block at contend() are one row:\n" + sites);
+        // one row per line the JVM reports: compiled and interpreted frames of the same monitorenter
+        // have been seen to name either line of the synchronized block
+        List<String> hotRows = rows.stream().filter(r -> r.contains(LOCK + "@") && r.contains("ContentionTarget.contend:")).toList();
+        assertTrue(!hotRows.isEmpty() && hotRows.stream().allMatch(r -> r.contains((2 + ContentionTarget.POOL) + ": ")),
+                "the twelve threads that block at contend() are grouped, not a row each:\n" + sites);
         assertTrue(rows.stream().anyMatch(r -> r.contains("$Side@") && r.contains("ContentionTarget.contendSide:")),
                 "the second contended monitor is not hidden behind the first one's threads:\n" + sites);
         String hot = rows.stream().filter(r -> r.contains(LOCK + "@")).findFirst().orElseThrow();
