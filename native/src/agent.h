@@ -1,4 +1,5 @@
-/* State shared by the agent's parts: one agent per JVM, so one instance of this. */
+/* State shared by the agent's parts: one agent per JVM, so one instance of this. The lowest
+ * module: every other may use it, it uses none (the lifecycle that fills it in is lifecycle.c). */
 #ifndef JVMTICLI_AGENT_H
 #define JVMTICLI_AGENT_H
 
@@ -38,10 +39,14 @@ extern agent the_agent;
 /* Gives back memory JVMTI allocated (NULL is fine). */
 void agent_deallocate(void *memory);
 
-/* Starts the server thread (needs a live JNIEnv). Returns an agent_status. */
-int agent_start_server(JNIEnv *jni);
+/* Where the agent is in its life: IDLE (not loaded, or unloaded after a detach), RUNNING (serving),
+ * STOPPING (a detach is tearing it down; the server returns after the current request). */
+typedef enum { AGENT_IDLE, AGENT_RUNNING, AGENT_STOPPING } agent_state;
 
-/* Called on the server thread when it stops: gives back everything the agent took. */
-void agent_release(JNIEnv *jni);
+/* Moves the state from `from` to `to` if it is `from` (atomically): 1 if it moved. */
+int agent_move(agent_state from, agent_state to);
+
+/* The state now (any thread). */
+agent_state agent_current(void);
 
 #endif

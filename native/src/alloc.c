@@ -1,4 +1,5 @@
-/* `alloc.start` / `alloc.stop`: heap allocation sampling with SampledObjectAlloc.
+/* `alloc.start` / `alloc.stop`: heap allocation sampling with SampledObjectAlloc, a session engine
+ * (session.h).
  *
  * Each sample is aggregated, in the callback on the allocating thread, by class and by
  * (class, stack). The class is identified by its signature string, fetched in the callback with
@@ -14,10 +15,9 @@
 
 #include "agent.h"
 #include "aggregate.h"
-#include "commands.h"
-#include "events.h"
-#include "gc_count.h"
+#include "answer.h"
 #include "method_table.h"
+#include "session.h"
 
 #define ALLOC_STACK_SLOTS 4096
 #define ALLOC_MAX_CLASSES 2048
@@ -31,13 +31,8 @@ typedef struct {
 } class_totals;
 
 static struct {
-    int running;
-    int client_id;
+    session_state run;
     jlong interval;
-    jlong started_nanos;
-    int64_t gcs_began;
-    jrawMonitorID lock;
-    event_gate gate;
     stack_table stacks;
     name_table classes;
     class_totals per_class[ALLOC_MAX_CLASSES];
@@ -48,11 +43,11 @@ static struct {
     uint64_t dropped_classes;
 } session;
 
-void JNICALL alloc_on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size) {
+static void JNICALL on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size) {
     (void)jni;
     (void)thread;
     (void)object;
-    if (!gate_enter(&session.gate)) {
+    if (!gate_enter(&session.run.gate)) {
         return;
     }
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
@@ -66,7 +61,7 @@ void JNICALL alloc_on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
     }
     uint64_t bytes = size > 0 ? (uint64_t)size : 0;
     uint64_t weight = sample_weight(bytes, (uint64_t)session.interval);
-    if ((*jvmti)->RawMonitorEnter(jvmti, session.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         session.samples++;
         session.bytes += bytes;
         session.weight += weight;
@@ -87,100 +82,70 @@ void JNICALL alloc_on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
         } else {
             session.dropped_stacks++;
         }
-        (*jvmti)->RawMonitorExit(jvmti, session.lock);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
     }
     if (signature != NULL) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
     }
-    gate_leave(&session.gate);
+    gate_leave(&session.run.gate);
 }
 
-static void free_session(void) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    stack_table_free(&session.stacks);
-    name_table_free(&session.classes);
-    if (session.lock != NULL) {
-        (*jvmti)->DestroyRawMonitor(jvmti, session.lock);
-        session.lock = NULL;
-    }
-    session.running = 0;
+static void add_callbacks(jvmtiEventCallbacks *callbacks) {
+    callbacks->SampledObjectAlloc = on_sample;
 }
 
-/* Events off, callbacks out, capability back; the aggregate stays until free_session. */
-static int64_t stop_sampling(void) {
-    (void)events_set(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 0);
-    int64_t gcs = gc_count_end(session.gcs_began);
-    gate_close(&session.gate);
-    (void)(*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, DEFAULT_INTERVAL);
-    events_give_back_capability(FAMILY_ALLOC);
-    return gcs;
+static void wants(jvmtiCapabilities *c) {
+    c->can_generate_sampled_object_alloc_events = 1;
 }
 
-void cmd_alloc_start(command_ctx *ctx) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    char message[256];
-    if (session.running) {
-        command_fail(ctx, "busy", session.client_id == ctx->client_id
-                     ? "allocation sampling is already running for this client"
-                     : "allocation sampling is already running for another client of this JVM; only one session at a time");
-        return;
-    }
+static int check(command_ctx *ctx) {
     int64_t interval = request_int(ctx->req, "interval", DEFAULT_INTERVAL);
     if (interval < 1 || interval > (int64_t)1 << 30) {
         command_fail(ctx, "bad_request", "interval must be between 1 byte and 1 GiB");
-        return;
+        return -1;
     }
-    jvmtiError err = events_take_capability(FAMILY_ALLOC);
-    if (err != JVMTI_ERROR_NONE) {
-        command_fail(ctx, "capability_unavailable", events_capability_error(FAMILY_ALLOC, err, message, sizeof message));
-        return;
-    }
+    session.interval = interval;
+    return 0;
+}
+
+static int close_tables(void) {
+    stack_table_free(&session.stacks);
+    name_table_free(&session.classes);
+    return 0;
+}
+
+static int open_tables(command_ctx *ctx) {
     memset(session.per_class, 0, sizeof session.per_class);
     session.samples = session.bytes = session.weight = 0;
     session.dropped_stacks = session.dropped_classes = 0;
-    session.interval = interval;
-    if ((err = (*jvmti)->CreateRawMonitor(jvmti, "jvmti-cli alloc", &session.lock)) != JVMTI_ERROR_NONE) {
-        session.lock = NULL;
-        events_give_back_capability(FAMILY_ALLOC);
-        command_fail_jvmti(ctx, "CreateRawMonitor", err);
-        return;
-    }
     if (stack_table_init(&session.stacks, ALLOC_STACK_SLOTS) != 0
             || name_table_init(&session.classes, ALLOC_MAX_CLASSES, ALLOC_CLASS_ARENA) != 0) {
-        free_session();
-        events_give_back_capability(FAMILY_ALLOC);
+        close_tables();
         command_fail(ctx, "no_memory", "cannot allocate the sampling tables");
-        return;
+        return -1;
     }
-    session.running = 1;
-    session.client_id = ctx->client_id;
-    session.started_nanos = events_now_nanos();
-    gate_open(&session.gate);
-    session.gcs_began = gc_count_begin();
-    const char *what = "SetHeapSamplingInterval";
-    err = (*jvmti)->SetHeapSamplingInterval(jvmti, (jint)interval);
-    if (err == JVMTI_ERROR_NONE) {
-        what = "SetEventCallbacks";
-        err = events_install();
-    }
-    if (err == JVMTI_ERROR_NONE) {
-        what = "SetEventNotificationMode(SampledObjectAlloc)";
-        err = events_set(JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, 1);
-    }
+    jvmtiError err = (*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, (jint)session.interval);
     if (err != JVMTI_ERROR_NONE) {
-        stop_sampling();
-        free_session();
-        command_fail_jvmti(ctx, what, err);
-        return;
+        close_tables();
+        command_fail_jvmti(ctx, "SetHeapSamplingInterval", err);
+        return -1;
     }
-    command_result(ctx);
-    json_begin_object(ctx->out);
-    json_key(ctx->out, "interval");
-    json_int(ctx->out, interval);
-    json_end_object(ctx->out);
+    return 0;
 }
 
-static void write_answer(command_ctx *ctx, jlong elapsed, int64_t gcs) {
+static void restore_interval(JNIEnv *jni) {
+    (void)jni;
+    (void)(*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, DEFAULT_INTERVAL);
+}
+
+static void write_started(json_writer *w) {
+    json_begin_object(w);
+    json_key(w, "interval");
+    json_int(w, session.interval);
+    json_end_object(w);
+}
+
+static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -246,30 +211,30 @@ static void write_answer(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_end_object(w);
 }
 
+static const session_event events[] = { { JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, "SampledObjectAlloc" } };
+
+static const session_engine engine = {
+    .what = "allocation sampling",
+    .lock_name = "jvmti-cli alloc",
+    .capability = "can_generate_sampled_object_alloc_events",
+    .wants = wants,
+    .events = events,
+    .event_count = sizeof events / sizeof events[0],
+    .counts_gcs = 1,
+    .callbacks = add_callbacks,
+    .check = check,
+    .open = open_tables,
+    .quiesce = restore_interval,
+    .started = write_started,
+    .report = write_report,
+    .close = close_tables,
+    .state = &session.run,
+};
+
+void cmd_alloc_start(command_ctx *ctx) {
+    session_start(&engine, ctx);
+}
+
 void cmd_alloc_stop(command_ctx *ctx) {
-    if (!session.running) {
-        command_fail(ctx, "not_running", "no allocation sampling is running");
-        return;
-    }
-    if (session.client_id != ctx->client_id) {
-        command_fail(ctx, "not_owner", "the allocation sampling session belongs to another client");
-        return;
-    }
-    int64_t gcs = stop_sampling();
-    write_answer(ctx, events_now_nanos() - session.started_nanos, gcs);
-    free_session();
-}
-
-void alloc_client_gone(int client_id) {
-    if (session.running && session.client_id == client_id) {
-        stop_sampling();
-        free_session();
-    }
-}
-
-void alloc_shutdown(void) {
-    if (session.running) {
-        stop_sampling();
-        free_session();
-    }
+    session_stop(&engine, ctx);
 }

@@ -1,12 +1,9 @@
-/* Every command the agent answers; one file per family implements them. */
+/* Every command the agent answers but hello and detach (dispatch.c); one file per family
+ * implements them. Only the dispatch table includes this file. */
 #ifndef JVMTICLI_COMMANDS_H
 #define JVMTICLI_COMMANDS_H
 
-#include "dispatch.h"
-
-/* agent.c */
-void cmd_hello(command_ctx *ctx);
-void cmd_detach(command_ctx *ctx);
+#include "answer.h"
 
 /* threads.c */
 void cmd_threads(command_ctx *ctx);

@@ -1,5 +1,5 @@
 /* `contention.start` / `contention.stop`: lock-contention profiling with MonitorContendedEnter
- * and MonitorContendedEntered.
+ * and MonitorContendedEntered, a session engine (session.h).
  *
  * The enter callback, on the thread about to block, records the monitor (class signature and
  * identity hash), the thread's name (fetched once per thread and session) and its stack, and
@@ -14,10 +14,10 @@
 
 #include "agent.h"
 #include "aggregate.h"
-#include "commands.h"
-#include "events.h"
+#include "answer.h"
 #include "jni_util.h"
 #include "method_table.h"
+#include "session.h"
 
 #define CONT_STACK_SLOTS 2048
 #define CONT_MAX_MONITORS 1024
@@ -50,12 +50,8 @@ typedef struct {
 } lookup;
 
 static struct {
-    int running;
-    int client_id;
+    session_state run;
     int generation;
-    jlong started_nanos;
-    jrawMonitorID lock;
-    event_gate gate;
     stack_table stacks;
     name_table names;       /* thread names and class signatures */
     monitor_entry monitors[CONT_MAX_MONITORS];
@@ -126,8 +122,8 @@ static char *class_signature(jvmtiEnv *jvmti, JNIEnv *jni, jobject object) {
     return signature;
 }
 
-void JNICALL contention_on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
-    if (!gate_enter(&session.gate)) {
+static void JNICALL on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+    if (!gate_enter(&session.run.gate)) {
         return;
     }
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
@@ -146,7 +142,7 @@ void JNICALL contention_on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, j
         hash = 0;
     }
     me.pending = 0;
-    if ((*jvmti)->RawMonitorEnter(jvmti, session.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         session.events++;
         if (me.generation != generation) {
             me.thread_name = name == NULL ? -1 : name_table_intern(&session.names, name);
@@ -170,34 +166,34 @@ void JNICALL contention_on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, j
                 if (ref != NULL) {
                     m->lookups++;
                     session.queue[session.queue_len++] = (lookup){ ref, index, me.thread_name };
-                    (*jvmti)->RawMonitorNotifyAll(jvmti, session.lock);
+                    (*jvmti)->RawMonitorNotifyAll(jvmti, session.run.lock);
                 }
             }
         }
-        (*jvmti)->RawMonitorExit(jvmti, session.lock);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
     }
     if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
     if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
-    gate_leave(&session.gate);
+    gate_leave(&session.run.gate);
 }
 
-void JNICALL contention_on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
+static void JNICALL on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     (void)jni;
     (void)thread;
     (void)object;
-    if (!gate_enter(&session.gate)) {
+    if (!gate_enter(&session.run.gate)) {
         return;
     }
     if (me.pending && me.generation == __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST)) {
         jlong blocked = events_now_nanos() - me.since;
         me.pending = 0;
-        if ((*jvmti)->RawMonitorEnter(jvmti, session.lock) == JVMTI_ERROR_NONE) {
+        if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
             me.stack->sum += (uint64_t)blocked;
             session.monitors[me.monitor].blocked_nanos += (uint64_t)blocked;
-            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
         }
     }
-    gate_leave(&session.gate);
+    gate_leave(&session.run.gate);
 }
 
 static void record_holder(int32_t index, int32_t thread) {
@@ -217,17 +213,17 @@ static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)arg;
     for (;;) {
         lookup item;
-        (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+        (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
         while (session.helper_run && session.queue_len == 0) {
-            (*jvmti)->RawMonitorWait(jvmti, session.lock, 200);
+            (*jvmti)->RawMonitorWait(jvmti, session.run.lock, 200);
         }
         if (!session.helper_run) {
-            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
             break;
         }
         item = session.queue[0];
         memmove(session.queue, session.queue + 1, (size_t)(--session.queue_len) * sizeof item);
-        (*jvmti)->RawMonitorExit(jvmti, session.lock);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
 
         jvmtiMonitorUsage usage;
         memset(&usage, 0, sizeof usage);
@@ -245,13 +241,13 @@ static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
         }
         (*jni)->DeleteGlobalRef(jni, item.monitor);
         if (name != NULL) {
-            (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+            (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
             int32_t owner = name_table_intern(&session.names, name);
             /* the contender itself owning it means it got in before we looked: no holder seen */
             if (owner >= 0 && owner != item.contender) {
                 record_holder(item.index, owner);
             }
-            (*jvmti)->RawMonitorExit(jvmti, session.lock);
+            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
             (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
         }
     }
@@ -290,13 +286,13 @@ static void stop_helper(JNIEnv *jni) {
     if (session.helper == NULL) {
         return;
     }
-    (*jvmti)->RawMonitorEnter(jvmti, session.lock);
+    (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
     session.helper_run = 0;
-    (*jvmti)->RawMonitorNotifyAll(jvmti, session.lock);
-    (*jvmti)->RawMonitorExit(jvmti, session.lock);
+    (*jvmti)->RawMonitorNotifyAll(jvmti, session.run.lock);
+    (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
     for (int waited = 0; !__atomic_load_n(&session.helper_done, __ATOMIC_SEQ_CST); waited++) {
         if (waited == 5000) {
-            return; /* not gone after 5 s: free_session keeps what it uses */
+            return; /* not gone after 5 s: close_tables keeps what it uses */
         }
         struct timespec pause = { 0, 1000 * 1000 };
         nanosleep(&pause, NULL);
@@ -309,92 +305,59 @@ static void stop_helper(JNIEnv *jni) {
     session.helper = NULL;
 }
 
-static void free_session(void) {
-    if (session.helper != NULL) {
-        return; /* the helper thread was not stopped: its lock and tables must outlive it */
-    }
+static void free_tables(void) {
     stack_table_free(&session.stacks);
     name_table_free(&session.names);
-    if (session.lock != NULL) {
-        (*the_agent.jvmti)->DestroyRawMonitor(the_agent.jvmti, session.lock);
-        session.lock = NULL;
-    }
-    session.running = 0;
 }
 
-static void stop_events(JNIEnv *jni) {
-    (void)events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, 0);
-    (void)events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, 0);
-    gate_close(&session.gate);
-    if (jni != NULL) {
-        stop_helper(jni);
+static int close_tables(void) {
+    if (session.helper != NULL) {
+        return -1; /* the helper thread was not stopped: its lock and tables must outlive it */
     }
-    events_give_back_capability(FAMILY_CONTENTION);
+    free_tables();
+    return 0;
 }
 
-void cmd_contention_start(command_ctx *ctx) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    char message[256];
-    if (session.running) {
-        command_fail(ctx, "busy", session.client_id == ctx->client_id
-                     ? "contention profiling is already running for this client"
-                     : "contention profiling is already running for another client of this JVM; only one session at a time");
-        return;
-    }
-    jvmtiError err = events_take_capability(FAMILY_CONTENTION);
-    if (err != JVMTI_ERROR_NONE) {
-        command_fail(ctx, "capability_unavailable", events_capability_error(FAMILY_CONTENTION, err, message, sizeof message));
-        return;
-    }
+static int open_tables(command_ctx *ctx) {
     memset(session.monitors, 0, sizeof session.monitors);
     session.monitor_count = 0;
     session.events = session.dropped = 0;
     session.queue_len = 0;
-    if ((err = (*jvmti)->CreateRawMonitor(jvmti, "jvmti-cli contention", &session.lock)) != JVMTI_ERROR_NONE) {
-        session.lock = NULL;
-        events_give_back_capability(FAMILY_CONTENTION);
-        command_fail_jvmti(ctx, "CreateRawMonitor", err);
-        return;
-    }
     if (stack_table_init(&session.stacks, CONT_STACK_SLOTS) != 0
             || name_table_init(&session.names, CONT_MAX_NAMES, CONT_NAME_ARENA) != 0) {
-        free_session();
-        events_give_back_capability(FAMILY_CONTENTION);
+        free_tables();
         command_fail(ctx, "no_memory", "cannot allocate the contention tables");
-        return;
+        return -1;
     }
     if (start_helper(ctx->jni) != 0) {
-        free_session();
-        events_give_back_capability(FAMILY_CONTENTION);
+        free_tables();
         command_fail(ctx, "internal", "cannot start the owner lookup thread");
-        return;
+        return -1;
     }
-    session.running = 1;
-    session.client_id = ctx->client_id;
-    session.started_nanos = events_now_nanos();
     __atomic_add_fetch(&session.generation, 1, __ATOMIC_SEQ_CST);
-    gate_open(&session.gate);
-    const char *what = "SetEventCallbacks";
-    err = events_install();
-    if (err == JVMTI_ERROR_NONE) {
-        what = "SetEventNotificationMode(MonitorContendedEnter)";
-        err = events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, 1);
+    return 0;
+}
+
+static void quiesce(JNIEnv *jni) {
+    if (jni != NULL) {
+        stop_helper(jni);
     }
-    if (err == JVMTI_ERROR_NONE) {
-        what = "SetEventNotificationMode(MonitorContendedEntered)";
-        err = events_set(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, 1);
-    }
-    if (err != JVMTI_ERROR_NONE) {
-        stop_events(ctx->jni);
-        free_session();
-        command_fail_jvmti(ctx, what, err);
-        return;
-    }
-    command_result(ctx);
-    json_begin_object(ctx->out);
-    json_key(ctx->out, "started");
-    json_bool(ctx->out, 1);
-    json_end_object(ctx->out);
+}
+
+static void add_callbacks(jvmtiEventCallbacks *callbacks) {
+    callbacks->MonitorContendedEnter = on_enter;
+    callbacks->MonitorContendedEntered = on_entered;
+}
+
+static void wants(jvmtiCapabilities *c) {
+    c->can_generate_monitor_events = 1;
+}
+
+static void write_started(json_writer *w) {
+    json_begin_object(w);
+    json_key(w, "started");
+    json_bool(w, 1);
+    json_end_object(w);
 }
 
 static void write_name(json_writer *w, int32_t index) {
@@ -406,7 +369,8 @@ static void write_name(json_writer *w, int32_t index) {
     }
 }
 
-static void write_answer(command_ctx *ctx, jlong elapsed) {
+static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
+    (void)gcs;
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -478,30 +442,31 @@ static void write_answer(command_ctx *ctx, jlong elapsed) {
     json_end_object(w);
 }
 
+static const session_event events[] = {
+    { JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter" },
+    { JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered" },
+};
+
+static const session_engine engine = {
+    .what = "contention profiling",
+    .lock_name = "jvmti-cli contention",
+    .capability = "can_generate_monitor_events",
+    .wants = wants,
+    .events = events,
+    .event_count = sizeof events / sizeof events[0],
+    .callbacks = add_callbacks,
+    .open = open_tables,
+    .quiesce = quiesce,
+    .started = write_started,
+    .report = write_report,
+    .close = close_tables,
+    .state = &session.run,
+};
+
+void cmd_contention_start(command_ctx *ctx) {
+    session_start(&engine, ctx);
+}
+
 void cmd_contention_stop(command_ctx *ctx) {
-    if (!session.running) {
-        command_fail(ctx, "not_running", "no contention profiling is running");
-        return;
-    }
-    if (session.client_id != ctx->client_id) {
-        command_fail(ctx, "not_owner", "the contention profiling session belongs to another client");
-        return;
-    }
-    stop_events(ctx->jni);
-    write_answer(ctx, events_now_nanos() - session.started_nanos);
-    free_session();
-}
-
-void contention_client_gone(int client_id) {
-    if (session.running && session.client_id == client_id) {
-        stop_events(events_jni());
-        free_session();
-    }
-}
-
-void contention_shutdown(void) {
-    if (session.running) {
-        stop_events(events_jni());
-        free_session();
-    }
+    session_stop(&engine, ctx);
 }

@@ -2,11 +2,18 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
+#include "alloc_count.h"
+#include "answer.h"
+#include "capabilities.h"
 #include "commands.h"
-#include "events.h"
 #include "jni_util.h"
+#include "session.h"
+
+static void cmd_hello(command_ctx *ctx);
+static void cmd_detach(command_ctx *ctx);
 
 typedef struct {
     const char *name;
@@ -36,65 +43,17 @@ static request parsed; /* one request at a time, on the agent thread */
 /* The local references a command may hold without asking for more room (jni_reserve_locals). */
 #define COMMAND_LOCALS 32
 
-static void begin_answer(json_writer *out, int64_t id) {
-    json_begin_object(out);
-    json_key(out, "v");
-    json_int(out, PROTOCOL_VERSION);
-    json_key(out, "id");
-    json_int(out, id);
-}
-
-static void write_error(json_writer *out, const char *code, const char *message) {
-    json_key(out, "ok");
-    json_bool(out, 0);
-    json_key(out, "error");
-    json_begin_object(out);
-    json_key(out, "code");
-    json_cstring(out, code);
-    json_key(out, "message");
-    json_cstring(out, message);
-    json_end_object(out);
-}
-
-void dispatch_error(json_writer *out, int64_t id, const char *code, const char *message) {
-    begin_answer(out, id);
-    write_error(out, code, message);
-    json_end_object(out);
-    json_raw(out, "\n");
-}
-
-void command_result(command_ctx *ctx) {
-    ctx->started = 1;
-    json_key(ctx->out, "ok");
-    json_bool(ctx->out, 1);
-    json_key(ctx->out, "result");
-}
-
-void command_fail(command_ctx *ctx, const char *code, const char *message) {
-    if (ctx->started || ctx->failed) {
-        return;
-    }
-    ctx->failed = 1;
-    write_error(ctx->out, code, message);
-}
-
-void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error) {
-    char message[160];
-    snprintf(message, sizeof message, "%s failed: JVMTI error %d", what, jvmti_error);
-    command_fail(ctx, "jvmti_error", message);
-}
-
 void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, json_writer *out) {
     const char *error = NULL;
     if (request_parse(line, len, &parsed, &error) != 0) {
-        dispatch_error(out, 0, "bad_request", error);
+        answer_error(out, 0, "bad_request", error);
         return;
     }
     int64_t id = request_int(&parsed, "id", 0);
     int64_t version = request_int(&parsed, "v", -1);
     const char *name = request_string(&parsed, "cmd");
     if (name == NULL) {
-        dispatch_error(out, id, "bad_request", "missing \"cmd\"");
+        answer_error(out, id, "bad_request", "missing \"cmd\"");
         return;
     }
     /* hello and detach keep their shape across versions: a CLI of another version can learn which
@@ -103,13 +62,13 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
     if (version != PROTOCOL_VERSION && !any_version) {
         char message[64];
         snprintf(message, sizeof message, "this agent speaks protocol version %d", PROTOCOL_VERSION);
-        dispatch_error(out, id, "unsupported_version", message);
+        answer_error(out, id, "unsupported_version", message);
         return;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(commands[i].name, name) == 0) {
             command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
-            begin_answer(out, id);
+            answer_begin(out, id);
             /* the agent thread never returns to Java: its local references go only with a frame */
             if ((*jni)->PushLocalFrame(jni, COMMAND_LOCALS) != 0) {
                 jni_cleared_exception(jni);
@@ -121,15 +80,14 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
             if (!ctx.started && !ctx.failed) {
                 command_fail(&ctx, "internal", "command produced no answer");
             }
-            json_end_object(out);
-            json_raw(out, "\n");
+            answer_end(out);
             return;
         }
     }
-    dispatch_error(out, id, "unknown_command", "unknown command");
+    answer_error(out, id, "unknown_command", "unknown command");
 }
 
-void dispatch_write_commands(json_writer *out) {
+static void write_commands(json_writer *out) {
     json_begin_array(out);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         json_cstring(out, commands[i].name);
@@ -138,6 +96,55 @@ void dispatch_write_commands(json_writer *out) {
 }
 
 void dispatch_client_gone(int client_id) {
-    alloc_client_gone(client_id);
-    contention_client_gone(client_id);
+    session_client_gone(client_id);
+}
+
+static void write_property(command_ctx *ctx, const char *key, const char *property) {
+    char *value = NULL;
+    json_key(ctx->out, key);
+    if ((*the_agent.jvmti)->GetSystemProperty(the_agent.jvmti, property, &value) == JVMTI_ERROR_NONE) {
+        json_mutf8(ctx->out, value);
+        (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)value);
+    } else {
+        json_null(ctx->out);
+    }
+}
+
+static void cmd_hello(command_ctx *ctx) {
+    json_writer *w = ctx->out;
+    command_result(ctx);
+    json_begin_object(w);
+    json_key(w, "agent");
+    json_cstring(w, AGENT_VERSION);
+    json_key(w, "protocol");
+    json_int(w, PROTOCOL_VERSION);
+    json_key(w, "pid");
+    json_int(w, getpid());
+    json_key(w, "phase");
+    json_cstring(w, the_agent.phase == PHASE_STARTUP ? "startup" : "attach");
+    json_key(w, "mallocBytes");
+    json_int(w, alloc_count_held_bytes());
+    json_key(w, "jvm");
+    json_begin_object(w);
+    write_property(ctx, "name", "java.vm.name");
+    write_property(ctx, "vendor", "java.vm.vendor");
+    write_property(ctx, "version", "java.vm.version");
+    write_property(ctx, "specVersion", "java.vm.specification.version");
+    write_property(ctx, "info", "java.vm.info");
+    json_end_object(w);
+    json_key(w, "capabilities");
+    capabilities_write(w, &the_agent.held);
+    json_key(w, "commands");
+    write_commands(w);
+    json_end_object(w);
+}
+
+/* The server returns after this answer, and the agent gives back everything (lifecycle.c). */
+static void cmd_detach(command_ctx *ctx) {
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_key(ctx->out, "detached");
+    json_bool(ctx->out, 1);
+    json_end_object(ctx->out);
+    (void)agent_move(AGENT_RUNNING, AGENT_STOPPING);
 }

@@ -8,9 +8,14 @@
 static int64_t finished;
 static int sessions; /* only the agent thread begins and ends */
 
-void JNICALL gc_on_finish(jvmtiEnv *jvmti) {
+/* Runs while the VM is stopped for the collection, so it only counts. */
+static void JNICALL on_finish(jvmtiEnv *jvmti) {
     (void)jvmti;
     __atomic_add_fetch(&finished, 1, __ATOMIC_RELAXED);
+}
+
+static void add_callback(jvmtiEventCallbacks *callbacks) {
+    callbacks->GarbageCollectionFinish = on_finish;
 }
 
 static jvmtiError set_capability(int take) {
@@ -26,7 +31,7 @@ int64_t gc_count_begin(void) {
         if (set_capability(1) != JVMTI_ERROR_NONE) {
             return -1;
         }
-        if (events_install() != JVMTI_ERROR_NONE || events_set(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 1) != JVMTI_ERROR_NONE) {
+        if (events_install(add_callback) != JVMTI_ERROR_NONE || events_set(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, 1) != JVMTI_ERROR_NONE) {
             (void)set_capability(0);
             return -1;
         }

@@ -3,7 +3,6 @@
 #ifndef JVMTICLI_GC_COUNT_H
 #define JVMTICLI_GC_COUNT_H
 
-#include <jvmti.h>
 #include <stdint.h>
 
 /* Starts counting for one more session (the first takes the capability and turns the event on).
@@ -13,8 +12,5 @@ int64_t gc_count_begin(void);
 /* The collections since begin's value, and stops counting for that session (the last turns the
  * event off and gives the capability back). -1 if begin returned -1. */
 int64_t gc_count_end(int64_t began);
-
-/* The event callback: runs while the VM is stopped for the collection, so it only counts. */
-void JNICALL gc_on_finish(jvmtiEnv *jvmti);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "commands.h"
+#include "answer.h"
 #include "diagnostic_command.h"
 #include "jni_util.h"
 

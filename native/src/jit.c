@@ -9,7 +9,9 @@
  * callback), and append under a raw monitor. Without --follow the events are turned off and the
  * capability given back when the answer is written; with it they stay on, every new piece of code
  * is appended to the perf map, and unloads rewrite it (at most once a second, and at detach).
- * Each piece of code's tier and OSR bci come from the JVM's own code list (code_list.h). */
+ * Each piece of code's tier and OSR bci come from the JVM's own code list (code_list.h). The table
+ * is a session (session.h) that no connection owns: only a request without --follow, or detach,
+ * ends it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +20,11 @@
 #include "agent.h" /* jvmti.h first: jvmticmlr.h needs its types */
 #include <jvmticmlr.h>
 
+#include "answer.h"
 #include "code_list.h"
-#include "commands.h"
-#include "events.h"
 #include "method_table.h"
 #include "perf_map.h"
+#include "session.h"
 
 #define JIT_MAX_ENTRIES (256 * 1024)
 #define JIT_MAX_INLINED 128
@@ -41,10 +43,8 @@ typedef struct {
 } code_entry;
 
 static struct {
-    int active;
+    session_state run;
     int following;
-    jrawMonitorID lock;
-    event_gate gate;
     code_entry *entries;
     size_t count;
     size_t cap;
@@ -218,11 +218,11 @@ static char *method_symbol(jvmtiEnv *jvmti, jmethodID method) {
     return strdup(symbol);
 }
 
-void JNICALL jit_on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr, jint map_length,
-                         const jvmtiAddrLocationMap *map, const void *compile_info) {
+static void JNICALL on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, const void *code_addr, jint map_length,
+                            const jvmtiAddrLocationMap *map, const void *compile_info) {
     (void)map_length;
     (void)map;
-    if (!gate_enter(&jit.gate)) {
+    if (!gate_enter(&jit.run.gate)) {
         return;
     }
     jmethodID found[JIT_MAX_INLINED];
@@ -236,26 +236,26 @@ void JNICALL jit_on_load(jvmtiEnv *jvmti, jmethodID method, jint code_size, cons
         inlined_count = 0;
     }
     char *symbol = method_symbol(jvmti, method);
-    if ((*jvmti)->RawMonitorEnter(jvmti, jit.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, jit.run.lock) == JVMTI_ERROR_NONE) {
         if (symbol == NULL) {
             jit.dropped++;
             free(inlined);
         } else {
             follow_added(append((uint64_t)(uintptr_t)code_addr, (uint64_t)code_size, method, symbol, inlined, inlined_count, partial));
         }
-        (*jvmti)->RawMonitorExit(jvmti, jit.lock);
+        (*jvmti)->RawMonitorExit(jvmti, jit.run.lock);
     } else {
         free(symbol);
         free(inlined);
     }
-    gate_leave(&jit.gate);
+    gate_leave(&jit.run.gate);
 }
 
-void JNICALL jit_on_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr) {
-    if (!gate_enter(&jit.gate)) {
+static void JNICALL on_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr) {
+    if (!gate_enter(&jit.run.gate)) {
         return;
     }
-    if ((*jvmti)->RawMonitorEnter(jvmti, jit.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, jit.run.lock) == JVMTI_ERROR_NONE) {
         for (size_t i = jit.count; i-- > 0;) {
             code_entry *e = &jit.entries[i];
             if (e->method == method && e->start == (uint64_t)(uintptr_t)code_addr) {
@@ -267,38 +267,34 @@ void JNICALL jit_on_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_a
                 break;
             }
         }
-        (*jvmti)->RawMonitorExit(jvmti, jit.lock);
+        (*jvmti)->RawMonitorExit(jvmti, jit.run.lock);
     }
-    gate_leave(&jit.gate);
+    gate_leave(&jit.run.gate);
 }
 
-void JNICALL jit_on_stub(jvmtiEnv *jvmti, const char *name, const void *address, jint length) {
-    if (!gate_enter(&jit.gate)) {
+static void JNICALL on_stub(jvmtiEnv *jvmti, const char *name, const void *address, jint length) {
+    if (!gate_enter(&jit.run.gate)) {
         return;
     }
     char *symbol = strdup(name == NULL ? "?" : name);
-    if ((*jvmti)->RawMonitorEnter(jvmti, jit.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, jit.run.lock) == JVMTI_ERROR_NONE) {
         if (symbol == NULL) {
             jit.dropped++;
         } else {
             follow_added(append((uint64_t)(uintptr_t)address, (uint64_t)length, NULL, symbol, NULL, 0, 0));
         }
-        (*jvmti)->RawMonitorExit(jvmti, jit.lock);
+        (*jvmti)->RawMonitorExit(jvmti, jit.run.lock);
     } else {
         free(symbol);
     }
-    gate_leave(&jit.gate);
+    gate_leave(&jit.run.gate);
 }
 
-static void stop_events(void) {
-    (void)events_set(JVMTI_EVENT_COMPILED_METHOD_LOAD, 0);
-    (void)events_set(JVMTI_EVENT_COMPILED_METHOD_UNLOAD, 0);
-    (void)events_set(JVMTI_EVENT_DYNAMIC_CODE_GENERATED, 0);
-    gate_close(&jit.gate);
-    events_give_back_capability(FAMILY_JIT);
-}
-
-static void free_table(void) {
+/* At detach, a --follow map is written as the code stands before the table goes. */
+static int close_table(void) {
+    if (jit.following && jit.map_dirty) {
+        (void)rewrite_map();
+    }
     for (size_t i = 0; i < jit.count; i++) {
         free_entry(&jit.entries[i]);
     }
@@ -306,59 +302,65 @@ static void free_table(void) {
     jit.entries = NULL;
     jit.count = jit.cap = 0;
     perf_map_close(&jit.map);
-    if (jit.lock != NULL) {
-        (*the_agent.jvmti)->DestroyRawMonitor(the_agent.jvmti, jit.lock);
-        jit.lock = NULL;
-    }
-    jit.active = 0;
     jit.following = 0;
+    return 0;
 }
 
-/* Events on, capability taken, and the code compiled so far replayed into the table. */
-static int start(command_ctx *ctx) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    char message[256];
-    jvmtiError err = events_take_capability(FAMILY_JIT);
-    if (err != JVMTI_ERROR_NONE) {
-        command_fail(ctx, "capability_unavailable", events_capability_error(FAMILY_JIT, err, message, sizeof message));
-        return -1;
-    }
-    if ((err = (*jvmti)->CreateRawMonitor(jvmti, "jvmti-cli jit", &jit.lock)) != JVMTI_ERROR_NONE) {
-        jit.lock = NULL;
-        events_give_back_capability(FAMILY_JIT);
-        command_fail_jvmti(ctx, "CreateRawMonitor", err);
-        return -1;
-    }
+static int open_table(command_ctx *ctx) {
+    (void)ctx;
     char path[64];
     perf_map_path(path, sizeof path);
     perf_map_init(&jit.map, path);
     jit.seq = jit.dropped = jit.unloaded = 0;
     jit.map_dirty = 0;
-    jit.active = 1;
-    gate_open(&jit.gate);
-    const char *what = "SetEventCallbacks";
-    err = events_install();
-    jvmtiEvent events[] = { JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED };
-    for (size_t i = 0; err == JVMTI_ERROR_NONE && i < sizeof events / sizeof events[0]; i++) {
-        what = "SetEventNotificationMode";
-        err = events_set(events[i], 1);
-    }
-    if (err == JVMTI_ERROR_NONE) {
-        what = "GenerateEvents(DynamicCodeGenerated)";
-        err = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
-    }
-    if (err == JVMTI_ERROR_NONE) {
-        what = "GenerateEvents(CompiledMethodLoad)";
-        err = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
-    }
+    return 0;
+}
+
+/* The code compiled before the events were on, replayed into the table. */
+static int replay(command_ctx *ctx) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jvmtiError err = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     if (err != JVMTI_ERROR_NONE) {
-        stop_events();
-        free_table();
-        command_fail_jvmti(ctx, what, err);
+        command_fail_jvmti(ctx, "GenerateEvents(DynamicCodeGenerated)", err);
+        return -1;
+    }
+    if ((err = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD)) != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, "GenerateEvents(CompiledMethodLoad)", err);
         return -1;
     }
     return 0;
 }
+
+static void add_callbacks(jvmtiEventCallbacks *callbacks) {
+    callbacks->CompiledMethodLoad = on_load;
+    callbacks->CompiledMethodUnload = on_unload;
+    callbacks->DynamicCodeGenerated = on_stub;
+}
+
+static void wants(jvmtiCapabilities *c) {
+    c->can_generate_compiled_method_load_events = 1;
+}
+
+static const session_event events[] = {
+    { JVMTI_EVENT_COMPILED_METHOD_LOAD, "CompiledMethodLoad" },
+    { JVMTI_EVENT_COMPILED_METHOD_UNLOAD, "CompiledMethodUnload" },
+    { JVMTI_EVENT_DYNAMIC_CODE_GENERATED, "DynamicCodeGenerated" },
+};
+
+/* Answered by cmd_jit itself, so no start or stop answer; with --follow no connection owns it. */
+static const session_engine engine = {
+    .what = "compiled code tracking",
+    .lock_name = "jvmti-cli jit",
+    .capability = "can_generate_compiled_method_load_events",
+    .wants = wants,
+    .events = events,
+    .event_count = sizeof events / sizeof events[0],
+    .callbacks = add_callbacks,
+    .open = open_table,
+    .armed = replay,
+    .close = close_table,
+    .state = &jit.run,
+};
 
 typedef struct {
     uint64_t start;
@@ -492,14 +494,14 @@ void cmd_jit(command_ctx *ctx) {
         command_fail(ctx, "bad_request", "follow keeps the perf map current: it needs perfMap");
         return;
     }
-    if (!jit.active && start(ctx) != 0) {
+    if (!jit.run.running && session_begin(&engine, ctx, SESSION_UNOWNED) != 0) {
         return;
     }
     char error[sizeof jit.map.error] = "";
     size_t n = 0;
     snapshot_entry *code = NULL;
     uint64_t dropped = 0, unloaded = 0;
-    if ((*jvmti)->RawMonitorEnter(jvmti, jit.lock) == JVMTI_ERROR_NONE) {
+    if ((*jvmti)->RawMonitorEnter(jvmti, jit.run.lock) == JVMTI_ERROR_NONE) {
         if (want_map && rewrite_map() != 0) {
             memcpy(error, jit.map.error, sizeof error);
         } else if (follow) {
@@ -508,11 +510,10 @@ void cmd_jit(command_ctx *ctx) {
         code = snapshot(&n);
         dropped = jit.dropped;
         unloaded = jit.unloaded;
-        (*jvmti)->RawMonitorExit(jvmti, jit.lock);
+        (*jvmti)->RawMonitorExit(jvmti, jit.run.lock);
     }
     if (!jit.following) {
-        stop_events();
-        free_table();
+        session_end(&engine, ctx->jni);
     }
     if (error[0] != '\0') {
         command_fail(ctx, "perf_map", error);
@@ -529,15 +530,4 @@ void cmd_jit(command_ctx *ctx) {
         free(code[i].inlined);
     }
     free(code);
-}
-
-void jit_shutdown(void) {
-    if (!jit.active) {
-        return;
-    }
-    stop_events();
-    if (jit.following && jit.map_dirty) {
-        (void)rewrite_map();
-    }
-    free_table();
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
+#include "answer.h"
 #include "diagnostic_command.h"
 #include "jni_util.h"
 

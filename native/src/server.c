@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "answer.h"
 #include "dispatch.h"
 #include "stale_sockets.h"
 
@@ -39,7 +40,6 @@ static struct {
     char dir[96];
     char path[108];
     ino_t inode;
-    volatile int stop;
     int check_now;        /* set by another thread: look at the socket file at once */
     time_t accept_paused_until;
     client clients[MAX_CLIENTS];
@@ -48,6 +48,11 @@ static struct {
 
 /* One answer at a time, on the agent thread. */
 static json_writer writer;
+
+/* A detach asked the agent to stop: return after the request that asked. */
+static int stopping(void) {
+    return agent_current() == AGENT_STOPPING;
+}
 
 static time_t now_seconds(void) {
     struct timespec ts;
@@ -127,7 +132,6 @@ int server_open(void) {
         return AGENT_ERR_SOCKET;
     }
     stale_sockets_remove(server.dir, strrchr(server.path, '/') + 1);
-    server.stop = 0;
     server.check_now = 0;
     server.accept_paused_until = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -253,7 +257,7 @@ static int serve_lines(JNIEnv *jni, client *c) {
         }
         c->answered = 1;
         start = i + 1;
-        if (server.stop) {
+        if (stopping()) {
             break;
         }
     }
@@ -279,7 +283,7 @@ static void read_client(JNIEnv *jni, client *c) {
     }
     if (c->len > REQUEST_MAX_LINE) {
         begin_answer(c);
-        dispatch_error(&writer, 0, "bad_request", "request longer than 65536 bytes");
+        answer_error(&writer, 0, "bad_request", "request longer than 65536 bytes");
         (void)json_flush(&writer); /* the client is dropped whether or not it got the answer */
         drop_client(c);
     }
@@ -301,7 +305,7 @@ void server_run(JNIEnv *jni) {
     struct pollfd fds[MAX_CLIENTS + 1];
     client *owners[MAX_CLIENTS + 1];
     time_t last_check = now_seconds();
-    while (!server.stop) {
+    while (!stopping()) {
         nfds_t count = 0;
         int slots_free = 0;
         for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -322,12 +326,12 @@ void server_run(JNIEnv *jni) {
         if (ready < 0 && errno != EINTR) {
             break;
         }
-        for (nfds_t i = 1; ready > 0 && i < count && !server.stop; i++) {
+        for (nfds_t i = 1; ready > 0 && i < count && !stopping(); i++) {
             if (fds[i].revents != 0 && owners[i]->fd >= 0) {
                 read_client(jni, owners[i]);
             }
         }
-        if (ready > 0 && (fds[0].revents & POLLIN) && !server.stop) {
+        if (ready > 0 && (fds[0].revents & POLLIN) && !stopping()) {
             accept_client();
         }
         drop_stalled_clients();
@@ -337,10 +341,6 @@ void server_run(JNIEnv *jni) {
             last_check = now_seconds();
         }
     }
-}
-
-void server_request_stop(void) {
-    server.stop = 1;
 }
 
 void server_unlink(void) {

@@ -9,11 +9,8 @@
 /* Creates the socket directory and the listening socket. Returns an agent_status. */
 int server_open(void);
 
-/* Serves until a request asks to stop. Runs on the agent thread. */
+/* Serves until a request (detach) moves the agent to AGENT_STOPPING. Runs on the agent thread. */
 void server_run(JNIEnv *jni);
-
-/* Asks server_run to return after the current request. */
-void server_request_stop(void);
 
 /* Asks the server thread to check its socket file now rather than at its next periodic check
  * (a re-attach after a temp cleaner removed it). Safe from any thread. */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "frames.h"
 #include "thread_set.h"
 

@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "jni_util.h"
 #include "thread_facts.h"
 

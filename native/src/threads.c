@@ -1,6 +1,6 @@
 /* The `threads` command: every live platform thread with its facts and what it waits for. */
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "thread_set.h"
 
 void cmd_threads(command_ctx *ctx) {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "agent.h"
-#include "commands.h"
+#include "answer.h"
 #include "jni_util.h"
 
 /* Flags worth knowing in an incident; one missing on this JDK is left out. */

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "agent.h"
+#include "answer.h"
 #include "capabilities.h"
-#include "commands.h"
 #include "frames.h"
 #include "jni_util.h"
 #include "locks.h"

@@ -2,9 +2,12 @@ package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
 import dev.jvmticli.targets.ContentionTarget;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliRun;
@@ -16,6 +19,7 @@ import dev.jvmticli.testing.TargetsPerJdk;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -113,5 +117,35 @@ class ContentionIT {
         JsonNode doc = Json.parse(CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json").out());
         JsonNode first = doc.path("sites").get(0);
         assertEquals(2 + ContentionTarget.POOL, first.path("threads").size(), "JSON lists every thread: " + first);
+    }
+
+    /** Two engines of the one session machinery at once: each its own busy and owner, each ended with its client. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void runsBesideAllocationSamplingAndEndsWithItsClient(Jdks.Jdk jdk) throws Exception {
+        long pid = targets.get(jdk).pid();
+        CliRun.run("threads", Long.toString(pid)); // the agent is resident
+        try (AgentClient owner = AgentProbe.open(pid)) {
+            owner.call("contention.start", Map.of(), JsonNode.class);
+            owner.call("alloc.start", Map.of(), JsonNode.class);
+            List<String> held = AgentProbe.capabilities(pid);
+            assertTrue(held.contains(CAPABILITY) && held.contains(AllocIT.CAPABILITY), held.toString());
+            try (AgentClient other = AgentProbe.open(pid)) {
+                AgentError busy = assertThrows(AgentError.class, () -> other.call("contention.start", Map.of(), JsonNode.class));
+                assertEquals("busy", busy.code());
+                assertTrue(busy.agentMessage().contains("contention profiling is already running for another client"), busy.agentMessage());
+                AgentError notOwner = assertThrows(AgentError.class, () -> other.call("contention.stop", Map.of(), JsonNode.class));
+                assertEquals("not_owner", notOwner.code());
+            }
+            JsonNode allocReport = owner.call("alloc.stop", Map.of(), JsonNode.class);
+            assertTrue(allocReport.has("samples"), allocReport.toString());
+            held = AgentProbe.capabilities(pid);
+            assertTrue(held.contains(CAPABILITY) && !held.contains(AllocIT.CAPABILITY), "alloc stopped, contention runs on: " + held);
+        } // the owner disconnects without stopping contention: the agent stops it
+        assertFalse(AgentProbe.awaitCapability(pid, CAPABILITY, false).contains(CAPABILITY), "given back when the client went away");
+        try (AgentClient later = AgentProbe.open(pid)) {
+            AgentError none = assertThrows(AgentError.class, () -> later.call("contention.stop", Map.of(), JsonNode.class));
+            assertEquals("not_running", none.code());
+        }
     }
 }

@@ -1,0 +1,57 @@
+#include "answer.h"
+
+#include <stdio.h>
+
+#include "agent.h"
+
+void answer_begin(json_writer *out, int64_t id) {
+    json_begin_object(out);
+    json_key(out, "v");
+    json_int(out, PROTOCOL_VERSION);
+    json_key(out, "id");
+    json_int(out, id);
+}
+
+void answer_end(json_writer *out) {
+    json_end_object(out);
+    json_raw(out, "\n");
+}
+
+static void write_error(json_writer *out, const char *code, const char *message) {
+    json_key(out, "ok");
+    json_bool(out, 0);
+    json_key(out, "error");
+    json_begin_object(out);
+    json_key(out, "code");
+    json_cstring(out, code);
+    json_key(out, "message");
+    json_cstring(out, message);
+    json_end_object(out);
+}
+
+void answer_error(json_writer *out, int64_t id, const char *code, const char *message) {
+    answer_begin(out, id);
+    write_error(out, code, message);
+    answer_end(out);
+}
+
+void command_result(command_ctx *ctx) {
+    ctx->started = 1;
+    json_key(ctx->out, "ok");
+    json_bool(ctx->out, 1);
+    json_key(ctx->out, "result");
+}
+
+void command_fail(command_ctx *ctx, const char *code, const char *message) {
+    if (ctx->started || ctx->failed) {
+        return;
+    }
+    ctx->failed = 1;
+    write_error(ctx->out, code, message);
+}
+
+void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error) {
+    char message[160];
+    snprintf(message, sizeof message, "%s failed: JVMTI error %d", what, jvmti_error);
+    command_fail(ctx, "jvmti_error", message);
+}
