@@ -31,9 +31,6 @@ static const command commands[] = {
 
 static request parsed; /* one request at a time, on the agent thread */
 
-/* The local references a command may hold without asking for more room (jni_reserve_locals). */
-#define COMMAND_LOCALS 32
-
 static void begin_answer(json_writer *out, int64_t id) {
     json_begin_object(out);
     json_key(out, "v");
@@ -109,7 +106,7 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
             command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
             begin_answer(out, id);
             /* the agent thread never returns to Java: its local references go only with a frame */
-            if ((*jni)->PushLocalFrame(jni, COMMAND_LOCALS) != 0) {
+            if ((*jni)->PushLocalFrame(jni, JNI_COMMAND_LOCALS) != 0) {
                 jni_cleared_exception(jni);
                 command_fail(&ctx, "out_of_memory", "no room for the command's local references");
             } else {
