@@ -167,12 +167,13 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         }
     }
     int status = 0;
+    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */
     for (int attempt = 0; attempt < MOMENT_TRIES && n > 0; attempt++) {
         for (size_t k = 0; k < n; k++) {
             asked[k] = subjects[pending[k]];
             memset(&found[k], 0, sizeof found[k]);
         }
-        status |= locks_collect(jni, asked, n, max_depth, want_owned, found);
+        status |= locks_collect(jni, asked, n, max_depth, want_owned, &usage_calls_left, found);
         size_t moved = 0;
         for (size_t k = 0; k < n; k++) {
             size_t i = pending[k];
