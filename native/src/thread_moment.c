@@ -131,7 +131,10 @@ static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_
         return -1;
     }
     fit = lock_fit(after.state, after.count, id, f);
-    int fits = (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
+    /* a thread that parked since m was taken had its blocker read by no one: it goes round again,
+     * parked, and its blocker is read then */
+    int parked_since = !parked && (after.state & JVMTI_THREAD_STATE_PARKED) != 0;
+    int fits = !parked_since && (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
         && (only_blocker || f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after))
         && (!parked || same_moment(&before, &after)) ? (int)fit : LOCK_FIT_NOT;
     release_stack(&before);
