@@ -55,6 +55,10 @@ static int is_snapshot_source(JNIEnv *jni, int want_owned) {
     return !is_jvmti_source() && want_owned && thread_snapshot_available(jni);
 }
 
+int locks_by_thread(void) {
+    return is_jvmti_source();
+}
+
 const char *locks_source(JNIEnv *jni, int want_owned) {
     return is_jvmti_source() ? "jvmti" : is_snapshot_source(jni, want_owned) ? "snapshot" : "management";
 }

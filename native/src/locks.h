@@ -83,6 +83,10 @@ typedef struct {
  * blocked, waiting or parked. */
 int locks_needed(const lock_subject *s, int want_owned);
 
+/* Whether the source answers thread by thread ("jvmti"): the facts of one thread can be read and
+ * checked before the next thread's. */
+int locks_by_thread(void);
+
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
 
