@@ -40,9 +40,6 @@ static const command commands[] = {
 
 static request parsed; /* one request at a time, on the agent thread */
 
-/* The local references a command may hold without asking for more room (jni_reserve_locals). */
-#define COMMAND_LOCALS 32
-
 void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, json_writer *out) {
     const char *error = NULL;
     if (request_parse(line, len, &parsed, &error) != 0) {
@@ -70,7 +67,7 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
             command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
             answer_begin(out, id);
             /* the agent thread never returns to Java: its local references go only with a frame */
-            if ((*jni)->PushLocalFrame(jni, COMMAND_LOCALS) != 0) {
+            if ((*jni)->PushLocalFrame(jni, JNI_COMMAND_LOCALS) != 0) {
                 jni_cleared_exception(jni);
                 command_fail(&ctx, "out_of_memory", "no room for the command's local references");
             } else {

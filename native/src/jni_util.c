@@ -57,7 +57,7 @@ int jni_call_long(JNIEnv *jni, jobject target, jmethodID getter, jlong *value) {
 }
 
 void jni_reserve_locals(JNIEnv *jni, jint count) {
-    if (count > 0 && (*jni)->EnsureLocalCapacity(jni, count) != 0) {
+    if (count > 0 && (*jni)->EnsureLocalCapacity(jni, JNI_COMMAND_LOCALS + count) != 0) {
         jni_cleared_exception(jni); /* the OutOfMemoryError it throws; the references exist anyway */
     }
 }

@@ -17,10 +17,17 @@ int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value);
 int jni_call_boolean(JNIEnv *jni, jobject target, jmethodID getter, jboolean *value);
 int jni_call_long(JNIEnv *jni, jobject target, jmethodID getter, jlong *value);
 
+/* The local references a command may hold without asking for more room: dispatch gives each
+ * command a local frame of this capacity. */
+#define JNI_COMMAND_LOCALS 32
+
 /* Says that count more local references are live: JVMTI functions that return objects
  * (GetAllThreads, GetObjectMonitorUsage, ...) create them as local references, past the 16 JNI
  * guarantees, and -Xcheck:jni warns at the next JNI call unless room was made for them. Call it
- * right after such a function, before any other JNI call. */
+ * right after such a function, before any other JNI call. Room is asked for count next to the
+ * command's own JNI_COMMAND_LOCALS: HotSpot's checker compares the capacity asked with the
+ * frame's whole plan, not with what it holds, so asking for count alone does nothing while count
+ * is below the command's frame (62 threads in a frame of 32 warned at every command). */
 void jni_reserve_locals(JNIEnv *jni, jint count);
 
 /* A global reference to the named class, or NULL. */

@@ -55,6 +55,10 @@ static int is_snapshot_source(JNIEnv *jni, int want_owned) {
     return !is_jvmti_source() && want_owned && thread_snapshot_available(jni);
 }
 
+int locks_by_thread(void) {
+    return is_jvmti_source();
+}
+
 const char *locks_source(JNIEnv *jni, int want_owned) {
     return is_jvmti_source() ? "jvmti" : is_snapshot_source(jni, want_owned) ? "snapshot" : "management";
 }
@@ -260,21 +264,19 @@ static void release_usage(JNIEnv *jni, jvmtiMonitorUsage *usage) {
     (*jvmti)->Deallocate(jvmti, (unsigned char *)usage->notify_waiters);
 }
 
-/* GetObjectMonitorUsage is a VM operation (a safepoint) in HotSpot: one request makes at most this
- * many; past that, recursion and owners go unknown and the facts are marked incomplete. */
-#define MONITOR_USAGE_CALLS 256
-
 typedef struct {
-    int usage_calls_left;
+    int *usage_calls_left; /* the request's allowance (LOCKS_MONITOR_USAGE_CALLS) */
     int incomplete;
 } jvmti_pass;
 
+/* Past the request's allowance, recursion and owners go unknown and the facts are marked
+ * incomplete. */
 static int monitor_usage(JNIEnv *jni, jvmti_pass *pass, jobject monitor, jvmtiMonitorUsage *usage) {
-    if (pass->usage_calls_left <= 0) {
+    if (*pass->usage_calls_left <= 0) {
         pass->incomplete = 1;
         return -1;
     }
-    pass->usage_calls_left--;
+    (*pass->usage_calls_left)--;
     if ((*the_agent.jvmti)->GetObjectMonitorUsage(the_agent.jvmti, monitor, usage) != JVMTI_ERROR_NONE) {
         return -1;
     }
@@ -598,7 +600,7 @@ static int collect_snapshots(JNIEnv *jni, const lock_subject *subjects, size_t c
 }
 
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
-                  lock_facts *facts) {
+                  int *usage_calls_left, lock_facts *facts) {
     for (size_t i = 0; i < count; i++) {
         facts[i].owner_id = -1;
     }
@@ -607,7 +609,7 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
     }
     int status = 0;
     if (is_jvmti_source()) {
-        jvmti_pass pass = { MONITOR_USAGE_CALLS, 0 };
+        jvmti_pass pass = { usage_calls_left, 0 };
         unsigned char *needs_walk = calloc(count > 0 ? count : 1, 1);
         int any = 0;
         for (size_t i = 0; i < count; i++) {

@@ -7,7 +7,7 @@
  *   directly, thread by thread: GetOwnedMonitorStackDepthInfo and GetCurrentContendedMonitor
  *   (handshakes), and GetObjectMonitorUsage, a VM operation, only for an owned monitor (is it
  *   entered recursively?) or the monitor a BLOCKED thread waits for (its owner), at most
- *   MONITOR_USAGE_CALLS times per request.
+ *   LOCKS_MONITOR_USAGE_CALLS times per request, retries included.
  * - "snapshot": after a live attach on JDK 25+, when owned monitors are asked for, a ThreadSnapshot
  *   per thread (thread_snapshot.h, a handshake); owners of the monitors threads are blocked on are
  *   matched among what the others own, and only those not found are asked of ThreadMXBean.
@@ -83,14 +83,24 @@ typedef struct {
  * blocked, waiting or parked. */
 int locks_needed(const lock_subject *s, int want_owned);
 
+/* Whether the source answers thread by thread ("jvmti"): the facts of one thread can be read and
+ * checked before the next thread's. */
+int locks_by_thread(void);
+
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
 
+/* GetObjectMonitorUsage is a VM operation (a safepoint) in HotSpot: one request makes at most this
+ * many, over every locks_collect it makes. */
+#define LOCKS_MONITOR_USAGE_CALLS 256
+
 /* Fills facts[i] for subjects[i]; owned monitors only when want_owned; not what a parked thread is
  * parked on (locks_collect_parked, read between two looks at the thread: thread_moment.h). facts must be zeroed.
+ * usage_calls_left is what is left of the request's GetObjectMonitorUsage allowance (start it at
+ * LOCKS_MONITOR_USAGE_CALLS), lowered by the calls made here.
  * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
-                  lock_facts *facts);
+                  int *usage_calls_left, lock_facts *facts);
 
 /* The identity hash and class name of an object (ref->class_name malloc'd). */
 void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref);

@@ -105,6 +105,15 @@ static void clear_locks(lock_facts *f) {
     f->owner_id = -1;
 }
 
+/* m becomes the thread's latest moment (its stack is taken over). */
+static void become(thread_moment *m, thread_moment *latest) {
+    release_stack(m);
+    m->state = latest->state;
+    m->stack = latest->stack;
+    m->count = latest->count;
+    m->truncated = latest->truncated;
+}
+
 /* How the facts just collected for m's thread fit m, or the moment taken right after them; m
  * becomes that one when it is what they describe. LOCK_FIT_NOT when the thread moved (m is then
  * its latest moment); -1 when it has ended (m is left as it was). */
@@ -131,15 +140,14 @@ static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_
         return -1;
     }
     fit = lock_fit(after.state, after.count, id, f);
-    int fits = (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
+    /* a thread that parked since m was taken had its blocker read by no one: it goes round again,
+     * parked, and its blocker is read then */
+    int parked_since = !parked && (after.state & JVMTI_THREAD_STATE_PARKED) != 0;
+    int fits = !parked_since && (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
         && (only_blocker || f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after))
         && (!parked || same_moment(&before, &after)) ? (int)fit : LOCK_FIT_NOT;
     release_stack(&before);
-    release_stack(m);
-    m->state = after.state;
-    m->stack = after.stack;
-    m->count = after.count;
-    m->truncated = after.truncated;
+    become(m, &after);
     return fits;
 }
 
@@ -167,15 +175,32 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         }
     }
     int status = 0;
+    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */
+    /* a source that answers thread by thread has each thread's facts read right after its moment
+     * and checked right after them, not after a pass over all threads that outlasts the moment */
+    int by_thread = locks_by_thread();
     for (int attempt = 0; attempt < MOMENT_TRIES && n > 0; attempt++) {
         for (size_t k = 0; k < n; k++) {
             asked[k] = subjects[pending[k]];
             memset(&found[k], 0, sizeof found[k]);
         }
-        status |= locks_collect(jni, asked, n, max_depth, want_owned, found);
+        if (!by_thread) {
+            status |= locks_collect(jni, asked, n, max_depth, want_owned, &usage_calls_left, found);
+        }
         size_t moved = 0;
         for (size_t k = 0; k < n; k++) {
             size_t i = pending[k];
+            if (by_thread) {
+                thread_moment now;
+                if (thread_moment_take(subjects[i].thread, max_depth, &now) != 0) {
+                    moments[i].unsettled = 1; /* ended: its last moment stays */
+                    continue;
+                }
+                become(&moments[i], &now);
+                describe_subject(jni, &moments[i], &subjects[i]);
+                asked[k] = subjects[i];
+                status |= locks_collect(jni, &asked[k], 1, max_depth, want_owned, &usage_calls_left, &found[k]);
+            }
             int settled = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
             /* a monitor not named by a source that looked at the thread in that state is not known to
              * it; one that a separate JVMTI call did not name was missed, and is asked again */

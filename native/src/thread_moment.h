@@ -3,9 +3,12 @@
  * safepoint), then its lock facts from their source (locks.h), checked there against that state
  * and those frames: against what the source saw of the thread itself when it looks at it
  * (ThreadInfo, ThreadSnapshot), otherwise by taking state and frames again after the facts and
- * keeping the facts only when the thread has not moved; and against lock_fit's rules. A thread
- * that moved is taken again, up to MOMENT_TRIES times; one that never settles keeps the state and
- * frames of its last moment, without lock facts, and is marked unsettled. */
+ * keeping the facts only when the thread has not moved; and against lock_fit's rules. Where the
+ * source answers thread by thread (JVMTI, start-up mode), each thread's moment is taken again right
+ * before its facts and checked right after them, before the next thread's; the other sources
+ * answer for every pending thread in one call, each checked after it. A thread that moved is
+ * taken again, up to MOMENT_TRIES times; one that never settles keeps the state and frames of its
+ * last moment, without lock facts, and is marked unsettled. */
 #ifndef JVMTICLI_THREAD_MOMENT_H
 #define JVMTICLI_THREAD_MOMENT_H
 

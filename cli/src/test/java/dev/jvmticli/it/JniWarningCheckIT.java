@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.targets.CounterTarget;
+import dev.jvmticli.targets.GrowingTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.JniWarningCheck;
@@ -46,5 +47,27 @@ class JniWarningCheckIT {
                 report);
         assertTrue(report.contains("after `jvmti-cli threads " + target.pid() + "` (in-process), started "), report);
         assertTrue(report.contains("checked_jni_GetObjectClass"), "the stack of the call: " + report);
+    }
+
+    /**
+     * A command holds a reference to every thread next to its own: from 33 threads up (its frame
+     * of 32 and the checker's slack of 32) it must make room for them. Found on a 62-thread Tomcat,
+     * where every command warned; the thread counts around the frame's plan are each tried here, and
+     * the extension fails this class on any warning.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void commandsOnThreadCountsAroundTheLocalFrameWarnNothing(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, GrowingTarget.class)) {
+            String pid = Long.toString(target.pid());
+            int live = Integer.parseInt(target.ask("grow"));
+            while (live < 56) {
+                live = Integer.parseInt(target.ask("grow"));
+            }
+            for (; live <= 70; live = Integer.parseInt(target.ask("grow"))) {
+                assertEquals(0, CliRun.run("threads", pid).exit(), "threads at " + live + " threads");
+                assertEquals(0, CliRun.run("stacks", "-l", pid).exit(), "stacks -l at " + live + " threads");
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.LiveContentionTarget;
 import dev.jvmticli.targets.LocksTarget;
+import dev.jvmticli.targets.MonitorCrowdTarget;
 import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
@@ -121,6 +122,30 @@ class LocksIT {
         }
         assertEquals(Set.of(Set.of("mon-dl-a", "mon-dl-b"), Set.of("rl-dl-a", "rl-dl-b"), Set.of("ring-1", "ring-2", "ring-3")), cycles);
         assertEquals(Set.of("enter", "acquire"), ringKinds);
+    }
+
+    /**
+     * In start-up mode GetObjectMonitorUsage (a VM operation: a safepoint each, which -Xlog:safepoint
+     * names) is asked about each BLOCKED thread's monitor: one request, retries included, makes at
+     * most 256. Measured on this target: exactly 256; 257-258 when each retry round had its own 256.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void oneRequestMakesAtMost256MonitorUsageCallsAcrossItsRetries(Jdks.Jdk jdk) {
+        List<String> options = new ArrayList<>(AgentMode.STARTUP.jvmOptions());
+        options.add("-Xlog:safepoint:stderr");
+        try (TargetJvm crowd = TargetJvm.start(jdk, MonitorCrowdTarget.class, options)) {
+            long before = usageSafepoints(crowd);
+            Result result = CliRun.run("stacks", "-l", Long.toString(crowd.pid()));
+            assertEquals(0, result.exit(), result.toString());
+            crowd.ask("threads"); /* what the target logged during the request has been read */
+            long made = usageSafepoints(crowd) - before;
+            assertTrue(made > 0 && made <= 256, made + " GetObjectMonitorUsage safepoints");
+        }
+    }
+
+    private static long usageSafepoints(TargetJvm target) {
+        return target.output().stream().filter(line -> line.text().contains("Safepoint \"GetObjectMonitorUsage\"")).count();
     }
 
     @ParameterizedTest
