@@ -16,14 +16,23 @@ final class ShellWords {
     }
 
     /**
-     * The words after the first {@code jvmti-cli} (any path to it) up to the next operator, or
-     * empty when the line does not run the CLI. Variable assignments before it are skipped.
+     * The words after the first command {@code jvmti-cli} (any path to it) up to the next operator,
+     * or empty when the line does not run the CLI. Variable assignments before it are skipped.
      */
     static Optional<List<String>> cliArguments(String line) {
         List<Token> tokens = tokens(line);
+        boolean commandWord = true; // the next word names a command (after assignments such as JAVA_HOME=...)
         for (int i = 0; i < tokens.size(); i++) {
             Token token = tokens.get(i);
-            if (token.operator() || !isCli(token.text())) {
+            if (token.operator()) {
+                commandWord = !token.text().startsWith("<") && !token.text().startsWith(">");
+                continue;
+            }
+            if (!commandWord || token.text().matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
+                continue;
+            }
+            commandWord = false;
+            if (!isCli(token.text())) {
                 continue;
             }
             List<String> arguments = new ArrayList<>();
