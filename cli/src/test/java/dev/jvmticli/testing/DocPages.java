@@ -41,7 +41,7 @@ public final class DocPages {
     private static final Pattern CODE_SPAN = Pattern.compile("`([^`]+)`");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Pattern RUN_AGAINST = Pattern.compile("<!-- run against: (\\S+) -->");
-    private static final Pattern NOT_RUN = Pattern.compile("<!-- not run: (.+?) -->");
+    private static final Pattern NOT_RUN = Pattern.compile("<!-- not run: (.+) -->");
     private static final Pattern OPTION = Pattern.compile("--[a-z][a-z0-9-]*|-[a-zA-Z]");
     private static final Pattern NUMBER = Pattern.compile("\\d+");
 
@@ -131,11 +131,11 @@ public final class DocPages {
             }
             if (!inFence) {
                 Matcher against = RUN_AGAINST.matcher(line);
-                if (against.find()) {
+                if (against.matches()) {
                     target = against.group(1);
                 }
                 Matcher not = NOT_RUN.matcher(line);
-                if (not.find()) {
+                if (not.matches()) {
                     notRun = not.group(1);
                 }
                 continue;
