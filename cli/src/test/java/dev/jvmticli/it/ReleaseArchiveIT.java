@@ -47,6 +47,9 @@ class ReleaseArchiveIT {
                 expected.add(base + "/" + doc);
             }
         }
+        try (Stream<Path> pages = Files.list(checkout.resolve("docs"))) {
+            pages.forEach(page -> expected.add(base + "/docs/" + page.getFileName()));
+        }
         Result list = run(List.of("tar", "-tzf", archive.toString()), temp, "");
         assertEquals(0, list.exit(), list.toString());
         assertEquals(expected, new TreeSet<>(list.out().lines().filter(entry -> !entry.endsWith("/")).toList()));
