@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -184,17 +185,8 @@ public final class DocPages {
     public static List<OptionMention> optionMentions(Page page, Set<String> commands) {
         List<OptionMention> mentions = new ArrayList<>();
         String section = null;
-        boolean inFence = false;
-        List<String> lines = page.lines();
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            if (FENCE.matcher(line).find()) {
-                inFence = !inFence;
-                continue;
-            }
-            if (inFence) {
-                continue;
-            }
+        for (int i : proseLines(page.lines())) {
+            String line = page.lines().get(i);
             Matcher heading = HEADING.matcher(line);
             if (heading.matches()) {
                 section = headingCommand(heading.group(2), commands);
@@ -205,6 +197,20 @@ public final class DocPages {
             }
         }
         return mentions;
+    }
+
+    /** The indexes of the lines outside code blocks. */
+    private static List<Integer> proseLines(List<String> lines) {
+        List<Integer> prose = new ArrayList<>();
+        boolean inFence = false;
+        for (int i = 0; i < lines.size(); i++) {
+            if (FENCE.matcher(lines.get(i)).find()) {
+                inFence = !inFence;
+            } else if (!inFence) {
+                prose.add(i);
+            }
+        }
+        return prose;
     }
 
     /** The command a heading's first code span names ({@code `jvmti-cli threads <pid>`}), or null. */
@@ -264,16 +270,9 @@ public final class DocPages {
     public static List<Link> links(Page page, Path checkout) {
         List<Link> links = new ArrayList<>();
         Path dir = checkout.resolve(page.name()).getParent();
-        boolean inFence = false;
-        List<String> lines = page.lines();
-        for (int i = 0; i < lines.size(); i++) {
-            String line = lines.get(i);
-            if (FENCE.matcher(line).find()) {
-                inFence = !inFence;
-                continue;
-            }
-            Matcher link = LINK.matcher(line);
-            while (!inFence && link.find()) {
+        for (int i : proseLines(page.lines())) {
+            Matcher link = LINK.matcher(page.lines().get(i));
+            while (link.find()) {
                 String target = link.group(1);
                 if (target.matches("^[a-z]+:.*")) {
                     continue; // http:, mailto:
@@ -289,24 +288,22 @@ public final class DocPages {
 
     /** The anchors GitHub makes of a page's headings: lower case, punctuation dropped, spaces to '-'. */
     public static Set<String> anchors(Path file) {
-        Set<String> anchors = new java.util.HashSet<>();
-        boolean inFence = false;
+        List<String> lines;
         try {
-            for (String line : Files.readAllLines(file)) {
-                if (FENCE.matcher(line).find()) {
-                    inFence = !inFence;
-                }
-                Matcher heading = HEADING.matcher(line);
-                if (!inFence && heading.matches()) {
-                    String slug = heading.group(2).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
-                    String unique = slug;
-                    for (int n = 1; !anchors.add(unique); n++) {
-                        unique = slug + "-" + n;
-                    }
-                }
-            }
+            lines = Files.readAllLines(file);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        Set<String> anchors = new HashSet<>();
+        for (int i : proseLines(lines)) {
+            Matcher heading = HEADING.matcher(lines.get(i));
+            if (heading.matches()) {
+                String slug = heading.group(2).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+                String unique = slug;
+                for (int n = 1; !anchors.add(unique); n++) {
+                    unique = slug + "-" + n;
+                }
+            }
         }
         return anchors;
     }
