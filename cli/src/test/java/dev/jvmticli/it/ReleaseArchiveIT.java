@@ -7,6 +7,7 @@ import dev.jvmticli.targets.CounterTarget;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -94,6 +96,11 @@ class ReleaseArchiveIT {
                 assertEquals(0, threads.exit(), command + ": " + threads);
                 assertTrue(threads.out().contains(" counter\n"), threads.out());
             }
+            // the release archive holds no CDS archive (the build's names the jar by its build path): the first run made one for this jar, the next uses it
+            assertEquals(1, LauncherArchiveIT.archives(temp.resolve("cache/jvmti-cli")).size());
+            String source = Launcher.mainClassSource(launcher, Jdks.current(), Map.of("XDG_CACHE_HOME", temp.resolve("cache").toString()),
+                    temp.resolve("classes.log"), "threads", pid);
+            assertEquals(Launcher.FROM_DYNAMIC_ARCHIVE, source);
         }
     }
 
@@ -106,10 +113,11 @@ class ReleaseArchiveIT {
         }
     }
 
-    /** Runs command in dir with JAVA_HOME set to the tests' JDK and pathFirst (if any) ahead on PATH. */
+    /** Runs command in dir with JAVA_HOME set to the tests' JDK, XDG_CACHE_HOME to temp/cache, and pathFirst (if any) ahead on PATH. */
     private Result run(List<String> command, Path dir, String pathFirst) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
         builder.environment().put("JAVA_HOME", Jdks.current().home().toString());
+        builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
         if (!pathFirst.isEmpty()) {
             builder.environment().put("PATH", pathFirst + ":" + System.getenv("PATH"));
         }
