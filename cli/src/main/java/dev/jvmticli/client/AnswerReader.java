@@ -102,13 +102,7 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
-                case "threads" -> {
-                    threads = new ArrayList<>();
-                    expect(JsonToken.START_ARRAY);
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        threads.add(threadEntry());
-                    }
-                }
+                case "threads" -> threads = array(this::threadEntry);
                 default -> p.skipChildren();
             }
         }
@@ -133,13 +127,7 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "time" -> time = p.getValueAsLong(0);
-                case "threads" -> {
-                    threads = new ArrayList<>();
-                    expect(JsonToken.START_ARRAY);
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        threads.add(virtualThread());
-                    }
-                }
+                case "threads" -> threads = array(this::virtualThread);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> lockFactsComplete = p.getValueAsBoolean(false);
                 case "complete" -> complete = p.getValueAsBoolean(false);
@@ -214,13 +202,7 @@ final class AnswerReader {
                 case "time" -> time = p.getValueAsLong(0);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
-                case "threads" -> {
-                    threads = new ArrayList<>();
-                    expect(JsonToken.START_ARRAY);
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        threads.add(threadStack());
-                    }
-                }
+                case "threads" -> threads = array(this::threadStack);
                 case "nodes" -> nodes = nodes();
                 case "methods" -> methods = methods();
                 case "locks" -> locks = locks();
@@ -447,6 +429,21 @@ final class AnswerReader {
         }
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
                 carrierId, pinned, carrying, osState, tid, osPriority, started);
+    }
+
+    /** An item of an array, the parser on its first token. */
+    private interface ItemReader<T> {
+        T read() throws IOException;
+    }
+
+    /** The array the parser stands on, each item read by item. */
+    private <T> List<T> array(ItemReader<T> item) throws IOException {
+        List<T> items = new ArrayList<>();
+        expect(JsonToken.START_ARRAY);
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            items.add(item.read());
+        }
+        return items;
     }
 
     private Long optionalLong() throws IOException {
