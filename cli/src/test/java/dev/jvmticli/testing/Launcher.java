@@ -39,7 +39,11 @@ public final class Launcher {
         return run(script(), jdk, Map.of(), stdin, args);
     }
 
-    /** Runs a launcher script (this checkout's, or one unpacked from the release archive) with the JDK and these environment variables added. */
+    /**
+     * Runs a launcher script (this checkout's, or one unpacked from the release archive) with the
+     * JDK and these environment variables added. The CDS archives the launcher makes go to
+     * cli/target/launcher-cache unless environment names another XDG_CACHE_HOME: not the user's.
+     */
     public static CliRun.Result run(Path script, Jdks.Jdk jdk, Map<String, String> environment, String stdin, String... args) {
         List<String> command = new ArrayList<>();
         command.add(script.toString());
@@ -47,6 +51,7 @@ public final class Launcher {
         CommandLog.record("launcher on " + jdk + (stdin.isEmpty() ? "" : ", stdin: " + stdin.strip().replace("\n", "; ")), args);
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("JAVA_HOME", jdk.home().toString());
+        builder.environment().put("XDG_CACHE_HOME", root().resolve("cli/target/launcher-cache").toString());
         builder.environment().putAll(environment);
         try {
             Path out = Files.createTempFile("jvmti-cli-out", ".txt");
