@@ -12,7 +12,7 @@
 
 #include <jvmti.h>
 
-#include "locks.h"
+#include "lock_facts.h"
 
 typedef enum {
     LOCK_FIT_NOT,         /* they contradict each other */

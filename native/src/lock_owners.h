@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "locks.h"
+#include "lock_facts.h"
 
 /* Sets owner_id of every facts[i] that waits to enter a monitor (WAIT_ENTER): the id of the one
  * subject owning it, or -1 with unresolved[i] set when no subject, or more than one, owns it.

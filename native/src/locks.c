@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "agent.h"
-#include "frames.h"
 #include "jni_util.h"
 #include "lock_owners.h"
 #include "park_blocker.h"
@@ -41,9 +40,6 @@ static struct {
     jmethodID info_thread_state;
     jmethodID info_stack_trace;
     jmethodID state_ordinal;
-    jmethodID element_class;
-    jmethodID element_method;
-    jmethodID element_line;
 } jni_handles;
 
 static int is_jvmti_source(void) {
@@ -73,42 +69,15 @@ static const jint java_states[] = {
     JVMTI_THREAD_STATE_TERMINATED,
 };
 
+/* Thread.State's ordinal, for what a ThreadInfo saw (read_witness). */
 static int prepare_witness(JNIEnv *jni) {
-    jclass element = (*jni)->FindClass(jni, "java/lang/StackTraceElement");
-    jclass state = jni_failed(jni, element) ? NULL : (*jni)->FindClass(jni, "java/lang/Enum");
+    jclass state = (*jni)->FindClass(jni, "java/lang/Enum");
     if (jni_failed(jni, state)) {
-        if (element != NULL) (*jni)->DeleteLocalRef(jni, element);
         return -1;
     }
-    jni_handles.element_class = (*jni)->GetMethodID(jni, element, "getClassName", "()Ljava/lang/String;");
-    jni_handles.element_method = (*jni)->GetMethodID(jni, element, "getMethodName", "()Ljava/lang/String;");
-    jni_handles.element_line = (*jni)->GetMethodID(jni, element, "getLineNumber", "()I");
     jni_handles.state_ordinal = (*jni)->GetMethodID(jni, state, "ordinal", "()I");
-    (*jni)->DeleteLocalRef(jni, element);
     (*jni)->DeleteLocalRef(jni, state);
-    return jni_cleared_exception(jni) || jni_handles.element_class == NULL || jni_handles.element_method == NULL
-        || jni_handles.element_line == NULL || jni_handles.state_ordinal == NULL ? -1 : 0;
-}
-
-static int prepare(JNIEnv *jni);
-
-void locks_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w) {
-    if (prepare(jni) != 0) {
-        w->kind = WITNESS_NONE;
-        return;
-    }
-    w->frames_seen = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
-    jobject top = w->frames_seen > 0 ? (*jni)->GetObjectArrayElement(jni, stack, 0) : NULL;
-    if (jni_failed(jni, top)) {
-        return;
-    }
-    w->top_class = jni_call_string(jni, top, jni_handles.element_class);
-    w->top_method = jni_call_string(jni, top, jni_handles.element_method);
-    w->top_line = (*jni)->CallIntMethod(jni, top, jni_handles.element_line);
-    if (jni_cleared_exception(jni)) {
-        w->top_line = -1;
-    }
-    (*jni)->DeleteLocalRef(jni, top);
+    return jni_cleared_exception(jni) || jni_handles.state_ordinal == NULL ? -1 : 0;
 }
 
 /* What a ThreadInfo saw of its thread's state and top frame. */
@@ -128,7 +97,7 @@ static void read_witness(JNIEnv *jni, jobject info, lock_witness *w) {
     }
     w->kind = WITNESS_OWN_STACK;
     w->state = java_states[ordinal];
-    locks_witness_frames(jni, stack, w);
+    lock_facts_witness_frames(jni, stack, w);
     (*jni)->DeleteLocalRef(jni, stack);
 }
 
@@ -212,29 +181,13 @@ void locks_release(JNIEnv *jni) {
     memset(&jni_handles, 0, sizeof jni_handles);
 }
 
-void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    char *signature = NULL;
-    if ((*jvmti)->GetObjectHashCode(jvmti, object, &ref->hash) != JVMTI_ERROR_NONE) {
-        ref->hash = 0;
-    }
-    jclass klass = (*jni)->GetObjectClass(jni, object);
-    if (klass != NULL && (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
-        ref->class_name = java_class_name(signature);
-        (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
-    }
-    if (klass != NULL) {
-        (*jni)->DeleteLocalRef(jni, klass);
-    }
-}
-
 static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
     jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, s->thread);
     if (jni_failed(jni, blocker)) {
         return;
     }
     f->waiting = park_blocker_kind(jni, blocker);
-    locks_describe_object(jni, blocker, &f->waits_for);
+    lock_facts_describe_object(jni, blocker, &f->waits_for);
     f->owner_id = -1;
     if ((*jni)->IsInstanceOf(jni, blocker, jni_handles.ownable_synchronizer)) {
         jthread owner = (*jni)->GetObjectField(jni, blocker, jni_handles.exclusive_owner);
@@ -310,7 +263,7 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
             f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
             for (jint i = 0; i < count; i++) {
                 if (f->owned != NULL) {
-                    locks_describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
+                    lock_facts_describe_object(jni, info[i].monitor, &f->owned[f->owned_count].lock);
                     f->owned[f->owned_count++].depth = info[i].stack_depth;
                     needs_walk |= entered_recursively(jni, pass, info[i].monitor);
                 }
@@ -329,7 +282,7 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
         return needs_walk || in_wait;
     }
     f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
-    locks_describe_object(jni, monitor, &f->waits_for);
+    lock_facts_describe_object(jni, monitor, &f->waits_for);
     f->owner_id = -1;
     jvmtiMonitorUsage usage;
     if (blocked && monitor_usage(jni, pass, monitor, &usage) == 0) {
@@ -351,7 +304,7 @@ static int read_lock_info(JNIEnv *jni, jobject info, lock_ref *ref) {
 }
 
 static void clear_facts(lock_facts *f) {
-    locks_free(f, 1);
+    lock_facts_free(f, 1);
     memset(f, 0, sizeof *f);
     f->owner_id = -1;
 }
@@ -536,7 +489,7 @@ static int ask_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, c
             facts[i].owner_id = asked[i].owner_id;
         }
     }
-    locks_free(asked, count);
+    lock_facts_free(asked, count);
     free(asked);
     return status;
 }
@@ -664,17 +617,5 @@ void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
         json_key(w, "ownerId");
         json_int(w, f->owner_id);
         json_end_object(w);
-    }
-}
-
-void locks_free(lock_facts *facts, size_t count) {
-    for (size_t i = 0; i < count; i++) {
-        for (jint k = 0; k < facts[i].owned_count; k++) {
-            free(facts[i].owned[k].lock.class_name);
-        }
-        free(facts[i].owned);
-        free(facts[i].waits_for.class_name);
-        free(facts[i].seen.top_class);
-        free(facts[i].seen.top_method);
     }
 }

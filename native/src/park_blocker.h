@@ -12,7 +12,7 @@
 
 #include <jni.h>
 
-#include "locks.h"
+#include "lock_facts.h"
 
 /* WAIT_SIGNAL, WAIT_ACQUIRE or WAIT_PARK for a non-NULL blocker. */
 wait_kind park_blocker_kind(JNIEnv *jni, jobject blocker);

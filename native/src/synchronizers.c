@@ -59,7 +59,7 @@ static int read_owners(JNIEnv *jni, jclass synchronizer, jobject *objects, jint 
         if (owner != NULL) {
             owned_synchronizer *s = &owners->owned[owners->count++];
             s->owner_id = thread_java_id(jni, owner);
-            locks_describe_object(jni, objects[i], &s->lock);
+            lock_facts_describe_object(jni, objects[i], &s->lock);
             (*jni)->DeleteLocalRef(jni, owner);
         }
         (*jni)->DeleteLocalRef(jni, objects[i]);

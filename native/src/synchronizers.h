@@ -10,7 +10,7 @@
 #include <jni.h>
 #include <stddef.h>
 
-#include "locks.h"
+#include "lock_facts.h"
 
 /* At most this many synchronizers are looked at; past that the answer is incomplete. */
 #define SYNCHRONIZERS_MAX 65536

@@ -102,7 +102,7 @@ static void describe_subject(JNIEnv *jni, const thread_moment *m, lock_subject *
 }
 
 static void clear_locks(lock_facts *f) {
-    locks_free(f, 1);
+    lock_facts_free(f, 1);
     memset(f, 0, sizeof *f);
     f->owner_id = -1;
 }
@@ -241,6 +241,6 @@ void thread_moment_write_locks(json_writer *w, const thread_moment *m, int want_
 void thread_moments_free(thread_moment *moments, size_t count) {
     for (size_t i = 0; i < count; i++) {
         release_stack(&moments[i]);
-        locks_free(&moments[i].locks, 1);
+        lock_facts_free(&moments[i].locks, 1);
     }
 }

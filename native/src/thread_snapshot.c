@@ -149,7 +149,7 @@ static jint read_owned(JNIEnv *jni, jobjectArray locks, jobject waited, lock_fac
         if (object != NULL && (*jni)->IsSameObject(jni, type, snap.type_locked)
                 && (waited == NULL || !(*jni)->IsSameObject(jni, object, waited))) {
             owned_monitor *m = &f->owned[f->owned_count++];
-            locks_describe_object(jni, object, &m->lock);
+            lock_facts_describe_object(jni, object, &m->lock);
             m->depth = (*jni)->GetIntField(jni, lock, snap.lock_depth);
             deepest = m->depth > deepest ? m->depth : deepest;
         }
@@ -171,7 +171,7 @@ static jobject read_blocker(JNIEnv *jni, jobject snapshot, lock_facts *f) {
     int enter = (*jni)->IsSameObject(jni, type, snap.type_waiting_to_lock);
     if (object != NULL && (enter || (*jni)->IsSameObject(jni, type, snap.type_waiting_on))) {
         f->waiting = enter ? WAIT_ENTER : WAIT_NOTIFY;
-        locks_describe_object(jni, object, &f->waits_for);
+        lock_facts_describe_object(jni, object, &f->waits_for);
     } else if (object != NULL) {
         (*jni)->DeleteLocalRef(jni, object);
         object = NULL;
@@ -199,7 +199,7 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
     jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);
     f->seen.kind = methods != NULL ? WITNESS_MAPPED : WITNESS_OWN_STACK;
     f->seen.state = (*jni)->GetIntField(jni, snapshot, snap.status) & JVMTI_JAVA_LANG_THREAD_STATE_MASK;
-    locks_witness_frames(jni, stack, &f->seen);
+    lock_facts_witness_frames(jni, stack, &f->seen);
     jobject waited = read_blocker(jni, snapshot, f);
     jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
     jint deepest = read_owned(jni, locks, waited, f);

@@ -10,7 +10,7 @@
 #include <jni.h>
 #include <jvmti.h>
 
-#include "locks.h"
+#include "lock_facts.h"
 
 /* 1 when this JVM has a ThreadSnapshot laid out as expected (looked up once per agent run). */
 int thread_snapshot_available(JNIEnv *jni);

@@ -324,7 +324,7 @@ static void visit(answer *a, jthread thread) {
                 a->locks_incomplete = 1;
             }
             locks_write(w, &locks, 1);
-            locks_free(&locks, 1);
+            lock_facts_free(&locks, 1);
         }
         json_end_object(w);
     }
@@ -491,7 +491,7 @@ void cmd_blockers(command_ctx *ctx) {
                 locks_write(w, &facts, 0);
                 json_end_object(w);
             }
-            locks_free(&facts, 1);
+            lock_facts_free(&facts, 1);
         }
         (*jni)->DeleteLocalRef(jni, threads[i]);
     }

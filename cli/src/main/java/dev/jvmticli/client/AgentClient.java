@@ -139,7 +139,8 @@ public final class AgentClient implements Closeable {
         arguments.put("summary", summary);
         arguments.put("mountedOnly", mountedOnly);
         try {
-            return call("vthreads", arguments, VirtualDump.class);
+            return frames || locks ? call("vthreads", arguments, VirtualDump.class)
+                    : exchange("vthreads", arguments, () -> new AnswerReader(connection.parser).virtualThreads());
         } catch (AgentError e) {
             if (e.code().equals("no_virtual_threads")) {
                 throw new CliFailure(ExitCode.NO_VIRTUAL_THREADS, targetName + ": " + e.agentMessage());

@@ -7,13 +7,15 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks}) straight
- * from the token stream with jackson-core, without Jackson databind: a CLI run that only prints
- * text never loads databind, and a dump of thousands of threads is bound in one pass. A thread of
+ * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks}, and
+ * {@code vthreads} without frames and locks) straight from the token stream with jackson-core,
+ * without Jackson databind: a CLI run that only prints text never loads databind, and a dump of
+ * thousands of threads is bound in one pass. A thread of
  * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
  * line, each distinct call path once, with {@code methods}, each distinct method once, after the
  * threads): frames are resolved once everything is read. Lock facts come last, in {@code locks},
@@ -100,17 +102,88 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
-                case "threads" -> {
-                    threads = new ArrayList<>();
-                    expect(JsonToken.START_ARRAY);
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        threads.add(threadEntry());
+                case "threads" -> threads = array(this::threadEntry);
+                default -> p.skipChildren();
+            }
+        }
+        return new ThreadList(complete, threads);
+    }
+
+    /**
+     * A {@code vthreads} answer asked for without frames and without lock facts: each thread, the
+     * summary and the flags. The CLI's bare {@code threads} reads one on every JDK 21+ target (to
+     * find carriers), so it is read here rather than by databind.
+     */
+    VirtualDump virtualThreads() throws IOException {
+        long time = 0;
+        List<VirtualDump.VirtualStack> threads = List.of();
+        String lockSource = null;
+        boolean lockFactsComplete = false;
+        boolean complete = false;
+        VirtualDump.Summary summary = null;
+        expect(JsonToken.START_OBJECT);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "time" -> time = p.getValueAsLong(0);
+                case "threads" -> threads = array(this::virtualThread);
+                case "lockSource" -> lockSource = text();
+                case "lockFactsComplete" -> lockFactsComplete = p.getValueAsBoolean(false);
+                case "complete" -> complete = p.getValueAsBoolean(false);
+                case "summary" -> summary = summary();
+                default -> p.skipChildren();
+            }
+        }
+        return new VirtualDump(time, threads, List.of(), lockSource, lockFactsComplete, complete, summary);
+    }
+
+    private VirtualDump.VirtualStack virtualThread() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        ThreadEntry thread = null;
+        boolean truncated = false;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "thread" -> thread = threadEntry();
+                case "truncated" -> truncated = p.getValueAsBoolean(false);
+                case "stack", "frames" -> throw new JsonParseException(p, "frames in an answer asked for without them");
+                default -> p.skipChildren();
+            }
+        }
+        return new VirtualDump.VirtualStack(thread, null, null, truncated, null, null);
+    }
+
+    private VirtualDump.Summary summary() throws IOException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        expect(JsonToken.START_OBJECT);
+        long count = 0;
+        long mounted = 0;
+        long pinned = 0;
+        Map<String, Long> byState = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "count" -> count = p.getValueAsLong(0);
+                case "mounted" -> mounted = p.getValueAsLong(0);
+                case "pinned" -> pinned = p.getValueAsLong(0);
+                case "byState" -> {
+                    byState = new LinkedHashMap<>();
+                    expect(JsonToken.START_OBJECT);
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String state = p.currentName();
+                        p.nextToken();
+                        byState.put(state, p.getValueAsLong(0));
                     }
                 }
                 default -> p.skipChildren();
             }
         }
-        return new ThreadList(complete, threads);
+        return new VirtualDump.Summary(count, mounted, pinned, byState);
     }
 
     StackDump stackDump() throws IOException {
@@ -129,13 +202,7 @@ final class AnswerReader {
                 case "time" -> time = p.getValueAsLong(0);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
-                case "threads" -> {
-                    threads = new ArrayList<>();
-                    expect(JsonToken.START_ARRAY);
-                    while (p.nextToken() != JsonToken.END_ARRAY) {
-                        threads.add(threadStack());
-                    }
-                }
+                case "threads" -> threads = array(this::threadStack);
                 case "nodes" -> nodes = nodes();
                 case "methods" -> methods = methods();
                 case "locks" -> locks = locks();
@@ -362,6 +429,21 @@ final class AnswerReader {
         }
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
                 carrierId, pinned, carrying, osState, tid, osPriority, started);
+    }
+
+    /** An item of an array, the parser on its first token. */
+    private interface ItemReader<T> {
+        T read() throws IOException;
+    }
+
+    /** The array the parser stands on, each item read by item. */
+    private <T> List<T> array(ItemReader<T> item) throws IOException {
+        List<T> items = new ArrayList<>();
+        expect(JsonToken.START_ARRAY);
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            items.add(item.read());
+        }
+        return items;
     }
 
     private Long optionalLong() throws IOException {

@@ -153,4 +153,19 @@ class AnswerReaderTest {
         }
         return json.append("],\"methods\":[{\"class\":\"a.B\",\"method\":\"c\"}],\"locks\":[{}]}").toString();
     }
+
+    @Test
+    void aVirtualThreadsAnswerWithoutFramesReadsAsDatabindReadsIt() throws IOException {
+        String json = """
+                {"time":1700000000000,
+                 "threads":[
+                  {"thread":{"id":41,"name":"","state":"RUNNABLE","virtual":true,"carrierId":23,"cpuNanos":-1}},
+                  {"thread":{"id":42,"name":"worker","state":"WAITING","virtual":true,"pinned":true,"flags":["parked"]},"truncated":true}],
+                 "lockSource":"snapshot","lockFactsComplete":true,"complete":false,
+                 "summary":{"count":2,"mounted":1,"pinned":1,"byState":{"RUNNABLE":1,"WAITING":1}}}
+                """;
+        JsonParser parser = new JsonFactory().createParser(json);
+        parser.nextToken();
+        assertEquals(AgentClient.mapper().readValue(json, VirtualDump.class), new AnswerReader(parser).virtualThreads());
+    }
 }

@@ -7,20 +7,28 @@ import dev.jvmticli.targets.CounterTarget;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /** The release archive `mvn package` makes, unpacked into a temporary directory, run from elsewhere and through a symlink on PATH. */
 class ReleaseArchiveIT {
@@ -40,13 +48,8 @@ class ReleaseArchiveIT {
         Path archive = archive();
         String base = archive.getFileName().toString().replace("-linux-x64.tar.gz", "");
         Set<String> expected = new TreeSet<>(Set.of(base + "/bin/jvmti-cli", base + "/lib/jvmti-cli.jar",
-                base + "/completions/jvmti-cli.bash", base + "/README.md"));
+                base + "/completions/jvmti-cli.bash", base + "/README.md", base + "/LICENSE", base + "/NOTICE"));
         Path checkout = CliProcess.jar().getParent().getParent().getParent();
-        for (String doc : List.of("LICENSE", "NOTICE")) {
-            if (Files.exists(checkout.resolve(doc))) {
-                expected.add(base + "/" + doc);
-            }
-        }
         try (Stream<Path> pages = Files.list(checkout.resolve("docs"))) {
             pages.forEach(page -> expected.add(base + "/docs/" + page.getFileName()));
         }
@@ -56,13 +59,30 @@ class ReleaseArchiveIT {
     }
 
     @Test
-    void runsFromAnotherDirectoryAndThroughASymlinkOnPath() throws Exception {
-        Path unpacked = Files.createDirectory(temp.resolve("unpacked"));
-        assertEquals(0, run(List.of("tar", "-xzf", archive().toString(), "-C", unpacked.toString()), temp, "").exit());
-        Path launcher;
-        try (Stream<Path> dirs = Files.list(unpacked)) {
-            launcher = dirs.findFirst().orElseThrow().resolve("bin/jvmti-cli");
+    void theLicenseIsApache2AndTheNoticeNamesEveryBundledLibraryWithItsVersion() throws Exception {
+        Path unpacked = unpack();
+        assertEquals(Files.readString(Path.of("/usr/share/common-licenses/Apache-2.0")), Files.readString(unpacked.resolve("LICENSE")));
+        String notice = Files.readString(unpacked.resolve("NOTICE"));
+        List<String> bundled = new ArrayList<>(List.of("picocli " + CommandLine.VERSION));
+        try (JarFile jar = new JarFile(unpacked.resolve("lib/jvmti-cli.jar").toFile())) {
+            for (JarEntry entry : Collections.list(jar.entries())) {
+                if (entry.getName().matches("META-INF/maven/[^/]+/[^/]+/pom\\.properties") && !entry.getName().contains("/dev.jvmticli/")) {
+                    Properties pom = new Properties();
+                    pom.load(jar.getInputStream(entry));
+                    bundled.add(pom.getProperty("artifactId") + " " + pom.getProperty("version"));
+                }
+            }
         }
+        assertTrue(bundled.size() > 5, bundled.toString());
+        for (String library : bundled) {
+            String[] nameAndVersion = library.split(" ");
+            assertTrue(notice.contains(nameAndVersion[0]) && notice.contains(nameAndVersion[1]), library + " is not in NOTICE");
+        }
+    }
+
+    @Test
+    void runsFromAnotherDirectoryAndThroughASymlinkOnPath() throws Exception {
+        Path launcher = unpack().resolve("bin/jvmti-cli");
         assertTrue(Files.isExecutable(launcher), launcher.toString());
         Path onPath = Files.createDirectory(temp.resolve("bin"));
         Files.createSymbolicLink(onPath.resolve("jvmti-cli"), launcher);
@@ -80,13 +100,28 @@ class ReleaseArchiveIT {
                 assertEquals(0, threads.exit(), command + ": " + threads);
                 assertTrue(threads.out().contains(" counter\n"), threads.out());
             }
+            // the release archive holds no CDS archive (the build's names the jar by its build path): the first run made one for this jar, the next uses it
+            assertEquals(1, LauncherArchiveIT.archives(temp.resolve("cache/jvmti-cli")).size());
+            String source = Launcher.mainClassSource(launcher, Jdks.current(), Map.of("XDG_CACHE_HOME", temp.resolve("cache").toString()),
+                    temp.resolve("classes.log"), "threads", pid);
+            assertEquals(Launcher.FROM_DYNAMIC_ARCHIVE, source);
         }
     }
 
-    /** Runs command in dir with JAVA_HOME set to the tests' JDK and pathFirst (if any) ahead on PATH. */
-    private static Result run(List<String> command, Path dir, String pathFirst) throws Exception {
+    /** The archive unpacked into a new directory of temp; returns its top directory. */
+    private Path unpack() throws Exception {
+        Path unpacked = Files.createDirectory(temp.resolve("unpacked"));
+        assertEquals(0, run(List.of("tar", "-xzf", archive().toString(), "-C", unpacked.toString()), temp, "").exit());
+        try (Stream<Path> dirs = Files.list(unpacked)) {
+            return dirs.findFirst().orElseThrow();
+        }
+    }
+
+    /** Runs command in dir with JAVA_HOME set to the tests' JDK, XDG_CACHE_HOME to temp/cache, and pathFirst (if any) ahead on PATH. */
+    private Result run(List<String> command, Path dir, String pathFirst) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile());
         builder.environment().put("JAVA_HOME", Jdks.current().home().toString());
+        builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
         if (!pathFirst.isEmpty()) {
             builder.environment().put("PATH", pathFirst + ":" + System.getenv("PATH"));
         }

@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A Java runtime without jdk.attach and jdk.jcmd, as production images carry: made by jlink from
  * the JDK running the tests with only the modules the CLI uses (java.base; java.logging for
- * JLine's terminal in the shell). Made once and kept in target/, since jlink takes a while.
+ * JLine's terminal in the shell), and the JDK's CDS archive, as a JRE image carries one. Made once
+ * and kept in target/, since jlink takes a while.
  */
 public final class Jre {
     public static final List<String> MODULES = List.of("java.base", "java.logging");
@@ -29,13 +30,13 @@ public final class Jre {
 
     private static Jdks.Jdk make() {
         Jdks.Jdk jdk = Jdks.current();
-        Path home = TargetJvm.testClasses().getParent().resolve("jre-" + jdk.version() + "-" + String.join("+", MODULES));
+        Path home = TargetJvm.testClasses().getParent().resolve("jre-" + jdk.version() + "-" + String.join("+", MODULES) + "-cds");
         if (!Files.isExecutable(home.resolve("bin/java"))) {
             Path partial = home.resolveSibling(home.getFileName() + ".partial");
             try {
                 deleteTree(partial); // left by a run that was killed
                 Process jlink = new ProcessBuilder(jdk.home().resolve("bin/jlink").toString(), "--add-modules", String.join(",", MODULES),
-                        "--no-header-files", "--no-man-pages", "--output", partial.toString())
+                        "--no-header-files", "--no-man-pages", "--generate-cds-archive", "--output", partial.toString())
                         .redirectErrorStream(true).start();
                 String output = new String(jlink.getInputStream().readAllBytes());
                 if (!jlink.waitFor(5, TimeUnit.MINUTES) || jlink.exitValue() != 0) {

@@ -1,5 +1,6 @@
 package dev.jvmticli.testing;
 
+import dev.jvmticli.cli.Main;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -7,11 +8,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The real {@code jvmti-cli} launcher script and the packaged jar, run as a separate process on a chosen JDK. */
 public final class Launcher {
+    /** What -Xlog:class+load says of a class taken from a dynamic CDS archive. */
+    public static final String FROM_DYNAMIC_ARCHIVE = "shared objects file (top)";
+
     private Launcher() {
     }
 
@@ -30,12 +36,23 @@ public final class Launcher {
 
     /** Runs the launcher with the JDK, feeding stdin (a pipe, not a terminal), and waits up to 60 s. */
     public static CliRun.Result run(Jdks.Jdk jdk, String stdin, String... args) {
+        return run(script(), jdk, Map.of(), stdin, args);
+    }
+
+    /**
+     * Runs a launcher script (this checkout's, or one unpacked from the release archive) with the
+     * JDK and these environment variables added. The CDS archives the launcher makes go to
+     * cli/target/launcher-cache unless environment names another XDG_CACHE_HOME: not the user's.
+     */
+    public static CliRun.Result run(Path script, Jdks.Jdk jdk, Map<String, String> environment, String stdin, String... args) {
         List<String> command = new ArrayList<>();
-        command.add(script().toString());
+        command.add(script.toString());
         command.addAll(List.of(args));
         CommandLog.record("launcher on " + jdk + (stdin.isEmpty() ? "" : ", stdin: " + stdin.strip().replace("\n", "; ")), args);
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put("JAVA_HOME", jdk.home().toString());
+        builder.environment().put("XDG_CACHE_HOME", root().resolve("cli/target/launcher-cache").toString());
+        builder.environment().putAll(environment);
         try {
             Path out = Files.createTempFile("jvmti-cli-out", ".txt");
             Path err = Files.createTempFile("jvmti-cli-err", ".txt");
@@ -58,5 +75,22 @@ public final class Launcher {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * Runs the launcher as {@link #run(Path, Jdks.Jdk, Map, String, String...)} does, with its JVM
+     * logging class loading to log, and returns where it took the CLI's main class from:
+     * {@link #FROM_DYNAMIC_ARCHIVE} when from a dynamic CDS archive, the jar's URL when from the jar.
+     */
+    public static String mainClassSource(Path script, Jdks.Jdk jdk, Map<String, String> environment, Path log, String... args) throws IOException {
+        Map<String, String> logging = new HashMap<>(environment);
+        logging.put("JAVA_TOOL_OPTIONS", "-Xlog:class+load=info:file=" + log);
+        CliRun.Result result = run(script, jdk, logging, "", args);
+        if (result.exit() != 0) {
+            throw new AssertionError(result.toString());
+        }
+        String prefix = " " + Main.class.getName() + " source: ";
+        return Files.readAllLines(log).stream().filter(line -> line.contains(prefix)).findFirst()
+                .map(line -> line.substring(line.indexOf(prefix) + prefix.length())).orElseThrow(() -> new AssertionError("no " + prefix + " in " + log));
     }
 }

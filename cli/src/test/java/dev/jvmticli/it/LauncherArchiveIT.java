@@ -1,0 +1,106 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.targets.CounterTarget;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Jre;
+import dev.jvmticli.testing.Launcher;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The launcher gives the JVM that runs the CLI a CDS archive made for it: on every installed JDK
+ * and on a jlink runtime, the first run makes one in the user's cache directory (XDG_CACHE_HOME)
+ * and the next takes the CLI's classes from it; a cache directory that is a link, or that others
+ * can write, is not used.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LauncherArchiveIT {
+    @TempDir
+    Path temp;
+
+    private TargetJvm target;
+
+    @BeforeAll
+    void start() {
+        target = TargetJvm.start(Jdks.current(), CounterTarget.class);
+    }
+
+    @AfterAll
+    void stop() {
+        target.close();
+    }
+
+    Stream<Jdks.Jdk> runtimes() {
+        return Stream.concat(Jdks.stream(), Stream.of(Jre.get()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("runtimes")
+    void theFirstRunMakesAnArchiveForItsJdkAndTheNextUsesIt(Jdks.Jdk jdk) throws IOException {
+        Path cacheHome = Files.createDirectory(temp.resolve("cache-" + jdk.home().getFileName()));
+        Map<String, String> environment = Map.of("XDG_CACHE_HOME", cacheHome.toString());
+        Result first = Launcher.run(Launcher.script(), jdk, environment, "", "threads", pid());
+        assertEquals(0, first.exit(), first.toString());
+        assertTrue(first.out().contains(" counter\n"), first.out());
+        assertEquals("", first.err());
+
+        boolean builtHere = jdk.equals(Jdks.current()) && Files.exists(Launcher.root().resolve("cli/target/jvmti-cli.jsa"));
+        List<Path> made = archives(cacheHome.resolve("jvmti-cli"));
+        assertEquals(builtHere ? 0 : 1, made.size(), "the JDK that built the jar uses the build's archive; any other gets its own: " + made);
+        if (!builtHere) {
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(cacheHome.resolve("jvmti-cli"))));
+        }
+        assertEquals(Launcher.FROM_DYNAMIC_ARCHIVE, Launcher.mainClassSource(Launcher.script(), jdk, environment, temp.resolve("classes.log"), "threads", pid()));
+    }
+
+    @Test
+    void aCacheDirectoryThatIsALinkOrThatOthersCanWriteIsNotUsed() throws IOException {
+        Jdks.Jdk runtime = Jre.get(); // never the JDK that built the jar: the cache is its only archive
+        Path elsewhere = Files.createDirectory(temp.resolve("elsewhere"));
+        Path linked = Files.createDirectory(temp.resolve("linked"));
+        Files.createSymbolicLink(linked.resolve("jvmti-cli"), elsewhere);
+        Path open = Files.createDirectory(temp.resolve("open"));
+        Files.createDirectory(open.resolve("jvmti-cli"));
+        Files.setPosixFilePermissions(open.resolve("jvmti-cli"), PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        for (Path cacheHome : List.of(linked, open)) {
+            Map<String, String> environment = Map.of("XDG_CACHE_HOME", cacheHome.toString());
+            String source = Launcher.mainClassSource(Launcher.script(), runtime, environment, temp.resolve("classes.log"), "threads", pid());
+            assertNotEquals(Launcher.FROM_DYNAMIC_ARCHIVE, source, cacheHome.toString());
+            assertEquals(List.of(), archives(cacheHome.resolve("jvmti-cli")), cacheHome.toString());
+        }
+        assertEquals(List.of(), archives(elsewhere), "nothing is written through the link");
+    }
+
+    private String pid() {
+        return Long.toString(target.pid());
+    }
+
+    /** Every file in dir (none when it does not exist). */
+    static List<Path> archives(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.toList();
+        }
+    }
+}
