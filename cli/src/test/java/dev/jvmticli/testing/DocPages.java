@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  */
 public final class DocPages {
     /** The shell's own commands, which have no picocli model (see dev.jvmticli.shell.Shell). */
-    public static final Set<String> SHELL_BUILTINS = Set.of("grep", "watch");
+    private static final Set<String> SHELL_BUILTINS = Set.of("grep", "watch");
 
     private static final Pattern FENCE = Pattern.compile("^\\s*```");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6}) (.*)$");
