@@ -21,13 +21,17 @@ import java.util.stream.Stream;
 /**
  * The soak run (bench/soak.sh): SoakTarget under mixed load, every command in a loop, one-shot and
  * inside one shell session, alloc and contention sessions finished and abandoned (the CLI killed
- * mid-way), a detach every few cycles. Once a minute, between cycles (no session open, the shell
- * connected and idle), it records the target's RSS, descriptors, threads and the bytes the agent
- * holds on the C heap (hello's mallocBytes); the target's short-lived worker threads are not
- * counted. The environment is passed on to the target (MALLOC_ARENA_MAX, say). Exit 0 when there was no failure and every figure
- * after the first minute stayed within the bounds below of that minute's.
+ * mid-way), a detach every few cycles. A second SoakTarget, the control, runs the same load at the
+ * same time and is never touched by the tool. Once a minute, between cycles (no session open, the
+ * shell connected and idle), it records both targets' RSS, descriptors and threads, and the bytes
+ * the agent holds on the C heap (hello's mallocBytes); the targets' short-lived worker threads are
+ * not counted. The environment is passed on to both targets (MALLOC_ARENA_MAX, say), and so are
+ * the JVM flags in SOAK_TARGET_FLAGS. Exit 0 when there was no failure and every figure of the
+ * tool's target after the first minute stayed within the bounds below of that minute's.
  */
 public final class Soak {
+    /** Of the tool's target, not a difference: in a 30-minute run the control's own RSS moved by up
+     * to 16.5 MB (one malloc arena), so the tool's share is its change less the control's. */
     static final long RSS_BOUND_KB = 32 * 1024;
     static final int THREAD_BOUND = 0;
     static final int FD_BOUND = 0;
@@ -44,55 +48,77 @@ public final class Soak {
      * has its name until it sets its own), left out of the thread count. */
     static final List<String> UNCOUNTED = List.of("soak-worker", "soak-spawner");
 
-    record Sample(int minute, long rssKb, int fds, int threads, long agentBytes, int commands, int failures, String load) {
+    record Figures(long rssKb, int fds, int threads) {
+    }
+
+    record Sample(int minute, Figures target, Figures control, long agentBytes, int commands, int failures, String load) {
     }
 
     private final Path root;
     private final Path work;
     private final long pid;
     private final String pidText;
+    private final long controlPid;
     private final List<String> failures = new ArrayList<>();
     private int commands;
     private Process shell;
     private Writer shellIn;
     private final BlockingQueue<String> shellOut = new LinkedBlockingQueue<>();
 
-    Soak(Path root, Path work, long pid) {
+    Soak(Path root, Path work, long pid, long controlPid) {
         this.root = root;
         this.work = work;
         this.pid = pid;
         this.pidText = Long.toString(pid);
+        this.controlPid = controlPid;
     }
 
     public static void main(String[] args) throws Exception {
         Path root = Path.of(args[0]);
         int minutes = Integer.parseInt(args[1]);
         Path classes = Path.of(args[2]);
-        Path work = Files.createDirectories(root.resolve("bench/target/soak"));
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(TARGET_FLAGS);
-        command.addAll(List.of("-cp", classes.toString(), "SoakTarget"));
-        Process target = new ProcessBuilder(command).redirectError(work.resolve("target.err").toFile()).start();
-        BufferedReader targetOut = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
-        String ready = targetOut.readLine();
-        if (ready == null || !ready.startsWith("READY")) {
-            throw new IllegalStateException("the target did not start: " + Files.readString(work.resolve("target.err")));
-        }
+        Path work = Files.createDirectories(root.resolve("bench/target/soak-" + ProcessHandle.current().pid()));
+        Process target = startTarget(classes, work.resolve("target.err"));
         int code;
         try {
-            code = new Soak(root, work, target.pid()).run(minutes);
+            Process control = startTarget(classes, work.resolve("control.err"));
+            try {
+                code = new Soak(root, work, target.pid(), control.pid()).run(minutes);
+            } finally {
+                control.destroyForcibly();
+            }
         } finally {
             target.destroyForcibly();
         }
         System.exit(code);
     }
 
+    private static Process startTarget(Path classes, Path err) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java")));
+        command.addAll(TARGET_FLAGS);
+        command.addAll(extraFlags());
+        command.addAll(List.of("-cp", classes.toString(), "SoakTarget"));
+        Process target = new ProcessBuilder(command).redirectError(err.toFile()).start();
+        String ready = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        if (ready == null || !ready.startsWith("READY")) {
+            target.destroyForcibly();
+            throw new IllegalStateException("a target did not start: " + Files.readString(err));
+        }
+        return target;
+    }
+
+    private static List<String> extraFlags() {
+        String flags = System.getenv().getOrDefault("SOAK_TARGET_FLAGS", "").strip();
+        return flags.isEmpty() ? List.of() : List.of(flags.split("\\s+"));
+    }
+
     int run(int minutes) throws Exception {
-        System.out.printf("soak: %d min on %s (pid %d, SoakTarget %s), MALLOC_ARENA_MAX=%s, %d cores, load %s%n", minutes,
-                System.getProperty("java.vm.version"), pid, String.join(" ", TARGET_FLAGS),
+        List<String> flags = new ArrayList<>(TARGET_FLAGS);
+        flags.addAll(extraFlags());
+        System.out.printf("soak: %d min on %s (pid %d, control pid %d, SoakTarget %s), MALLOC_ARENA_MAX=%s, %d cores, load %s%n", minutes,
+                System.getProperty("java.vm.version"), pid, controlPid, String.join(" ", flags),
                 System.getenv().getOrDefault("MALLOC_ARENA_MAX", "unset"), Runtime.getRuntime().availableProcessors(), load());
-        System.out.println("MIN  RSS_MB  FDS  THREADS  AGENT_BYTES  COMMANDS  FAILURES  LOAD");
+        System.out.println("MIN  RSS_MB  FDS  THREADS  AGENT_BYTES  COMMANDS  FAILURES  CONTROL: RSS_MB  FDS  THREADS  LOAD");
         long start = System.nanoTime();
         List<Sample> samples = new ArrayList<>();
         cycle(0); // attaches the agent, so that minute 0 already has it resident
@@ -220,7 +246,23 @@ public final class Soak {
 
     private Sample sample(int minute) throws IOException, InterruptedException {
         Thread.sleep(SETTLE_MILLIS);
-        Path proc = Path.of("/proc", pidText);
+        Figures target = figures(pid);
+        Figures control = figures(controlPid);
+        long agentBytes = agentBytes();
+        Sample s;
+        synchronized (this) {
+            s = new Sample(minute, target, control, agentBytes, commands, failures.size(), load());
+        }
+        System.out.printf("%3d  %6.1f  %3d  %7d  %11d  %8d  %8d           %6.1f  %3d  %7d  %s%n", s.minute(), target.rssKb() / 1024.0,
+                target.fds(), target.threads(), s.agentBytes(), s.commands(), s.failures(), control.rssKb() / 1024.0, control.fds(),
+                control.threads(), s.load());
+        System.out.flush();
+        return s;
+    }
+
+    /** RSS, descriptors and threads but the short-lived workers of one target. */
+    private static Figures figures(long pid) throws IOException {
+        Path proc = Path.of("/proc", Long.toString(pid));
         int fds;
         try (Stream<Path> open = Files.list(proc.resolve("fd"))) {
             fds = (int) open.count();
@@ -237,15 +279,7 @@ public final class Soak {
                 }
             }
         }
-        long agentBytes = agentBytes();
-        Sample s;
-        synchronized (this) {
-            s = new Sample(minute, field(status, "VmRSS:"), fds, threads, agentBytes, commands, failures.size(), load());
-        }
-        System.out.printf("%3d  %6.1f  %3d  %7d  %11d  %8d  %8d  %s%n", s.minute(), s.rssKb() / 1024.0, s.fds(), s.threads(),
-                s.agentBytes(), s.commands(), s.failures(), s.load());
-        System.out.flush();
-        return s;
+        return new Figures(field(status, "VmRSS:"), fds, threads);
     }
 
     /** hello's mallocBytes, asked over the agent's socket; -1 if it cannot be had. */
@@ -274,16 +308,19 @@ public final class Soak {
         int fds = 0;
         int threads = 0;
         long agent = 0;
+        long controlRss = 0;
         for (Sample s : samples.subList(samples.indexOf(base), samples.size())) {
-            rss = Math.max(rss, Math.abs(s.rssKb() - base.rssKb()));
-            fds = Math.max(fds, Math.abs(s.fds() - base.fds()));
-            threads = Math.max(threads, Math.abs(s.threads() - base.threads()));
+            rss = Math.max(rss, Math.abs(s.target().rssKb() - base.target().rssKb()));
+            fds = Math.max(fds, Math.abs(s.target().fds() - base.target().fds()));
+            threads = Math.max(threads, Math.abs(s.target().threads() - base.target().threads()));
             agent = Math.max(agent, Math.abs(s.agentBytes() - base.agentBytes()));
+            controlRss = Math.max(controlRss, Math.abs(s.control().rssKb() - base.control().rssKb()));
         }
         boolean within = rss <= RSS_BOUND_KB && fds <= FD_BOUND && threads <= THREAD_BOUND && agent <= AGENT_BYTES_BOUND
                 && base.agentBytes() >= 0;
         System.out.printf("after minute 1, largest change from minute 1: RSS %.1f MB (bound %d), descriptors %d (bound %d), threads %d (bound %d), "
                         + "agent bytes %d (bound %d)%n", rss / 1024.0, RSS_BOUND_KB / 1024, fds, FD_BOUND, threads, THREAD_BOUND, agent, AGENT_BYTES_BOUND);
+        System.out.printf("the control without the tool, largest change from minute 1: RSS %.1f MB%n", controlRss / 1024.0);
         System.out.printf("%d commands, %d failures: %s%n", commands, failures.size(), within && failures.isEmpty() ? "PASS" : "FAIL");
         return within && failures.isEmpty() ? 0 : 1;
     }

@@ -11,6 +11,11 @@
  * thread waits, not whether it is interrupted, suspended or in native code. */
 #define SAME_STATE_MASK (JVMTI_JAVA_LANG_THREAD_STATE_MASK | JVMTI_THREAD_STATE_PARKED \
                          | JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_SLEEPING)
+/* A stack is first asked for at most this depth: HotSpot gives the stack a buffer of the depth
+ * asked for in the agent thread's resource area, and one larger than that area's standard 32 KiB
+ * chunk is a malloc and free of its own (8192 frames: 128 KiB, glibc's mmap threshold, which the
+ * free then raises for the whole JVM; see big_block.h). A stack that fills it is asked again. */
+#define FIRST_TAKE_DEPTH 1024
 
 static void release_stack(thread_moment *m) {
     if (m->stack != NULL) {
@@ -21,6 +26,15 @@ static void release_stack(thread_moment *m) {
     m->truncated = 0;
 }
 
+/* One thread's stack and state, to Deallocate; NULL when it cannot be had. */
+static jvmtiStackInfo *take_stack(jthread thread, jint max_depth) {
+    jvmtiStackInfo *info = NULL;
+    /* HotSpot 17 can answer NONE without stack info for one thread that exits during the
+     * handshake (seen: a crash in HostileClientsIT's churn of short-lived threads) */
+    jvmtiError err = (*the_agent.jvmti)->GetThreadListStackTraces(the_agent.jvmti, 1, &thread, max_depth, &info);
+    return err == JVMTI_ERROR_NONE ? info : NULL;
+}
+
 int thread_moment_take(jthread thread, jint max_depth, thread_moment *m) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     memset(m, 0, sizeof *m);
@@ -29,10 +43,13 @@ int thread_moment_take(jthread thread, jint max_depth, thread_moment *m) {
         return (*jvmti)->GetThreadState(jvmti, thread, &m->state) == JVMTI_ERROR_NONE
             && (m->state & JVMTI_THREAD_STATE_ALIVE) != 0 ? 0 : -1;
     }
-    jvmtiStackInfo *info = NULL;
-    /* HotSpot 17 can answer NONE without stack info for one thread that exits during the
-     * handshake (seen: a crash in HostileClientsIT's churn of short-lived threads) */
-    if ((*jvmti)->GetThreadListStackTraces(jvmti, 1, &thread, max_depth, &info) != JVMTI_ERROR_NONE || info == NULL) {
+    jint depth = max_depth < FIRST_TAKE_DEPTH ? max_depth : FIRST_TAKE_DEPTH;
+    jvmtiStackInfo *info = take_stack(thread, depth);
+    if (info != NULL && info->frame_count == depth && depth < max_depth) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+        info = take_stack(thread, max_depth);
+    }
+    if (info == NULL) {
         return -1;
     }
     m->stack = info;

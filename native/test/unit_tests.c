@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "big_block.h"
 #include "json.h"
 #include "lock_fit.h"
 #include "lock_owners.h"
@@ -609,6 +610,52 @@ static void test_own_memory(void) {
     CHECK(!reads[3].ok && !reads[10].ok && !reads[300].ok && copy[10] == 0);
 }
 
+static void test_big_block(void) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *block = big_block_map(BIG_BLOCK_MIN + 1);
+    CHECK(block != NULL && (uintptr_t)block % page == 0);
+    CHECK(big_block_size(block) == BIG_BLOCK_MIN + page);
+    int zeroed = 1;
+    for (size_t i = 0; i < BIG_BLOCK_MIN + 1; i++) {
+        zeroed = zeroed && block[i] == 0;
+        block[i] = (unsigned char)i;
+    }
+    CHECK(zeroed);
+    unsigned char *grown = big_block_remap(block, 4 * BIG_BLOCK_MIN);
+    CHECK(grown != NULL && big_block_size(grown) == 4 * BIG_BLOCK_MIN);
+    int kept = 1;
+    for (size_t i = 0; grown != NULL && i < BIG_BLOCK_MIN + 1; i++) {
+        kept = kept && grown[i] == (unsigned char)i;
+    }
+    CHECK(kept);
+    CHECK(grown == block || big_block_size(block) == 0);
+    CHECK(big_block_unmap(grown) == 4 * BIG_BLOCK_MIN);
+    CHECK(big_block_size(grown) == 0 && big_block_unmap(grown) == 0);
+
+    void *from_malloc = malloc(64);
+    CHECK(big_block_size(from_malloc) == 0 && big_block_unmap(from_malloc) == 0);
+    CHECK(big_block_remap(from_malloc, BIG_BLOCK_MIN) == NULL);
+    free(from_malloc);
+    CHECK(big_block_size(NULL) == 0 && big_block_unmap(NULL) == 0);
+
+    void *all[BIG_BLOCK_SLOTS];
+    int mapped = 1;
+    for (int i = 0; i < BIG_BLOCK_SLOTS; i++) {
+        all[i] = big_block_map(BIG_BLOCK_MIN);
+        mapped = mapped && all[i] != NULL;
+    }
+    CHECK(mapped);
+    CHECK(big_block_map(BIG_BLOCK_MIN) == NULL); /* out of slots: the caller uses malloc */
+    size_t unmapped = 0;
+    for (int i = 0; i < BIG_BLOCK_SLOTS; i++) {
+        unmapped += big_block_unmap(all[i]);
+    }
+    CHECK(unmapped == BIG_BLOCK_SLOTS * BIG_BLOCK_MIN);
+    void *again = big_block_map(BIG_BLOCK_MIN);
+    CHECK(again != NULL && big_block_unmap(again) == BIG_BLOCK_MIN);
+    CHECK(big_block_map(SIZE_MAX) == NULL);
+}
+
 static lock_ref ref(jint hash, const char *class_name) {
     return (lock_ref) { hash, (char *)class_name };
 }
@@ -751,6 +798,7 @@ int main(void) {
     test_native_ids();
     test_vm_structs();
     test_own_memory();
+    test_big_block();
     test_lock_owners();
     test_task_stat();
     test_lock_fit();
