@@ -8,16 +8,19 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A benchmark target: THREADS threads, each DEPTH frames deep, in mixed states, then idle until
- * its standard input closes. Prints READY when every thread is in place.
+ * A benchmark target: THREADS threads, each DEPTH frames deep, in the states of SHAPE, then idle
+ * until its standard input closes. Prints READY when every thread is in place.
  *
- * Mix (by thread index): 30% sleeping, 20% in Object.wait (holding two monitors further down the
- * stack), 15% blocked entering a monitor held by a sleeper, 15% parked on a ReentrantLock held by
- * another thread, 15% parked on a latch, 5% RUNNABLE in native (reading a pipe). One extra thread
- * computes half of the time (busy 2 ms, sleeps 2 ms), so that safepoints have a running thread
- * to bring to a stop, as in a real application.
+ * Shape "mix" (the default; by thread index): 30% sleeping, 20% in Object.wait (holding two
+ * monitors further down the stack), 15% blocked entering a monitor held by a sleeper, 15% parked
+ * on a ReentrantLock held by another thread, 15% parked on a latch, 5% RUNNABLE in native (reading
+ * a pipe). "sleeping": all of them sleep. "blocked": all are blocked entering one of a few
+ * monitors. "parked": all are parked, 4 in 5 on a latch, 1 in 5 on one of a few ReentrantLocks.
+ * The holders of those monitors and locks sleep. One extra thread computes half of the time
+ * (busy 2 ms, sleeps 2 ms), so that safepoints have a running thread to bring to a stop, as in a
+ * real application.
  *
- * Usage: java BenchTarget THREADS DEPTH
+ * Usage: java BenchTarget THREADS DEPTH [mix|sleeping|blocked|parked]
  */
 public final class BenchTarget {
     private static final int MAX_HOLDERS = 8;
@@ -34,6 +37,7 @@ public final class BenchTarget {
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
         int depth = Integer.parseInt(args[1]);
+        String shape = args.length > 2 ? args[2] : "mix";
         holders = Math.max(1, Math.min(MAX_HOLDERS, threads / 10));
         CountDownLatch holdersReady = new CountDownLatch(2 * holders);
         for (int i = 0; i < holders; i++) {
@@ -56,7 +60,13 @@ public final class BenchTarget {
         int workers = Math.max(0, threads - 2 * holders - 1);
         CountDownLatch ready = new CountDownLatch(workers);
         for (int i = 0; i < workers; i++) {
-            int slot = i % 20;
+            int slot = switch (shape) {
+                case "mix" -> i % 20;
+                case "sleeping" -> 0;
+                case "blocked" -> 10;
+                case "parked" -> i % 5 == 0 ? 13 : 16;
+                default -> throw new IllegalArgumentException("unknown shape " + shape);
+            };
             Object own = new Object();
             Runnable leaf;
             String kind;

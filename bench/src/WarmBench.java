@@ -1,4 +1,5 @@
 import dev.jvmticli.analysis.Deadlocks;
+import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentConnector;
@@ -59,7 +60,8 @@ public final class WarmBench {
             case "threads" -> ThreadTable.print(out, client.threads().threads());
             case "stacks", "stacks-l" -> {
                 StackDump dump = client.stacks(null, 8192, true, true);
-                ThreadDumpText.print(out, dump, dump.threads(), client.jvm(), command.equals("stacks-l"));
+                ThreadDumpText.print(out, dump, dump.threads(), client.jvm(),
+                        command.equals("stacks-l") ? OwnableSynchronizers.of(client.ownedSynchronizers()) : null);
             }
             case "deadlocks" -> {
                 // as DeadlocksCommand: a light pass for wait-for cycles; stacks only of their members

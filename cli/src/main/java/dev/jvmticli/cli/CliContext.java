@@ -18,6 +18,13 @@ public class CliContext {
         this.err = err;
     }
 
+    /** Another output, with the timeout and verbosity of settings. */
+    protected CliContext(PrintWriter out, PrintWriter err, CliContext settings) {
+        this(out, err);
+        this.timeout = settings.timeout;
+        this.verbose = settings.verbose;
+    }
+
     public PrintWriter out() {
         return out;
     }

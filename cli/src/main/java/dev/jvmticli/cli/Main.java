@@ -1,7 +1,7 @@
 package dev.jvmticli.cli;
 
-import java.io.BufferedWriter;
 import dev.jvmticli.failure.OutputClosed;
+import dev.jvmticli.render.TextOutput;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +9,8 @@ import java.util.concurrent.Callable;
 
 /** The launcher's entry point. */
 public final class Main {
-    private static final int OUTPUT_BUFFER = 64 * 1024;
+    /** What reaches fd 1 in one write(2): a dump of thousands of threads is megabytes. */
+    private static final int OUTPUT_BUFFER = 1024 * 1024;
 
     private Main() {
     }
@@ -17,8 +18,7 @@ public final class Main {
     public static void main(String[] args) {
         // buffered, not flushed per line: a dump of thousands of threads is hundreds of thousands
         // of lines; commands flush when they are done (and before any error message)
-        PrintWriter out = new PrintWriter(new BufferedWriter(new OutputStreamWriter(
-                new StandardOutput(), StandardCharsets.UTF_8), OUTPUT_BUFFER), false);
+        PrintWriter out = TextOutput.of(new StandardOutput(), OUTPUT_BUFFER);
         PrintWriter err = new PrintWriter(new OutputStreamWriter(System.err, StandardCharsets.UTF_8), true);
         int exit = run(new CliContext(out, err), args);
         try {
@@ -35,7 +35,13 @@ public final class Main {
      * any other through picocli. JvmtiCli, and with it picocli, is loaded only on that second path.
      */
     public static int run(CliContext context, String[] args) {
+        Integer bare = runBare(context, args);
+        return bare != null ? bare : JvmtiCli.commandLineFor(context, args).execute(args);
+    }
+
+    /** Runs a bare {@code <command> <pid>} (see {@link BareCommand}); null, having run nothing, for any other. */
+    public static Integer runBare(CliContext context, String[] args) {
         Callable<Integer> bare = BareCommand.of(context, args);
-        return bare != null ? BareCommand.run(context, args[0], bare) : JvmtiCli.commandLineFor(context, args).execute(args);
+        return bare == null ? null : BareCommand.run(context, args[0], bare);
     }
 }

@@ -11,9 +11,11 @@ import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -52,14 +54,17 @@ public final class ThreadDumpText {
                              OwnableSynchronizers synchronizers) {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
-        Map<Frame, String> frameLines = new HashMap<>();
+        Map<Frame, byte[]> frameLines = new HashMap<>();
         Layout layout = Layout.of(jvm, dump.time());
+        Utf8Lines text = new Utf8Lines();
         for (ThreadStack t : shown) {
-            printThread(out, t, byId, frameLines, layout);
+            printThread(text, t, byId, frameLines, layout);
             if (synchronizers != null) {
+                text.writeTo(out);
                 printSynchronizers(out, synchronizers, t.thread().id());
             }
-            out.println();
+            text.line();
+            text.writeTo(out);
         }
         out.flush();
     }
@@ -110,59 +115,55 @@ public final class ThreadDumpText {
     }
 
     /**
-     * One thread: header, state line, frames with their lock lines; built whole and written at once
-     * (a large dump has hundreds of thousands of frame lines).
+     * One thread: header, state line, frames with their lock lines, as UTF-8 (a large dump has
+     * hundreds of thousands of frame lines, each encoded once per distinct frame).
      */
-    private static void printThread(PrintWriter out, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, String> frameLines,
+    private static void printThread(Utf8Lines b, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, byte[]> frameLines,
                                     Layout layout) {
         ThreadEntry thread = t.thread();
-        StringBuilder b = new StringBuilder(256 + 80 * t.frames().size());
-        line(b.append(header(thread, layout)));
-        line(b.append("   java.lang.Thread.State: ").append(stateDetail(thread)));
+        b.line(header(thread, layout));
+        b.line("   java.lang.Thread.State: " + stateDetail(thread));
         if (t.unsettled()) {
-            line(b.append(UNSETTLED));
+            b.line(UNSETTLED);
         }
         if (thread.carrierId() != null) {
             ThreadEntry carrier = byId.get(thread.carrierId());
-            line(b.append("   Mounted on carrier ").append(carrier == null ? "" : quote(carrier.name()) + " ").append('#')
-                    .append(thread.carrierId()));
+            b.line("   Mounted on carrier " + (carrier == null ? "" : quote(carrier.name()) + " ") + "#" + thread.carrierId());
         }
         if (thread.carrying() != null) {
             ThreadEntry carried = byId.get(thread.carrying());
-            line(b.append("   Carrying virtual thread ").append(carried == null ? "" : quote(carried.name()) + " ").append('#')
-                    .append(thread.carrying()));
+            b.line("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
         }
         appendFrames(b, t, frameLines);
-        out.write(b.toString());
     }
 
     /** A thread's frames and lock lines alone, as jstack's deadlock section lists them. */
     public static void printFrames(PrintWriter out, ThreadStack t) {
-        StringBuilder b = new StringBuilder(80 * (t.frames().size() + 1));
+        Utf8Lines b = new Utf8Lines();
         appendFrames(b, t, new HashMap<>());
-        out.write(b.toString());
+        b.writeTo(out);
     }
 
     /**
      * Under each frame, the lock lines it has in jstack: the top frame's wait, then the monitors
      * the frame entered, the one a thread in Object.wait takes back when woken included.
      */
-    private static void appendFrames(StringBuilder b, ThreadStack t, Map<Frame, String> frameLines) {
+    private static void appendFrames(Utf8Lines b, ThreadStack t, Map<Frame, byte[]> frameLines) {
         List<Frame> frames = t.frames();
         WaitingFor wait = t.waitingFor();
         Integer waitEnteredAt = wait == null ? null : wait.enteredAt();
         List<LockedMonitor> locked = t.locked();
         for (int depth = 0; depth < frames.size(); depth++) {
-            line(b.append(frameLines.computeIfAbsent(frames.get(depth), ThreadDumpText::frameLine)));
+            b.line(frameLines.computeIfAbsent(frames.get(depth), f -> frameLine(f).getBytes(StandardCharsets.UTF_8)));
             if (depth == 0 && wait != null) {
                 appendWait(b, wait);
             }
             if (waitEnteredAt != null && waitEnteredAt == depth) {
-                line(b.append("\t- locked ").append(describe(wait.lock())));
+                b.line("\t- locked " + describe(wait.lock()));
             }
             for (LockedMonitor monitor : locked) {
                 if (monitor.depth() == depth) {
-                    line(b.append("\t- locked ").append(describe(monitor.lock())));
+                    b.line("\t- locked " + describe(monitor.lock()));
                 }
             }
         }
@@ -171,25 +172,60 @@ public final class ThreadDumpText {
         }
         for (LockedMonitor monitor : locked) {
             if (monitor.depth() < 0 || monitor.depth() >= frames.size()) {
-                line(b.append("\t- locked ").append(describe(monitor.lock())).append(monitor.depth() < 0 ? " by JNI" : ""));
+                b.line("\t- locked " + describe(monitor.lock()) + (monitor.depth() < 0 ? " by JNI" : ""));
             }
         }
         if (t.truncated()) {
-            line(b.append("\t..."));
+            b.line("\t...");
         }
     }
 
-    private static void line(StringBuilder b) {
-        b.append(NEWLINE);
+    /** Lines of text as UTF-8 in one reused buffer, handed to a writer as bytes where it takes them. */
+    private static final class Utf8Lines {
+        private static final byte[] NEWLINE_BYTES = NEWLINE.getBytes(StandardCharsets.UTF_8);
+
+        private byte[] bytes = new byte[16 * 1024];
+        private int length;
+
+        void line(String text) {
+            line(text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        void line(byte[] text) {
+            append(text);
+            line();
+        }
+
+        void line() {
+            append(NEWLINE_BYTES);
+        }
+
+        private void append(byte[] text) {
+            if (length + text.length > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, length + text.length));
+            }
+            System.arraycopy(text, 0, bytes, length, text.length);
+            length += text.length;
+        }
+
+        /** Writes what was added since the last call. */
+        void writeTo(PrintWriter out) {
+            if (out instanceof TextOutput utf8) {
+                utf8.writeUtf8(bytes, 0, length);
+            } else {
+                out.write(new String(bytes, 0, length, StandardCharsets.UTF_8));
+            }
+            length = 0;
+        }
     }
 
-    private static void appendWait(StringBuilder b, WaitingFor wait) {
+    private static void appendWait(Utf8Lines b, WaitingFor wait) {
         String line = switch (wait.kind()) {
             case "enter" -> "\t- waiting to lock ";
             case "notify" -> "\t- waiting on ";
             default -> "\t- parking to wait for  ";
         };
-        line(b.append(line).append(describe(wait.lock())));
+        b.line(line + describe(wait.lock()));
     }
 
     /**
@@ -240,10 +276,10 @@ public final class ThreadDumpText {
             line.append(" os_prio=").append(t.osPriority());
         }
         if (t.cpuNanos() >= 0) {
-            line.append(String.format(Locale.ROOT, " cpu=%.2fms", t.cpuNanos() / 1e6));
+            appendHundredths(line.append(" cpu="), t.cpuNanos(), 1_000_000).append("ms");
         }
         if (t.started() != null && layout.dumpTime() >= t.started()) {
-            line.append(String.format(Locale.ROOT, " elapsed=%.2fs", (layout.dumpTime() - t.started()) / 1e3));
+            appendHundredths(line.append(" elapsed="), layout.dumpTime() - t.started(), 1_000).append('s');
         }
         if (t.tid() != null) {
             line.append(" tid=").append(t.tid());
@@ -256,6 +292,17 @@ public final class ThreadDumpText {
             line.append(" (jvmti-cli agent)");
         }
         return line.toString();
+    }
+
+    /**
+     * value / unit with two decimals, rounded half up: what {@code String.format("%.2f", value / (double) unit)}
+     * prints for a value of at most 15 digits and a unit that is a power of ten of at least 100,
+     * without Formatter's cost on each of thousands of header lines.
+     */
+    static StringBuilder appendHundredths(StringBuilder b, long value, long unit) {
+        long hundredths = (value + unit / 200) / (unit / 100);
+        long fraction = hundredths % 100;
+        return b.append(hundredths / 100).append('.').append(fraction < 10 ? "0" : "").append(fraction);
     }
 
     /** jstack's words for the OS thread's state, guessed from the Java state where HotSpot's record is not known. */

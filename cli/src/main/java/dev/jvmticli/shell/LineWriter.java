@@ -23,13 +23,39 @@ final class LineWriter extends Writer {
 
     @Override
     public synchronized void write(char[] chars, int offset, int length) {
-        for (int i = offset; i < offset + length; i++) {
+        int end = offset + length;
+        int start = offset;
+        for (int i = offset; i < end; i++) {
             if (chars[i] == '\n') {
-                sink.accept(line.toString());
-                line.setLength(0);
-            } else {
-                line.append(chars[i]);
+                emit(chars, start, i);
+                start = i + 1;
             }
+        }
+        line.append(chars, start, end - start);
+    }
+
+    @Override
+    public synchronized void write(String text, int offset, int length) {
+        int end = offset + length;
+        int start = offset;
+        for (int newline; (newline = text.indexOf('\n', start)) >= 0 && newline < end; start = newline + 1) {
+            if (line.length() == 0) {
+                sink.accept(text.substring(start, newline));
+            } else {
+                sink.accept(line.append(text, start, newline).toString());
+                line.setLength(0);
+            }
+        }
+        line.append(text, start, end);
+    }
+
+    /** Hands over what is buffered of the line and chars[start, newline). */
+    private void emit(char[] chars, int start, int newline) {
+        if (line.length() == 0) {
+            sink.accept(new String(chars, start, newline - start));
+        } else {
+            sink.accept(line.append(chars, start, newline - start).toString());
+            line.setLength(0);
         }
     }
 

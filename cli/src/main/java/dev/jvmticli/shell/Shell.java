@@ -5,11 +5,13 @@ import dev.jvmticli.attach.LocalJvm;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
+import dev.jvmticli.cli.Main;
 import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
+import dev.jvmticli.render.TextOutput;
 import dev.jvmticli.shell.ShellLine.Grep;
 import dev.jvmticli.shell.ShellLine.Pipeline;
 import java.io.BufferedReader;
@@ -45,6 +47,8 @@ import picocli.CommandLine.Model.OptionSpec;
 public final class Shell {
     /** Subcommands that make no sense inside the shell, or that the shell replaces. */
     private static final Set<String> NOT_IN_SHELL = Set.of("shell", "help");
+    /** What a command's output reaches its file or the shell's output in, at most: a dump is megabytes. */
+    private static final int OUTPUT_BUFFER = 1024 * 1024;
 
     /** Where the shell writes, and what it knows of the screen. */
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
@@ -59,9 +63,10 @@ public final class Shell {
     private int status;
     private boolean exitRequested;
 
-    private record Running(GatedWriter out, GatedWriter err) {
+    /** The gates of the running command's output and errors. */
+    private record Running(Runnable shutOut, GatedWriter err) {
         void shut() {
-            out.shut();
+            shutOut.run();
             err.shut();
         }
     }
@@ -184,25 +189,32 @@ public final class Shell {
     }
 
     private int runPipeline(Pipeline pipeline) {
-        Writer sink;
+        PrintWriter sink;
+        Runnable shutOut;
         try {
-            sink = pipeline.file() == null ? unclosable(io.out()) : Files.newBufferedWriter(Path.of(pipeline.file()), StandardCharsets.UTF_8,
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    pipeline.append() ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING);
+            if (pipeline.file() != null || io.out() instanceof TextOutput) {
+                // bytes: what a renderer has encoded goes straight through (see TextOutput)
+                GatedOutputStream gated = new GatedOutputStream(pipeline.file() == null ? ((TextOutput) io.out()).bytes()
+                        : Files.newOutputStream(Path.of(pipeline.file()), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                                pipeline.append() ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING));
+                sink = TextOutput.of(gated, OUTPUT_BUFFER);
+                shutOut = gated::shut;
+            } else {
+                GatedWriter gated = new GatedWriter(unclosable(io.out()));
+                sink = new PrintWriter(gated, false);
+                shutOut = gated::shut;
+            }
         } catch (IOException e) {
             io.err().println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
             return ExitCode.FAILURE.code();
         }
-        Running run = new Running(new GatedWriter(sink), new GatedWriter(unclosable(io.err())));
+        Running run = new Running(shutOut, new GatedWriter(unclosable(io.err())));
         running = run;
         PrintWriter err = new PrintWriter(run.err(), true);
         int code;
         try (sink) {
-            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.greps(), run.out(), err)
-                    : runFiltered(pipeline.words(), pipeline.greps(), run.out(), err);
-        } catch (IOException e) {
-            err.println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
-            code = ExitCode.FAILURE.code();
+            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.greps(), sink, err)
+                    : runFiltered(pipeline.words(), pipeline.greps(), sink, err);
         } catch (OutputClosed closed) {
             if (!closed.readerGone()) {
                 err.println("jvmti-cli: " + closed.getMessage());
@@ -212,13 +224,19 @@ public final class Shell {
             err.flush();
             running = null;
         }
+        if (pipeline.file() != null && sink.checkError() && code == ExitCode.OK.code()) {
+            err.println("jvmti-cli: cannot write " + pipeline.file());
+            err.flush();
+            code = ExitCode.FAILURE.code();
+        }
         if (code == ExitCode.OUTPUT_CLOSED.code()) {
             exitRequested = true; // nothing more can be shown: the shell ends, as the command did
         }
         return code;
     }
 
-    private int runFiltered(List<String> words, List<Grep> greps, Writer out, PrintWriter err) {
+    /** Runs the command with its output through the greps, if any, into out. */
+    private int runFiltered(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
         Writer filtered = out;
         List<LineWriter> filters = new ArrayList<>();
         for (int i = greps.size() - 1; i >= 0; i--) {
@@ -226,7 +244,9 @@ public final class Shell {
             filters.add(0, filter);
             filtered = filter;
         }
-        PrintWriter commandOut = new PrintWriter(filtered, true);
+        // not flushed per line, as a command outside the shell is not: a dump is hundreds of
+        // thousands of lines, and commands flush when they are done
+        PrintWriter commandOut = greps.isEmpty() ? out : new PrintWriter(filtered, false);
         try {
             return dispatch(words, commandOut, err);
         } finally {
@@ -270,7 +290,17 @@ public final class Shell {
 
     private int runCommand(List<String> words, PrintWriter out, PrintWriter err) {
         String name = words.get(0);
-        CommandLine commandLine = JvmtiCli.commandLine(new ShellContext(out, err, connection, target.pid()));
+        ShellContext context = new ShellContext(out, err, launch, connection, target.pid());
+        if (words.size() <= 2 && !NOT_IN_SHELL.contains(name)) {
+            // the bare forms without picocli, as outside the shell: its model costs more than a warm answer
+            List<String> bare = new ArrayList<>(words);
+            bare.add(Long.toString(target.pid()));
+            Integer code = Main.runBare(context, bare.toArray(String[]::new));
+            if (code != null) {
+                return code;
+            }
+        }
+        CommandLine commandLine = JvmtiCli.commandLineFor(context, new String[] {name}); // that command's model alone
         CommandLine command = NOT_IN_SHELL.contains(name) ? null : commandLine.getSubcommands().get(name);
         if (command == null) {
             err.println("jvmti-cli: unknown command '" + name + "' (try help)");
@@ -347,7 +377,7 @@ public final class Shell {
         return ExitCode.OK.code();
     }
 
-    private int watch(List<String> words, List<Grep> greps, Writer out, PrintWriter err) throws IOException {
+    private int watch(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
         double seconds = 2;
         int first = 1;
         if (words.size() > 2 && (words.get(1).equals("-n") || words.get(1).equals("--interval"))) {
@@ -372,7 +402,7 @@ public final class Shell {
         DateTimeFormatter clock = DateTimeFormatter.ofPattern("HH:mm:ss");
         while (true) {
             StringWriter frame = new StringWriter();
-            int code = runFiltered(command, greps, frame, err);
+            int code = runFiltered(command, greps, new PrintWriter(frame), err);
             if (Thread.currentThread().isInterrupted()) {
                 return ExitCode.OK.code();
             }

@@ -6,16 +6,16 @@ import dev.jvmticli.client.AgentClient;
 import java.io.PrintWriter;
 
 /**
- * The context of one command run inside the shell: its own output (a file, a grep, the terminal)
- * and, for the shell's target, the shell's open connection lent so that the command's
+ * The context of one command run inside the shell: its own output (a file, a grep, the terminal),
+ * the timeout and verbosity the shell was launched with, and, for the shell's target, the shell's open connection lent so that the command's
  * try-with-resources leaves it open.
  */
 final class ShellContext extends CliContext {
     private final SharedConnection connection;
     private final long pid;
 
-    ShellContext(PrintWriter out, PrintWriter err, SharedConnection connection, long pid) {
-        super(out, err);
+    ShellContext(PrintWriter out, PrintWriter err, CliContext launch, SharedConnection connection, long pid) {
+        super(out, err, launch);
         this.connection = connection;
         this.pid = pid;
     }

@@ -43,6 +43,40 @@ class ShellIT {
 
     @ParameterizedTest
     @MethodSource("jdks")
+    void stacksIsTheTextOfItsOneShotFormOnStandardOutputInAFileAndThroughGrep(Jdks.Jdk jdk) throws Exception {
+        String pid = Long.toString(targets.get(jdk).pid());
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("shell-stacks", ".txt");
+        try {
+            Result oneShot = CliRun.run("stacks", pid);
+            Result shell = CliRun.run("shell", pid, "-c", "stacks; stacks > " + file + "; stacks | grep -v 'no line has this'");
+            assertEquals(0, shell.exit(), shell.toString());
+            String dumps = shell.out();
+            String first = dumps.substring(0, dumps.indexOf("Full thread dump", dumps.indexOf("Full thread dump") + 1));
+            first = first.substring(0, first.lastIndexOf('\n', first.length() - 2) + 1); // the next dump's timestamp line
+            String grepped = dumps.substring(first.length());
+            assertEquals(stable(oneShot.out()), stable(first));
+            assertEquals(stable(oneShot.out()), stable(java.nio.file.Files.readString(file)));
+            assertEquals(stable(oneShot.out()), stable(grepped));
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
+    }
+
+    /**
+     * What two dumps of this quiet target share: each thread without its CPU time and age, and
+     * without the frames of the running ones.
+     */
+    private static String stable(String dump) {
+        StringBuilder kept = new StringBuilder();
+        for (String block : dump.substring(dump.indexOf('\n') + 1).split("\n\n")) {
+            String masked = block.replaceAll(" cpu=[0-9.]+ms", "").replaceAll(" elapsed=[0-9.]+s", "");
+            kept.append(masked.contains("java.lang.Thread.State: RUNNABLE") ? masked.lines().findFirst().orElse("") : masked).append("\n\n");
+        }
+        return kept.toString();
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
     void theExitCodeIsThatOfTheFirstFailingCommandAndErrorsGoToStderr(Jdks.Jdk jdk) {
         String pid = Long.toString(targets.get(jdk).pid());
         Result shell = CliRun.run("shell", pid, "-c", "threads --name main | grep -v NAME; threads --state NOPE; threads --top 0; threads --name spinner | grep -i runnable");

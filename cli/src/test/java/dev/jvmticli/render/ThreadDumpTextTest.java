@@ -152,4 +152,42 @@ class ThreadDumpTextTest {
         assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
                 DumpConsistency.unsettledThreads(text.toString()));
     }
+    @Test
+    void cpuAndElapsedHaveTheDigitsFormatterGives() {
+        java.util.Random random = new java.util.Random(18);
+        List<Long> values = new java.util.ArrayList<>(List.of(0L, 1L, 4_999L, 5_000L, 14_999L, 15_000L, 995_000L, 1_005_000L,
+                999_995_000L, 123_456_789_012_345L));
+        for (int i = 0; i < 20_000; i++) {
+            values.add(i % 2 == 0 ? (long) random.nextInt(100_000_000) : Math.abs(random.nextLong()) % 1_000_000_000_000_000L);
+        }
+        for (long value : values) {
+            assertEquals(String.format(java.util.Locale.ROOT, "%.2f", value / 1e6),
+                    ThreadDumpText.appendHundredths(new StringBuilder(), value, 1_000_000).toString(), "cpu of " + value + " ns");
+            assertEquals(String.format(java.util.Locale.ROOT, "%.2f", value / 1e3),
+                    ThreadDumpText.appendHundredths(new StringBuilder(), value, 1_000).toString(), "elapsed of " + value + " ms");
+        }
+    }
+
+    @Test
+    void aDumpIsTheSameTextAsBytesIntoATextOutputAsIntoAnyWriter() {
+        ThreadEntry plain = new ThreadEntry(7, "owner", "TIMED_WAITING", List.of("sleeping"), false, 5, "main", 1_500_000, 0x1f, false, null);
+        ThreadEntry wide = new ThreadEntry(8, "Ünï-线程-\uD83D\uDE00", "BLOCKED", List.of(), true, 5, "main", -1, 0, false, null);
+        Frame shared = new Frame("a.Ŝhared", "run", "Ŝhared.java", 3, false, "my.app@1.0");
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(
+                new ThreadStack(plain, List.of(new Frame("java.lang.Thread", "sleep", null, -2, true), shared), false,
+                        List.of(new LockedMonitor("java.lang.Object", 0xabc, 1)), null),
+                new ThreadStack(wide, List.of(new Frame("a.Ŝhared", "enter", "Ŝhared.java", 9, false), shared), true, List.of(),
+                        new WaitingFor("enter", "a.Lôck", 0xabc, 7))));
+        Hello.Jvm jvm = new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode");
+        StringWriter chars = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(chars), dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, null));
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        TextOutput out = TextOutput.of(bytes, 64); // smaller than a thread: bytes and text interleave through its buffer
+        out.print("before ");
+        ThreadDumpText.print(out, dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, null));
+        out.print("after");
+        out.flush();
+        assertTrue(chars.toString().contains("\"Ünï-线程-\uD83D\uDE00\" #8 daemon"), chars.toString());
+        assertEquals("before " + chars + "after", bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
 }

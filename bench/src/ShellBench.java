@@ -1,0 +1,218 @@
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.render.TextOutput;
+import dev.jvmticli.render.ThreadDumpText;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Warm {@code stacks} end to end: the real shell ({@code jvmti-cli shell PID}, commands on its
+ * standard input, its output read from a pipe) against jstack, alternately, round after round, on
+ * targets of several shapes; every figure is a median. Where the time goes is measured in this
+ * JVM, run with the launcher's flags: the agent's answer over a raw socket (request to last byte),
+ * and the CLI's CPU to read and parse it and to render it into bytes. "shell CPU" is the shell
+ * process's own CPU per command (from /proc), all of it: reading, parsing, rendering, writing.
+ *
+ * Usage: java -cp jvmti-cli.jar:classes ShellBench ROOT ROUNDS SHAPE... where SHAPE is
+ * label:threads:depth:kind (kind as BenchTarget takes it), e.g. mix:2000:100:mix
+ */
+public final class ShellBench {
+    private static final String SENTINEL_COMMAND = "help watch";
+    /** The line the sentinel command prints, last. */
+    private static final String SENTINEL = "watch [-n SECONDS] COMMAND: run COMMAND every SECONDS (default 2), redrawing the screen, until Ctrl-C.\n";
+    private static final int WARMUP = 5;
+
+    private final Path root;
+    /** The launcher of the shell measured: this checkout's, or another build's (-Dcli=PATH) to compare with. */
+    private final Path cli;
+    private final Path javaHome = Path.of(System.getProperty("java.home"));
+    private final ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+
+    private ShellBench(Path root) {
+        this.root = root;
+        this.cli = Path.of(System.getProperty("cli", root.resolve("jvmti-cli").toString()));
+    }
+
+    public static void main(String[] args) throws Exception {
+        ShellBench bench = new ShellBench(Path.of(args[0]));
+        int rounds = Integer.parseInt(args[1]);
+        System.out.println("# Warm stacks in the shell vs jstack: " + System.getProperty("java.vm.name") + " "
+                + System.getProperty("java.runtime.version") + ", " + Runtime.getRuntime().availableProcessors() + " CPUs, "
+                + rounds + " rounds, medians; load average at start " + Files.readString(Path.of("/proc/loadavg")).split(" ")[0]
+                + "; shell: " + bench.cli);
+        System.out.println();
+        System.out.println("| target | threads x frames | output MB | agent answer ms | parse CPU ms | render CPU ms | shell CPU ms | shell stacks ms | jstack ms | jstack / shell |");
+        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (int i = 2; i < args.length; i++) {
+            String[] shape = args[i].split(":");
+            bench.run(shape[0], Integer.parseInt(shape[1]), Integer.parseInt(shape[2]), shape[3], rounds);
+        }
+    }
+
+    private void run(String label, int threads, int depth, String kind, int rounds) throws Exception {
+        Process target = new ProcessBuilder(javaHome.resolve("bin/java").toString(), "-Xss256k",
+                "-cp", root.resolve("bench/target/classes").toString(), "BenchTarget", Integer.toString(threads), Integer.toString(depth), kind)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            String ready = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            if (!"READY".equals(ready)) {
+                throw new IllegalStateException("target " + label + " did not start: " + ready);
+            }
+            long pid = target.pid();
+            Shell shell = new Shell(pid);
+            try (AgentClient client = new AgentConnector(Duration.ofSeconds(120)).open(TargetProcess.of(pid))) {
+                for (int i = 0; i < WARMUP; i++) {
+                    shell.stacks();
+                    stages(client, pid);
+                }
+                List<long[]> samples = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                    long jstack = jstack(pid);
+                    long[] stages = stages(client, pid);
+                    long[] inShell = shell.stacks();
+                    samples.add(new long[] {stages[0], stages[1], stages[2], inShell[1], inShell[0], jstack, inShell[2]});
+                }
+                double shellWall = median(samples, 4);
+                double jstackWall = median(samples, 5);
+                System.out.printf(Locale.ROOT, "| %s | %d x %d | %.1f | %.0f | %.1f | %.1f | %.0f | %.0f | %.0f | %.1f |%n", label, threads, depth,
+                        median(samples, 6) / 1e6, median(samples, 0) / 1e6, median(samples, 1) / 1e6, median(samples, 2) / 1e6,
+                        median(samples, 3) / 1e6, shellWall / 1e6, jstackWall / 1e6, jstackWall / shellWall);
+            } finally {
+                shell.close();
+            }
+        } finally {
+            target.getOutputStream().close();
+            if (!target.waitFor(30, TimeUnit.SECONDS)) {
+                target.destroyForcibly();
+            }
+        }
+    }
+
+    /** Agent answer (wall), parse and render (this thread's CPU), in nanoseconds. */
+    private long[] stages(AgentClient client, long pid) throws IOException {
+        long agent = rawAnswerNanos(pid);
+        long start = cpu.getCurrentThreadCpuTime();
+        StackDump dump = client.stacks(null, 8192, true, true);
+        long parsed = cpu.getCurrentThreadCpuTime();
+        TextOutput out = TextOutput.of(OutputStream.nullOutputStream(), 1 << 20);
+        ThreadDumpText.print(out, dump, dump.threads(), client.jvm(), null);
+        long rendered = cpu.getCurrentThreadCpuTime();
+        return new long[] {agent, parsed - start, rendered - parsed};
+    }
+
+    /** A stacks request as the shell makes it, over a connection of its own, to the answer's last byte. */
+    private static long rawAnswerNanos(long pid) throws IOException {
+        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            channel.connect(UnixDomainSocketAddress.of(TargetProcess.of(pid).socketPath()));
+            ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+            long start = System.nanoTime();
+            channel.write(ByteBuffer.wrap("{\"v\":2,\"id\":1,\"cmd\":\"stacks\",\"maxDepth\":8192,\"frames\":true,\"owned\":true}\n"
+                    .getBytes(StandardCharsets.UTF_8)));
+            while (true) {
+                buffer.clear();
+                int n = channel.read(buffer);
+                if (n < 0) {
+                    throw new IOException("the agent closed the connection");
+                }
+                if (n > 0 && buffer.get(n - 1) == '\n') {
+                    return System.nanoTime() - start;
+                }
+            }
+        }
+    }
+
+    private long jstack(long pid) throws Exception {
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(javaHome.resolve("bin/jstack").toString(), Long.toString(pid))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException("jstack failed");
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static double median(List<long[]> samples, int column) {
+        long[] values = samples.stream().mapToLong(s -> s[column]).sorted().toArray();
+        int mid = values.length / 2;
+        return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
+    }
+
+    /** The shell, as a user runs it, with the command's output read from its pipe. */
+    private final class Shell implements AutoCloseable {
+        private final Process process;
+        private final OutputStream commands;
+        private final InputStream output;
+        private final Path stat;
+        private final byte[] buffer = new byte[1 << 20];
+        private final byte[] sentinel = SENTINEL.getBytes(StandardCharsets.UTF_8);
+
+        Shell(long pid) throws IOException {
+            process = new ProcessBuilder(cli.toString(), "shell", Long.toString(pid))
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            commands = process.getOutputStream();
+            output = process.getInputStream();
+            stat = Path.of("/proc/" + process.pid() + "/stat"); // the launcher execs the JVM
+        }
+
+        /** One stacks, then the sentinel: wall and CPU nanoseconds, and the bytes stacks printed. */
+        long[] stacks() throws IOException {
+            long cpuBefore = cpuNanos();
+            long start = System.nanoTime();
+            commands.write(("stacks\n" + SENTINEL_COMMAND + "\n").getBytes(StandardCharsets.UTF_8));
+            commands.flush();
+            long bytes = 0;
+            byte[] tail = new byte[0]; // the last bytes read, where the sentinel's line ends the output
+            while (!endsWith(tail, sentinel)) {
+                int n = output.read(buffer);
+                if (n < 0) {
+                    throw new IOException("the shell ended");
+                }
+                bytes += n;
+                byte[] seen = Arrays.copyOf(tail, tail.length + Math.min(n, sentinel.length));
+                System.arraycopy(buffer, n - Math.min(n, sentinel.length), seen, tail.length, Math.min(n, sentinel.length));
+                tail = Arrays.copyOfRange(seen, Math.max(0, seen.length - sentinel.length), seen.length);
+            }
+            long wall = System.nanoTime() - start;
+            return new long[] {wall, cpuNanos() - cpuBefore, bytes - sentinel.length};
+        }
+
+        /** utime + stime of the shell's JVM (the launcher execs it: same process). */
+        private long cpuNanos() throws IOException {
+            String text = Files.readString(stat);
+            String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L; // 100 ticks a second
+        }
+
+        private static boolean endsWith(byte[] text, byte[] end) {
+            return text.length >= end.length && Arrays.equals(text, text.length - end.length, text.length, end, 0, end.length);
+        }
+
+        @Override
+        public void close() throws Exception {
+            commands.close();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}
