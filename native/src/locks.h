@@ -56,6 +56,9 @@ typedef struct {
     char *top_class;    /* the top frame seen, malloc'd, when it walked any */
     char *top_method;
     jint top_line;      /* -2 native, -1 unknown */
+    jint top_depth;     /* WITNESS_MAPPED: the subject's frame that top is, the first with its method
+                           (below frames the witness hides, as ThreadSnapshot hides a virtual
+                           thread's yield); 0 otherwise */
 } lock_witness;
 
 typedef struct {
@@ -77,6 +80,7 @@ typedef struct {
     jmethodID *methods; /* the methods of those frames, top first, as deep as owned_depth says (all
                            when 0); method_count of them, malloc'd; NULL when not kept */
     jint method_count;
+    int is_virtual;     /* ThreadMXBean knows nothing of it: its owners are not asked of it */
 } lock_subject;
 
 /* Whether locks_collect looks for facts about this subject at all: it may own monitors, or it is
@@ -108,6 +112,10 @@ void locks_describe_object(JNIEnv *jni, jobject object, lock_ref *ref);
 /* What a parked thread is parked on (LockSupport.getBlocker) and the synchronizer's owner; facts
  * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */
 int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
+
+/* Whether the thread is parked on a blocker (LockSupport.getBlocker): 1, or 0 (none, or the call
+ * failed). */
+int locks_has_park_blocker(JNIEnv *jni, jthread thread);
 
 /* What a source saw of a thread's frames: how many, and the top one (stack: StackTraceElement[]). */
 void locks_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w);

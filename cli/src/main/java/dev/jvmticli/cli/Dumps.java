@@ -20,17 +20,22 @@ final class Dumps {
      * Threads with stacks and lock facts. The dump may hold more threads than asked for: the platform
      * threads, when a virtual thread waits for a monitor whose owner only their lock facts name (filter
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
-     * marked with the virtual thread they carry.
+     * marked with the virtual thread they carry. With {@code waitingOnly}, only the virtual threads that
+     * may wait for a lock (see {@link AgentClient#vthreads}): enough for wait-for cycles and contended
+     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask.
      */
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
-                             boolean platform, boolean virtual, boolean virtualRequired) {
+                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly) {
         VirtualDump vthreads;
+        // lock facts are checked against the frames taken with them, of which a snapshot hides a
+        // virtual thread's top ones (its yield): without frames to show, they are taken whole
+        int virtualDepth = frames ? maxDepth : MaxDepth.LIMIT;
         if (!virtual) {
-            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true).orElse(null);
+            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true, false).orElse(null);
         } else if (virtualRequired) {
-            vthreads = client.vthreads(ids, frames, maxDepth, true, false, false);
+            vthreads = client.vthreads(ids, frames, virtualDepth, true, false, false, waitingOnly);
         } else {
-            vthreads = client.vthreadsIfAny(ids, frames, maxDepth, true, false, false).orElse(null);
+            vthreads = client.vthreadsIfAny(ids, frames, virtualDepth, true, false, false, waitingOnly).orElse(null);
         }
         if (vthreads == null) {
             return client.stacks(ids, maxDepth, frames, owned);
