@@ -42,9 +42,11 @@ final class Dumps {
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
+        // the platform threads name the carriers of mounted virtual threads
+        boolean carriersNeeded = vthreads.threads().stream().anyMatch(v -> v.thread().carrierId() != null);
         StackDump platformDump = platform
                 ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
-                : ownersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, true)
+                : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded)
                 : new StackDump(vthreads.time(), "", true, List.of());
         return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
     }
