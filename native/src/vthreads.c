@@ -17,10 +17,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-#include <time.h>
-static double now_us(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e6+t.tv_nsec/1e3;}
-static double t_take, t_write, t_gst, t_gtl, t_snap, t_state; static long n_take;
 
 #include "agent.h"
 #include "answer.h"
@@ -332,13 +328,6 @@ static void flush(answer *a) {
     if (a->pending == 0) {
         return;
     }
-    { jvmtiFrameInfo fr[64]; jint c; jvmtiStackInfo *si; jint st; jmethodID ms[64];
-      double q0=now_us(); for (size_t i=0;i<a->pending;i++) (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti,a->subjects[i].thread,0,64,fr,&c);
-      double q1=now_us(); for (size_t i=0;i<a->pending;i++) { if ((*the_agent.jvmti)->GetThreadListStackTraces(the_agent.jvmti,1,&a->subjects[i].thread,64,&si)==0) (*the_agent.jvmti)->Deallocate(the_agent.jvmti,(unsigned char*)si);}
-      double q2=now_us(); for (size_t i=0;i<a->pending;i++) (*the_agent.jvmti)->GetThreadState(the_agent.jvmti,a->subjects[i].thread,&st);
-      double q3=now_us(); for (size_t i=0;i<a->pending;i++) { lock_facts lf; memset(&lf,0,sizeof lf); lf.owner_id=-1; (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti,a->subjects[i].thread,0,64,fr,&c); for(jint k=0;k<c;k++) ms[k]=fr[k].method; thread_snapshot_locks(jni,a->subjects[i].thread,ms,c,&lf); locks_free(&lf,1);}
-      double q4=now_us(); t_gst+=q1-q0; t_gtl+=q2-q1; t_state+=q3-q2; t_snap+=q4-q3; }
-    double t0 = now_us();
     if (a->checked_locks) {
         if (thread_moments_take(jni, a->subjects, a->pending, a->max_depth, 1, a->moments) != 0) {
             a->locks_incomplete = 1;
@@ -354,7 +343,6 @@ static void flush(answer *a) {
             }
         }
     }
-    double t1 = now_us(); t_take += t1 - t0; n_take += a->pending;
     for (size_t i = 0; i < a->pending; i++) {
         if (a->moments[i].state != 0) { /* 0: it ended before its moment was taken */
             write_thread(a, a->subjects[i].thread, &a->moments[i]);
@@ -362,7 +350,6 @@ static void flush(answer *a) {
         free(a->subjects[i].methods);
         (*jni)->DeleteLocalRef(jni, a->subjects[i].thread);
     }
-    t_write += now_us() - t1;
     thread_moments_free(a->moments, a->pending);
     memset(a->subjects, 0, a->pending * sizeof *a->subjects);
     memset(a->moments, 0, a->pending * sizeof *a->moments);
@@ -431,9 +418,7 @@ static void walk(answer *a, jobject container, int depth) {
             a->failed = 1;
             return;
         }
-        double ta = now_us();
         jobjectArray elements = stream_elements(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
-        t_write += now_us() - ta;
         jsize n = elements == NULL ? 0 : (*jni)->GetArrayLength(jni, elements);
         a->failed |= elements == NULL;
         for (jsize i = 0; i < n && !a->failed && !a->ctx->out->failed; i++) {
@@ -533,13 +518,9 @@ void cmd_vthreads(command_ctx *ctx) {
     json_int(w, frames_wall_millis());
     json_key(w, "threads");
     json_begin_array(w);
-    t_take = t_write = 0; n_take = 0;
-    double tw = now_us();
     if (walk_needed) {
         walk(&a, root, 0);
     }
-    fprintf(stderr, "vthreads: walk total %.1f ms, take %.1f ms for %ld threads, write %.1f ms; per thread: GetStackTrace %.2f us, GetThreadListStackTraces %.2f us, GetThreadState %.2f us, stack+snapshot %.2f us\n", (now_us()-tw)/1e3, t_take/1e3, n_take, t_write/1e3, t_gst/n_take, t_gtl/n_take, t_state/n_take, t_snap/n_take);
-    t_gst=t_gtl=t_state=t_snap=0;
     json_end_array(w);
     if (a.want_frames) {
         json_key(w, "stacks");
