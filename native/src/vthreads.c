@@ -7,11 +7,15 @@
  * parked at the same place cost one stack. The agent's memory for that is bounded (STACKS_MAX
  * distinct stacks, FRAMES_MAX frames); past the bound a thread carries its own "frames".
  *
- * Lock facts of a virtual thread come from a ThreadSnapshot (thread_snapshot.h, JDK 25+): monitors
- * owned at each frame, the monitor it is blocked entering or waits on. The owner of such a monitor
- * is not part of that snapshot; the CLI matches it against the monitors the threads own. Parked threads
- * are read through LockSupport.getBlocker, as for platform threads. Before JDK 25 there is no
- * ThreadSnapshot: monitor facts of virtual threads are then unknown ("lockFactsComplete": false). */
+ * Request: "frames", "maxDepth", "locks", "summary" (counts only), "mountedOnly" (to find carriers),
+ * "waitingOnly" (those that may wait for a lock: see may_wait_for_lock), "threads" (ids).
+ *
+ * Frames and lock facts of a virtual thread are one checked moment, as for platform threads
+ * (thread_moment.h), taken MOMENT_BATCH threads at a time: lock facts from a ThreadSnapshot
+ * (JDK 25+ after a live attach) or JVMTI (start-up mode), never ThreadMXBean, which knows no virtual
+ * thread. The owner of a monitor a snapshot names is not part of it; the CLI matches it against the
+ * monitors the threads own. Without either source (JDK 21-24, live attach) only park blockers are
+ * known ("lockFactsComplete": false). */
 #include "vthreads.h"
 
 #include <stdint.h>
