@@ -39,6 +39,9 @@ typedef struct {
     char *top_class;    /* the top frame seen, malloc'd, when it walked any */
     char *top_method;
     jint top_line;      /* -2 native, -1 unknown */
+    jint top_depth;     /* WITNESS_MAPPED: the subject's frame that top is, the first with its method
+                           (below frames the witness hides, as ThreadSnapshot hides a virtual
+                           thread's yield); 0 otherwise */
 } lock_witness;
 
 typedef struct {
@@ -60,6 +63,7 @@ typedef struct {
     jmethodID *methods; /* the methods of those frames, top first, as deep as owned_depth says (all
                            when 0); method_count of them, malloc'd; NULL when not kept */
     jint method_count;
+    int is_virtual;     /* ThreadMXBean knows nothing of it: its owners are not asked of it */
 } lock_subject;
 
 /* The identity hash and class name of an object (ref->class_name malloc'd). */

@@ -208,6 +208,18 @@ int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts) {
     return 0;
 }
 
+int locks_has_park_blocker(JNIEnv *jni, jthread thread) {
+    if (prepare(jni) != 0) {
+        return 0;
+    }
+    jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, thread);
+    if (jni_failed(jni, blocker)) {
+        return 0;
+    }
+    (*jni)->DeleteLocalRef(jni, blocker);
+    return 1;
+}
+
 static void release_usage(JNIEnv *jni, jvmtiMonitorUsage *usage) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     if (usage->owner != NULL) (*jni)->DeleteLocalRef(jni, usage->owner);
@@ -543,6 +555,7 @@ static int collect_snapshots(JNIEnv *jni, const lock_subject *subjects, size_t c
         status = -1;
     }
     for (size_t i = 0; i < count; i++) {
+        unresolved[i] &= !subjects[i].is_virtual;
         any_unresolved |= unresolved[i];
     }
     if (any_unresolved) {
@@ -567,13 +580,17 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
         int any = 0;
         for (size_t i = 0; i < count; i++) {
             int walk = collect_jvmti(jni, &pass, &subjects[i], want_owned, &facts[i]);
+            if (walk && subjects[i].is_virtual) {
+                status = -1; /* what ThreadMXBean would fill in: it knows no virtual thread */
+                walk = 0;
+            }
             if (needs_walk != NULL) {
                 needs_walk[i] = (unsigned char)walk;
             }
             any |= walk;
         }
         if (any) {
-            status = needs_walk == NULL ? -1 : collect_management(jni, subjects, count, needs_walk, max_depth, want_owned, facts);
+            status |= needs_walk == NULL ? -1 : collect_management(jni, subjects, count, needs_walk, max_depth, want_owned, facts);
         }
         free(needs_walk);
         if (pass.incomplete) {

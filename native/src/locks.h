@@ -54,6 +54,10 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
  * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */
 int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
 
+/* Whether the thread is parked on a blocker (LockSupport.getBlocker): 1, or 0 (none, or the call
+ * failed). */
+int locks_has_park_blocker(JNIEnv *jni, jthread thread);
+
 /* Writes "locked" (when owned was collected) and "waitingFor" fields into the current object. */
 void locks_write(json_writer *w, const lock_facts *facts, int want_owned);
 

@@ -89,7 +89,8 @@ static int witness_is(JNIEnv *jni, const lock_witness *w, const thread_moment *m
     if (w->frames_seen == 0 || m->count == 0) {
         return w->frames_seen == 0 && m->count == 0;
     }
-    return frames_frame_is(jni, &thread_moment_frames(m)[0], w->top_class, w->top_method, w->top_line);
+    return w->top_depth < m->count
+        && frames_frame_is(jni, &thread_moment_frames(m)[w->top_depth], w->top_class, w->top_method, w->top_line);
 }
 
 /* How deep lock collection must look for the monitors this thread owns (see lock_subject). A

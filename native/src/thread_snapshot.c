@@ -200,6 +200,9 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
     f->seen.kind = methods != NULL ? WITNESS_MAPPED : WITNESS_OWN_STACK;
     f->seen.state = (*jni)->GetIntField(jni, snapshot, snap.status) & JVMTI_JAVA_LANG_THREAD_STATE_MASK;
     lock_facts_witness_frames(jni, stack, &f->seen);
+    if (methods != NULL && snapshot_count > 0) {
+        match_depths(jni, stack, 0, methods, count, &f->seen.top_depth);
+    }
     jobject waited = read_blocker(jni, snapshot, f);
     jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
     jint deepest = read_owned(jni, locks, waited, f);

@@ -7,11 +7,15 @@
  * parked at the same place cost one stack. The agent's memory for that is bounded (STACKS_MAX
  * distinct stacks, FRAMES_MAX frames); past the bound a thread carries its own "frames".
  *
- * Lock facts of a virtual thread come from a ThreadSnapshot (thread_snapshot.h, JDK 25+): monitors
- * owned at each frame, the monitor it is blocked entering or waits on. The owner of such a monitor
- * is not part of that snapshot; the CLI matches it against the monitors the threads own. Parked threads
- * are read through LockSupport.getBlocker, as for platform threads. Before JDK 25 there is no
- * ThreadSnapshot: monitor facts of virtual threads are then unknown ("lockFactsComplete": false). */
+ * Request: "frames", "maxDepth", "locks", "summary" (counts only), "mountedOnly" (to find carriers),
+ * "waitingOnly" (those that may wait for a lock: see may_wait_for_lock), "threads" (ids).
+ *
+ * Frames and lock facts of a virtual thread are one checked moment, as for platform threads
+ * (thread_moment.h), taken MOMENT_BATCH threads at a time: lock facts from a ThreadSnapshot
+ * (JDK 25+ after a live attach) or JVMTI (start-up mode), never ThreadMXBean, which knows no virtual
+ * thread. The owner of a monitor a snapshot names is not part of it; the CLI matches it against the
+ * monitors the threads own. Without either source (JDK 21-24, live attach) only park blockers are
+ * known ("lockFactsComplete": false). */
 #include "vthreads.h"
 
 #include <stdint.h>
@@ -25,6 +29,7 @@
 #include "jni_util.h"
 #include "locks.h"
 #include "thread_facts.h"
+#include "thread_moment.h"
 #include "thread_set.h"
 #include "thread_snapshot.h"
 #include "thread_state.h"
@@ -40,10 +45,9 @@ static struct {
     jmethodID root;
     jmethodID container_threads;
     jmethodID container_children;
-    jmethodID stream_iterator;
-    jmethodID has_next;
-    jmethodID next;
+    jmethodID stream_to_array;
     jclass virtual_thread;
+    jfieldID continuation;   /* Thread.cont: set while a continuation is mounted; NULL when not found */
     jfieldID carrier;
     jfieldID vt_state;
     jint pinned;
@@ -73,30 +77,29 @@ static const char *prepare(JNIEnv *jni) {
         vthreads_release(jni);
         return "no virtual threads in this JVM (they need JDK 21 or later)";
     }
-    jclass stream = (*jni)->FindClass(jni, "java/util/stream/BaseStream");
-    jclass iterator = (*jni)->FindClass(jni, "java/util/Iterator");
+    jclass stream = (*jni)->FindClass(jni, "java/util/stream/Stream");
     jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
-    int ok = !jni_failed(jni, stream) && !jni_failed(jni, iterator) && !jni_failed(jni, thread);
+    int ok = !jni_failed(jni, stream) && !jni_failed(jni, thread);
     if (ok) {
         vt.root = (*jni)->GetStaticMethodID(jni, vt.containers, "root", "()Ljdk/internal/vm/ThreadContainer;");
         vt.container_threads = (*jni)->GetMethodID(jni, container, "threads", "()Ljava/util/stream/Stream;");
         vt.container_children = (*jni)->GetMethodID(jni, container, "children", "()Ljava/util/stream/Stream;");
-        vt.stream_iterator = (*jni)->GetMethodID(jni, stream, "iterator", "()Ljava/util/Iterator;");
-        vt.has_next = (*jni)->GetMethodID(jni, iterator, "hasNext", "()Z");
-        vt.next = (*jni)->GetMethodID(jni, iterator, "next", "()Ljava/lang/Object;");
+        vt.stream_to_array = (*jni)->GetMethodID(jni, stream, "toArray", "()[Ljava/lang/Object;");
         vt.carrier = (*jni)->GetFieldID(jni, vt.virtual_thread, "carrierThread", "Ljava/lang/Thread;");
         vt.vt_state = (*jni)->GetFieldID(jni, vt.virtual_thread, "state", "I");
         ok = !jni_cleared_exception(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
-            && vt.stream_iterator != NULL && vt.has_next != NULL && vt.next != NULL
-            && vt.carrier != NULL && vt.vt_state != NULL;
+            && vt.stream_to_array != NULL && vt.carrier != NULL && vt.vt_state != NULL;
     }
     if (ok) {
         vt.pinned = static_int(jni, vt.virtual_thread, "PINNED");
         vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
+        vt.continuation = (*jni)->GetFieldID(jni, thread, "cont", "Ljdk/internal/vm/Continuation;");
+        if (jni_cleared_exception(jni)) {
+            vt.continuation = NULL; /* then carriers are always looked for by the walk */
+        }
     }
     (*jni)->DeleteLocalRef(jni, container);
     if (stream != NULL) (*jni)->DeleteLocalRef(jni, stream);
-    if (iterator != NULL) (*jni)->DeleteLocalRef(jni, iterator);
     if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
     if (!ok) {
         vthreads_release(jni);
@@ -181,16 +184,23 @@ static void stack_table_free(stack_table *t) {
 enum { STATE_KINDS = 7 };
 static const char *const state_names[STATE_KINDS] = { "NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED", "UNKNOWN" };
 
+/* Threads whose moments are taken in one thread_moments_take, and kept as local references until
+ * they are written. */
+#define MOMENT_BATCH 256
+
 typedef struct {
     command_ctx *ctx;
     int want_frames;
     int want_locks;
+    int checked_locks;       /* a source of lock facts for virtual threads (thread_moment.h) */
     int summary;
     int mounted_only;
+    int waiting_only;
     jint max_depth;
-    jvmtiFrameInfo *frames;
-    jmethodID *methods;      /* the methods of frames, for thread_snapshot_locks */
     stack_table stacks;
+    lock_subject *subjects;  /* MOMENT_BATCH of them, the first pending taken */
+    thread_moment *moments;
+    size_t pending;
     jlong seen;
     jlong count;
     jlong by_state[STATE_KINDS];
@@ -221,6 +231,23 @@ static int is_pinned(JNIEnv *jni, jthread thread, jint jvmti_state, int mounted)
     return mounted && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
 }
 
+static void count_thread(answer *a, jint state, int mounted, int pinned) {
+    a->count++;
+    a->by_state[state_kind(state)]++;
+    a->mounted += mounted;
+    a->pinned += pinned;
+}
+
+/* Whether the thread may be waiting for a lock, as "waitingOnly" keeps them: blocked entering a
+ * monitor, in Object.wait, parked on a blocker (not a sleep, nor a park without one), or mounted
+ * (it may own a monitor a platform thread waits for, whose owner ThreadMXBean names as the carrier). */
+static int may_wait_for_lock(JNIEnv *jni, jthread thread, jint state, int mounted) {
+    if (mounted || (state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0) {
+        return 1;
+    }
+    return (state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_has_park_blocker(jni, thread);
+}
+
 static void write_summary(answer *a) {
     json_writer *w = a->ctx->out;
     json_key(w, "summary");
@@ -243,33 +270,100 @@ static void write_summary(answer *a) {
     json_end_object(w);
 }
 
-/* Writes the thread's stack, left in a->frames; returns how many frames that is. */
-static jint write_frames(answer *a, jthread thread) {
+/* Writes the frames of the thread's moment. */
+static void write_frames(answer *a, const thread_moment *m) {
     json_writer *w = a->ctx->out;
-    jint count = 0;
-    jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, a->max_depth, a->frames, &count);
-    if (err != JVMTI_ERROR_NONE) {
-        count = 0;
-    }
-    int index = stack_index(&a->stacks, a->frames, count);
+    int index = stack_index(&a->stacks, thread_moment_frames(m), m->count);
     if (index >= 0) {
         json_key(w, "stack");
         json_int(w, index);
     } else {
         json_key(w, "frames");
-        frames_write(w, a->ctx->jni, a->frames, count);
+        frames_write(w, a->ctx->jni, thread_moment_frames(m), m->count);
     }
-    if (err == JVMTI_ERROR_NONE && count == a->max_depth) {
+    if (m->truncated) {
         json_key(w, "truncated");
         json_bool(w, 1);
     }
-    return count;
 }
 
-static void visit(answer *a, jthread thread) {
+/* Writes one thread; m is its moment (state, frames, lock facts) or NULL when the request wants
+ * neither frames nor locks. */
+static void write_thread(answer *a, jthread thread, const thread_moment *m) {
     JNIEnv *jni = a->ctx->jni;
     json_writer *w = a->ctx->out;
     thread_facts facts;
+    if (thread_facts_get(jni, thread, &facts) != JVMTI_ERROR_NONE) {
+        return; /* ended meanwhile */
+    }
+    if (m != NULL) {
+        facts.state = m->state;
+    }
+    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
+    int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);
+    count_thread(a, facts.state, carrier != NULL, pinned);
+    json_begin_object(w);
+    json_key(w, "thread");
+    json_begin_object(w);
+    thread_facts_write(w, &facts, NULL);
+    json_key(w, "virtual");
+    json_bool(w, 1);
+    if (carrier != NULL) {
+        json_key(w, "carrierId");
+        json_int(w, thread_java_id(jni, carrier));
+        (*jni)->DeleteLocalRef(jni, carrier);
+    }
+    json_key(w, "pinned");
+    json_bool(w, pinned);
+    json_end_object(w);
+    if (a->want_frames) {
+        write_frames(a, m);
+    }
+    if (a->want_locks) {
+        thread_moment_write_locks(w, m, 1);
+    }
+    json_end_object(w);
+    thread_facts_free(&facts);
+}
+
+/* Takes the moments of the pending threads and writes them; their references are dropped. */
+static void flush(answer *a) {
+    JNIEnv *jni = a->ctx->jni;
+    if (a->pending == 0) {
+        return;
+    }
+    if (a->checked_locks) {
+        if (thread_moments_take(jni, a->subjects, a->pending, a->max_depth, 1, a->moments) != 0) {
+            a->locks_incomplete = 1;
+        }
+    } else {
+        /* no source of monitor facts for virtual threads (before JDK 25): frames, and what a
+         * parked thread is parked on */
+        for (size_t i = 0; i < a->pending; i++) {
+            thread_moment *m = &a->moments[i];
+            if (thread_moment_take(a->subjects[i].thread, a->max_depth, m) == 0 && a->want_locks
+                    && (m->state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, a->subjects[i].thread, &m->locks) != 0) {
+                a->locks_incomplete = 1;
+            }
+        }
+    }
+    for (size_t i = 0; i < a->pending; i++) {
+        if (a->moments[i].state != 0) { /* 0: it ended before its moment was taken */
+            write_thread(a, a->subjects[i].thread, &a->moments[i]);
+        }
+        free(a->subjects[i].methods);
+        (*jni)->DeleteLocalRef(jni, a->subjects[i].thread);
+    }
+    thread_moments_free(a->moments, a->pending);
+    memset(a->subjects, 0, a->pending * sizeof *a->subjects);
+    memset(a->moments, 0, a->pending * sizeof *a->moments);
+    a->pending = 0;
+}
+
+/* Looks at one virtual thread. Returns 1 when its reference is kept (pending, for flush). */
+static int visit(answer *a, jthread thread) {
+    JNIEnv *jni = a->ctx->jni;
+    json_writer *w = a->ctx->out;
     if (++a->seen % 8192 == 0) {
         /* whitespace, valid anywhere between JSON tokens: a long walk that writes little (a
          * summary, a selection) still shows the client it is alive */
@@ -277,61 +371,43 @@ static void visit(answer *a, jthread thread) {
         json_flush(w);
     }
     jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
-    if (a->mounted_only && carrier == NULL) {
-        return;
-    }
-    if (thread_facts_get(jni, thread, &facts) != JVMTI_ERROR_NONE) {
-        if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
-        return; /* ended meanwhile */
-    }
-    if (!thread_set_wants(a->ctx->req, facts.id)) {
-        if (carrier != NULL) (*jni)->DeleteLocalRef(jni, carrier);
-        thread_facts_free(&facts);
-        return;
-    }
-    int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);
-    a->count++;
-    a->by_state[state_kind(facts.state)]++;
-    a->mounted += carrier != NULL;
-    a->pinned += pinned;
-    if (!a->summary) {
-        json_begin_object(w);
-        json_key(w, "thread");
-        json_begin_object(w);
-        thread_facts_write(w, &facts, NULL);
-        json_key(w, "virtual");
-        json_bool(w, 1);
-        if (carrier != NULL) {
-            json_key(w, "carrierId");
-            json_int(w, thread_java_id(jni, carrier));
-        }
-        json_key(w, "pinned");
-        json_bool(w, pinned);
-        json_end_object(w);
-        jint count = a->want_frames ? write_frames(a, thread) : 0;
-        if (a->want_locks) {
-            lock_facts locks;
-            memset(&locks, 0, sizeof locks);
-            locks.owner_id = -1;
-            /* the frames were taken just before; the snapshot's depths are matched to them */
-            for (jint i = 0; a->want_frames && i < count; i++) {
-                a->methods[i] = a->frames[i].method;
-            }
-            if (thread_snapshot_locks(jni, thread, a->want_frames ? a->methods : NULL, count, &locks) != 0) {
-                a->locks_incomplete = 1;
-            }
-            if ((facts.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, &locks) != 0) {
-                a->locks_incomplete = 1;
-            }
-            locks_write(w, &locks, 1);
-            lock_facts_free(&locks, 1);
-        }
-        json_end_object(w);
-    }
+    int mounted = carrier != NULL;
     if (carrier != NULL) {
         (*jni)->DeleteLocalRef(jni, carrier);
     }
-    thread_facts_free(&facts);
+    jint state = 0;
+    jlong id = thread_java_id(jni, thread);
+    if ((a->mounted_only && !mounted) || !thread_set_wants(a->ctx->req, id)
+            || (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &state) != JVMTI_ERROR_NONE
+            || (state & JVMTI_THREAD_STATE_ALIVE) == 0
+            || (a->waiting_only && !may_wait_for_lock(jni, thread, state, mounted))) {
+        return 0;
+    }
+    if (a->summary) {
+        count_thread(a, state, mounted, is_pinned(jni, thread, state, mounted));
+        return 0;
+    }
+    if (!a->want_frames && !a->want_locks) {
+        write_thread(a, thread, NULL);
+        return 0;
+    }
+    a->subjects[a->pending++] = (lock_subject) { .thread = thread, .id = id, .is_virtual = 1 };
+    if (a->pending == MOMENT_BATCH) {
+        flush(a);
+    }
+    return 1;
+}
+
+/* The stream's elements as an Object[]: one call into Java rather than two per element through an
+ * iterator (at 100,000 threads, 90 ms of JNI calls). NULL when it failed. */
+static jobjectArray stream_elements(JNIEnv *jni, jobject container, jmethodID stream_of) {
+    jobject stream = (*jni)->CallObjectMethod(jni, container, stream_of);
+    if (jni_failed(jni, stream)) {
+        return NULL;
+    }
+    jobjectArray elements = (*jni)->CallObjectMethod(jni, stream, vt.stream_to_array);
+    (*jni)->DeleteLocalRef(jni, stream);
+    return jni_failed(jni, elements) ? NULL : elements;
 }
 
 /* Calls visit for each virtual thread of the container and, depth first, of its children. */
@@ -341,41 +417,59 @@ static void walk(answer *a, jobject container, int depth) {
         return;
     }
     for (int pass = 0; pass < 2; pass++) {
-        if ((*jni)->PushLocalFrame(jni, 16) != 0) {
+        if ((*jni)->PushLocalFrame(jni, MOMENT_BATCH + JNI_COMMAND_LOCALS) != 0) {
             jni_cleared_exception(jni);
             a->failed = 1;
             return;
         }
-        jobject stream = (*jni)->CallObjectMethod(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
-        jobject it = jni_failed(jni, stream) ? NULL : (*jni)->CallObjectMethod(jni, stream, vt.stream_iterator);
-        if (jni_failed(jni, it)) {
-            a->failed = 1;
-        }
-        while (it != NULL && !a->failed && !a->ctx->out->failed) {
-            jboolean more = (*jni)->CallBooleanMethod(jni, it, vt.has_next);
-            if (jni_cleared_exception(jni)) {
-                a->failed = 1;
-                break;
-            }
-            if (!more) {
-                break;
-            }
-            jobject item = (*jni)->CallObjectMethod(jni, it, vt.next);
+        jobjectArray elements = stream_elements(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
+        jsize n = elements == NULL ? 0 : (*jni)->GetArrayLength(jni, elements);
+        a->failed |= elements == NULL;
+        for (jsize i = 0; i < n && !a->failed && !a->ctx->out->failed; i++) {
+            jobject item = (*jni)->GetObjectArrayElement(jni, elements, i);
             if (jni_failed(jni, item)) {
-                a->failed = 1;
-                break;
+                continue;
             }
             if (pass == 1) {
                 walk(a, item, depth + 1);
-            } else if ((*jni)->IsInstanceOf(jni, item, vt.virtual_thread)) {
+            } else if ((*jni)->IsInstanceOf(jni, item, vt.virtual_thread) && visit(a, item)) {
                 /* java.lang.VirtualThread only, whose fields visit reads: not Thread.isVirtual(), which
                  * is also true of the BoundVirtualThread a JVM without continuations uses */
-                visit(a, item);
+                continue; /* kept for flush */
             }
             (*jni)->DeleteLocalRef(jni, item);
         }
+        flush(a); /* the pending references belong to this local frame */
         (*jni)->PopLocalFrame(jni, NULL);
     }
+}
+
+/* Whether any platform thread has a continuation mounted: when none has, no virtual thread is
+ * mounted, and "mountedOnly" needs no walk. 1 as well when it cannot be told. */
+static int any_mounted(JNIEnv *jni) {
+    jint count = 0;
+    jthread *threads = NULL;
+    if (vt.continuation == NULL || (*the_agent.jvmti)->GetAllThreads(the_agent.jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
+        return 1;
+    }
+    jni_reserve_locals(jni, count);
+    int mounted = 0;
+    for (jint i = 0; i < count; i++) {
+        jobject continuation = (*jni)->GetObjectField(jni, threads[i], vt.continuation);
+        if (continuation != NULL) {
+            mounted = 1;
+            (*jni)->DeleteLocalRef(jni, continuation);
+        }
+        (*jni)->DeleteLocalRef(jni, threads[i]);
+    }
+    (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)threads);
+    return mounted;
+}
+
+static void answer_free(answer *a) {
+    free(a->subjects);
+    free(a->moments);
+    stack_table_free(&a->stacks);
 }
 
 void cmd_vthreads(command_ctx *ctx) {
@@ -387,6 +481,7 @@ void cmd_vthreads(command_ctx *ctx) {
     a.want_locks = request_bool(ctx->req, "locks", 0);
     a.summary = request_bool(ctx->req, "summary", 0);
     a.mounted_only = request_bool(ctx->req, "mountedOnly", 0);
+    a.waiting_only = request_bool(ctx->req, "waitingOnly", 0);
     int64_t depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     if (depth < 1 || depth > FRAMES_DEPTH_LIMIT) {
         command_fail(ctx, "bad_request", "maxDepth must be between 1 and 65536");
@@ -401,24 +496,22 @@ void cmd_vthreads(command_ctx *ctx) {
         command_fail(ctx, "no_virtual_threads", why);
         return;
     }
+    a.checked_locks = thread_snapshot_available(jni) || locks_by_thread();
+    a.subjects = calloc(MOMENT_BATCH, sizeof *a.subjects);
+    a.moments = calloc(MOMENT_BATCH, sizeof *a.moments);
     if (a.want_frames) {
-        a.frames = malloc((size_t)a.max_depth * sizeof *a.frames);
-        a.methods = malloc((size_t)a.max_depth * sizeof *a.methods);
         a.stacks.slots = calloc(STACK_SLOTS, sizeof *a.stacks.slots);
         a.stacks.order = calloc(STACKS_MAX, sizeof *a.stacks.order);
-        if (a.frames == NULL || a.methods == NULL || a.stacks.slots == NULL || a.stacks.order == NULL) {
-            free(a.frames);
-            free(a.methods);
-            stack_table_free(&a.stacks);
-            command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
-            return;
-        }
     }
-    jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
-    if (jni_failed(jni, root)) {
-        free(a.frames);
-        free(a.methods);
-        stack_table_free(&a.stacks);
+    if (a.subjects == NULL || a.moments == NULL || (a.want_frames && (a.stacks.slots == NULL || a.stacks.order == NULL))) {
+        answer_free(&a);
+        command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
+        return;
+    }
+    int walk_needed = !a.mounted_only || any_mounted(jni);
+    jobject root = walk_needed ? (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root) : NULL;
+    if (walk_needed && jni_failed(jni, root)) {
+        answer_free(&a);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
         return;
     }
@@ -429,7 +522,9 @@ void cmd_vthreads(command_ctx *ctx) {
     json_int(w, frames_wall_millis());
     json_key(w, "threads");
     json_begin_array(w);
-    walk(&a, root, 0);
+    if (walk_needed) {
+        walk(&a, root, 0);
+    }
     json_end_array(w);
     if (a.want_frames) {
         json_key(w, "stacks");
@@ -441,17 +536,17 @@ void cmd_vthreads(command_ctx *ctx) {
         json_end_array(w);
     }
     json_key(w, "lockSource");
-    json_cstring(w, thread_snapshot_available(jni) ? "snapshot" : "parked-only");
+    json_cstring(w, locks_by_thread() ? "jvmti" : thread_snapshot_available(jni) ? "snapshot" : "parked-only");
     json_key(w, "lockFactsComplete");
-    json_bool(w, !a.locks_incomplete && !a.failed);
+    json_bool(w, !a.locks_incomplete && !a.failed && (a.checked_locks || !a.want_locks));
     json_key(w, "complete");
     json_bool(w, !a.failed);
     write_summary(&a);
     json_end_object(w);
-    (*jni)->DeleteLocalRef(jni, root);
-    free(a.frames);
-    free(a.methods);
-    stack_table_free(&a.stacks);
+    if (root != NULL) {
+        (*jni)->DeleteLocalRef(jni, root);
+    }
+    answer_free(&a);
 }
 
 /* The `blockers` command: for the platform threads asked for (by id), what a ThreadSnapshot says

@@ -4,7 +4,8 @@ import java.util.concurrent.Callable;
 
 /**
  * The commands run most, in their bare form {@code jvmti-cli <command> <pid>} (and
- * {@code stacks -l <pid>}, as {@code jstack -l}), made without picocli. Building picocli's model
+ * {@code stacks -l <pid>}, as {@code jstack -l}, and {@code threads --virtual --summary <pid>}, the count
+ * of a JVM's virtual threads), made without picocli. Building picocli's model
  * reads annotations by reflection and costs about 80 ms even for a command of one option, more
  * than the JVM start, the connection and the answer together; jstack pays none of it. Each
  * command's fields start at the values picocli gives them when no option is given
@@ -18,7 +19,9 @@ final class BareCommand {
     /** The command for these arguments, or null when they are not a bare form. */
     static Callable<Integer> of(CliContext context, String[] args) {
         boolean synchronizers = args.length == 3 && args[0].equals("stacks") && args[1].equals("-l");
-        String pid = args.length == 2 || synchronizers ? args[args.length - 1] : "";
+        boolean virtualSummary = args.length == 4 && args[0].equals("threads") && args[1].equals("--virtual")
+                && args[2].equals("--summary");
+        String pid = args.length == 2 || synchronizers || virtualSummary ? args[args.length - 1] : "";
         if (pid.isEmpty() || pid.startsWith("-") || pid.startsWith("@")) { // @file: picocli's argument files
             return null;
         }
@@ -27,6 +30,8 @@ final class BareCommand {
         switch (args[0]) {
             case "threads" -> {
                 ThreadsCommand threads = new ThreadsCommand(context);
+                threads.kinds.virtual = virtualSummary;
+                threads.summary = virtualSummary;
                 target = threads.target;
                 command = threads;
             }

@@ -20,26 +20,33 @@ final class Dumps {
      * Threads with stacks and lock facts. The dump may hold more threads than asked for: the platform
      * threads, when a virtual thread waits for a monitor whose owner only their lock facts name (filter
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
-     * marked with the virtual thread they carry.
+     * marked with the virtual thread they carry. With {@code waitingOnly}, only the virtual threads that
+     * may wait for a lock (see {@link AgentClient#vthreads}): enough for wait-for cycles and contended
+     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask.
      */
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
-                             boolean platform, boolean virtual, boolean virtualRequired) {
+                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly) {
         VirtualDump vthreads;
+        // lock facts are checked against the frames taken with them, of which a snapshot hides a
+        // virtual thread's top ones (its yield): without frames to show, they are taken whole
+        int virtualDepth = frames ? maxDepth : MaxDepth.LIMIT;
         if (!virtual) {
-            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true).orElse(null);
+            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true, false).orElse(null);
         } else if (virtualRequired) {
-            vthreads = client.vthreads(ids, frames, maxDepth, true, false, false);
+            vthreads = client.vthreads(ids, frames, virtualDepth, true, false, false, waitingOnly);
         } else {
-            vthreads = client.vthreadsIfAny(ids, frames, maxDepth, true, false, false).orElse(null);
+            vthreads = client.vthreadsIfAny(ids, frames, virtualDepth, true, false, false, waitingOnly).orElse(null);
         }
         if (vthreads == null) {
             return client.stacks(ids, maxDepth, frames, owned);
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
+        // the platform threads name the carriers of mounted virtual threads
+        boolean carriersNeeded = vthreads.threads().stream().anyMatch(v -> v.thread().carrierId() != null);
         StackDump platformDump = platform
                 ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
-                : ownersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, true)
+                : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded)
                 : new StackDump(vthreads.time(), "", true, List.of());
         return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
     }

@@ -61,7 +61,7 @@ final class StacksCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(target.resolve())) {
             Set<Long> ids = selection.resolve(client, kinds);
             StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
-                    kinds.virtualRequired());
+                    kinds.virtualRequired(), false);
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {

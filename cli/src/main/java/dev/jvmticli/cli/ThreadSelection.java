@@ -28,9 +28,9 @@ public final class ThreadSelection {
             threads.addAll(client.threads().threads());
         }
         if (kinds.virtualRequired()) {
-            client.vthreads(null, false, 1, false, false, false).threads().forEach(v -> threads.add(v.thread()));
+            client.vthreads(null, false, 1, false, false, false, false).threads().forEach(v -> threads.add(v.thread()));
         } else if (kinds.virtualThreads()) {
-            client.vthreadsIfAny(null, false, 1, false, false, false).map(VirtualDump::threads).orElse(List.of())
+            client.vthreadsIfAny(null, false, 1, false, false, false, false).map(VirtualDump::threads).orElse(List.of())
                     .forEach(v -> threads.add(v.thread()));
         }
         Set<Long> ids = new LinkedHashSet<>();

@@ -106,8 +106,8 @@ final class ThreadsCommand implements Callable<Integer> {
 
     private void printList(AgentClient client, Set<String> wanted, Pattern name) {
         List<ThreadEntry> platform = kinds.platform() ? client.threads().threads() : List.of();
-        VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, false, false)
-                : client.vthreadsIfAny(null, false, 1, false, false, !kinds.virtualThreads()).orElse(null);
+        VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, false, false, false)
+                : client.vthreadsIfAny(null, false, 1, false, false, !kinds.virtualThreads(), false).orElse(null);
         List<ThreadEntry> virtual = new ArrayList<>();
         Map<Long, Long> carried = new HashMap<>();
         if (vthreads != null) {
@@ -161,8 +161,8 @@ final class ThreadsCommand implements Callable<Integer> {
                     .collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting())), null, null));
         }
         if (kinds.virtualThreads()) {
-            VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, true, false).summary()
-                    : client.vthreadsIfAny(null, false, 1, false, true, false).map(VirtualDump::summary).orElse(null);
+            VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, true, false, false).summary()
+                    : client.vthreadsIfAny(null, false, 1, false, true, false, false).map(VirtualDump::summary).orElse(null);
             if (s != null) {
                 byKind.put("virtual", new ThreadTable.Summary(s.count(), s.byState(), s.mounted(), s.pinned()));
             }

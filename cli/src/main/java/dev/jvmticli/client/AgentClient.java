@@ -125,10 +125,12 @@ public final class AgentClient implements Closeable {
      * @param locks       with monitors owned and waited for, and park blockers
      * @param summary     only the counts, no threads
      * @param mountedOnly only the mounted ones (to find carriers)
+     * @param waitingOnly only those that may wait for a lock: blocked, in {@code Object.wait}, parked on a
+     *                    blocker, or mounted (not those that sleep or park without a blocker)
      * @throws CliFailure with {@link ExitCode#NO_VIRTUAL_THREADS} when the target has none (JDK before 21)
      */
     public VirtualDump vthreads(java.util.Collection<Long> threadIds, boolean frames, int maxDepth, boolean locks,
-                                boolean summary, boolean mountedOnly) {
+                                boolean summary, boolean mountedOnly, boolean waitingOnly) {
         Map<String, Object> arguments = new java.util.LinkedHashMap<>();
         if (threadIds != null) {
             arguments.put("threads", threadIds);
@@ -138,6 +140,7 @@ public final class AgentClient implements Closeable {
         arguments.put("locks", locks);
         arguments.put("summary", summary);
         arguments.put("mountedOnly", mountedOnly);
+        arguments.put("waitingOnly", waitingOnly);
         try {
             return frames || locks ? call("vthreads", arguments, VirtualDump.class)
                     : exchange("vthreads", arguments, () -> new AnswerReader(connection.parser).virtualThreads());
@@ -151,9 +154,10 @@ public final class AgentClient implements Closeable {
 
     /** As {@link #vthreads}, but empty (not a failure) when the target has no virtual threads. */
     public java.util.Optional<VirtualDump> vthreadsIfAny(java.util.Collection<Long> threadIds, boolean frames, int maxDepth,
-                                                         boolean locks, boolean summary, boolean mountedOnly) {
+                                                         boolean locks, boolean summary, boolean mountedOnly,
+                                                         boolean waitingOnly) {
         try {
-            return java.util.Optional.of(vthreads(threadIds, frames, maxDepth, locks, summary, mountedOnly));
+            return java.util.Optional.of(vthreads(threadIds, frames, maxDepth, locks, summary, mountedOnly, waitingOnly));
         } catch (CliFailure e) {
             if (e.exitCode() == ExitCode.NO_VIRTUAL_THREADS) {
                 return java.util.Optional.empty();

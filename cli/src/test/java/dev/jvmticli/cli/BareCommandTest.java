@@ -24,7 +24,8 @@ class BareCommandTest {
     private final CliContext context = new CliContext(new PrintWriter(Writer.nullWriter()), new PrintWriter(Writer.nullWriter()));
 
     @ParameterizedTest
-    @ValueSource(strings = {"threads 4242", "stacks 4242", "stacks -l 4242", "monitors 4242", "deadlocks 4242"})
+    @ValueSource(strings = {"threads 4242", "stacks 4242", "stacks -l 4242", "monitors 4242", "deadlocks 4242",
+        "threads --virtual --summary 4242"})
     void aBareCommandHasTheValuesPicocliGivesIt(String line) throws IllegalAccessException {
         String[] args = line.split(" ");
         Object bare = BareCommand.of(context, args);
@@ -42,6 +43,8 @@ class BareCommandTest {
         assertNull(BareCommand.of(context, new String[] {"threads", "--json", "4242"}));
         assertNull(BareCommand.of(context, new String[] {"stacks", "-l"}));
         assertNull(BareCommand.of(context, new String[] {"threads", "-l", "4242"}));
+        assertNull(BareCommand.of(context, new String[] {"threads", "--summary", "--virtual", "4242"}));
+        assertNull(BareCommand.of(context, new String[] {"stacks", "--virtual", "--summary", "4242"}));
         assertNull(BareCommand.of(context, new String[] {"stacks", "--json", "4242"}));
         assertNull(BareCommand.of(context, new String[] {"threads", "--help"}));
         assertNull(BareCommand.of(context, new String[] {"threads", ""}));

@@ -185,9 +185,8 @@ class VirtualThreadsIT {
         assertEquals("acquire", parked.path("kind").asText(), "a virtual thread parked acquiring a ReentrantLock contends for it");
         assertEquals(named(json(mode, "stacks", "--thread", "p-rl-owner").path("threads"), "p-rl-owner").path("thread").path("id").asLong(),
                 parked.path("ownerId").asLong());
-        JsonNode holder = named(threads, "vt-mon-holder");
-        assertEquals(1, holder.path("locked").size(), holder.toString());
-        assertTrue(holder.path("frames").get(holder.path("locked").get(0).path("depth").asInt()).path("method").asText().startsWith("lambda$main$"));
+        assertTrue(matching(threads, "vt-mon-holder").isEmpty(),
+                "a virtual thread that sleeps is not asked for lock facts (stacks --virtual shows what it holds): " + threads);
 
         Result text = CliRun.run("monitors", pid(mode), "--by-lock");
         assertTrue(Pattern.compile("  owner: \"p-mon-holder\" #\\d+\n  waiting to enter \\(1\\): \"vt-blocked\" #\\d+ \\(virtual\\)\n")
