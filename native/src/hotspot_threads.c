@@ -99,28 +99,9 @@ static void read_field(thread_record *records, own_read *reads, size_t count, in
     own_memory_read_each(reads, count);
 }
 
-/* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
- * eetop is never set again: an eetop unchanged after the reads proves they read the live thread. */
-int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, native_thread *out) {
-    if (!layout.looked_up) {
-        look_up(jni);
-    }
-    if (!layout.found) {
-        return -1;
-    }
-    memset(out, 0, count * sizeof *out);
-    thread_record *records = calloc(count > 0 ? count : 1, sizeof *records);
-    own_read *reads = calloc(count > 0 ? count : 1, sizeof *reads);
-    unsigned char *read_tid = calloc(count > 0 ? count : 1, 1);
-    if (records == NULL || reads == NULL || read_tid == NULL) {
-        free(records);
-        free(reads);
-        free(read_tid);
-        return 0; /* every thread unknown */
-    }
-    for (size_t i = 0; i < count; i++) {
-        records[i].java_thread = (*jni)->GetLongField(jni, threads[i], layout.eetop);
-    }
+/* Reads each record's OSThread (from its Thread, java_thread) and that OSThread's id and state;
+ * read_tid[i] says whether the id was read. */
+static void read_os_threads(thread_record *records, own_read *reads, unsigned char *read_tid, size_t count) {
     read_field(records, reads, count, 0, layout.osthread, offsetof(thread_record, os_thread), sizeof(uintptr_t));
     for (size_t i = 0; i < count; i++) {
         records[i].os_thread = reads[i].ok ? records[i].os_thread : 0;
@@ -131,13 +112,87 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, nati
     }
     if (layout.has_state) {
         read_field(records, reads, count, 1, layout.state, offsetof(thread_record, state), sizeof(int32_t));
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            reads[i].ok = 0;
+        }
     }
+}
+
+static void set_native(native_thread *out, const thread_record *r, int state_read) {
+    out->nid = r->tid;
+    out->address = (uint64_t)r->java_thread;
+    out->os_state = state_read ? state_text(r->state) : NULL;
+}
+
+/* The records of count threads, with the room read_os_threads needs; 0 when out of memory. */
+static int allocate(size_t count, thread_record **records, own_read **reads, unsigned char **read_tid) {
+    size_t room = count > 0 ? count : 1;
+    *records = calloc(room, sizeof **records);
+    *reads = calloc(room, sizeof **reads);
+    *read_tid = calloc(room, 1);
+    if (*records == NULL || *reads == NULL || *read_tid == NULL) {
+        free(*records);
+        free(*reads);
+        free(*read_tid);
+        return 0;
+    }
+    return 1;
+}
+
+/* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
+ * eetop is never set again: an eetop unchanged after the reads proves they read the live thread. */
+int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, native_thread *out) {
+    if (!layout.looked_up) {
+        look_up(jni);
+    }
+    if (!layout.found) {
+        return -1;
+    }
+    memset(out, 0, count * sizeof *out);
+    thread_record *records;
+    own_read *reads;
+    unsigned char *read_tid;
+    if (!allocate(count, &records, &reads, &read_tid)) {
+        return 0; /* every thread unknown */
+    }
+    for (size_t i = 0; i < count; i++) {
+        records[i].java_thread = (*jni)->GetLongField(jni, threads[i], layout.eetop);
+    }
+    read_os_threads(records, reads, read_tid, count);
     for (size_t i = 0; i < count; i++) {
         thread_record *r = &records[i];
         if (read_tid[i] && r->tid > 0 && (*jni)->GetLongField(jni, threads[i], layout.eetop) == r->java_thread) {
-            out[i].nid = r->tid;
-            out[i].address = (uint64_t)r->java_thread;
-            out[i].os_state = layout.has_state && reads[i].ok ? state_text(r->state) : NULL;
+            set_native(&out[i], r, reads[i].ok);
+        }
+    }
+    free(records);
+    free(reads);
+    free(read_tid);
+    return 0;
+}
+
+int hotspot_threads_read_native(JNIEnv *jni, const uintptr_t *threads, size_t count, native_thread *out) {
+    if (!layout.looked_up) {
+        look_up(jni);
+    }
+    if (!layout.found) {
+        return -1;
+    }
+    memset(out, 0, count * sizeof *out);
+    thread_record *records;
+    own_read *reads;
+    unsigned char *read_tid;
+    if (!allocate(count, &records, &reads, &read_tid)) {
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++) {
+        records[i].java_thread = (jlong)threads[i];
+    }
+    read_os_threads(records, reads, read_tid, count);
+    for (size_t i = 0; i < count; i++) {
+        if (read_tid[i] && records[i].tid > 0) {
+            set_native(&out[i], &records[i], reads[i].ok);
         }
     }
     free(records);
