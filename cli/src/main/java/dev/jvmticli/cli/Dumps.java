@@ -20,10 +20,16 @@ final class Dumps {
      * Threads with stacks and lock facts. The dump may hold more threads than asked for: the platform
      * threads, when a virtual thread waits for a monitor whose owner only their lock facts name (filter
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
-     * marked with the virtual thread they carry.
+     * marked with the virtual thread they carry. With vmThreads (and platform threads), the JVM's own
+     * threads too.
      */
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
                              boolean platform, boolean virtual, boolean virtualRequired) {
+        return collect(client, ids, maxDepth, frames, owned, platform, virtual, virtualRequired, false);
+    }
+
+    static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
+                             boolean platform, boolean virtual, boolean virtualRequired, boolean vmThreads) {
         VirtualDump vthreads;
         if (!virtual) {
             vthreads = client.vthreadsIfAny(null, false, 1, false, false, true).orElse(null);
@@ -33,12 +39,12 @@ final class Dumps {
             vthreads = client.vthreadsIfAny(ids, frames, maxDepth, true, false, false).orElse(null);
         }
         if (vthreads == null) {
-            return client.stacks(ids, maxDepth, frames, owned);
+            return client.stacks(ids, maxDepth, frames, owned, vmThreads && platform);
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
         StackDump platformDump = platform
-                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
+                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded, vmThreads)
                 : ownersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, true)
                 : new StackDump(vthreads.time(), "", true, List.of());
         return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
@@ -62,7 +68,7 @@ final class Dumps {
                 .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null
                         ? new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(), found.get(t.thread().id())) : t)
                 .toList();
-        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads);
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads());
     }
 
     /** The threads of the dump that the kinds show. */

@@ -44,7 +44,7 @@ final class StacksCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--max-depth", paramLabel = "N", description = "At most N frames per thread (default: ${DEFAULT-VALUE}).")
-    int maxDepth = 8192;
+    int maxDepth = MaxDepth.DEFAULT;
 
     @Option(names = "--group", negatable = true,
             description = "Collapse threads with identical stacks into one entry with a count (the default with --virtual or --all "
