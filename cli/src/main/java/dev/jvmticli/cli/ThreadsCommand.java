@@ -265,7 +265,8 @@ final class ThreadsCommand implements Callable<Integer> {
             List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
                     .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
             context.out().println();
-            ThreadDumpText.print(context.out(), dump, busiest, client.jvm(), null);
+            StackDump javaOnly = new StackDump(dump.time(), dump.lockSource(), dump.lockFactsComplete(), dump.threads());
+            ThreadDumpText.print(context.out(), javaOnly, busiest, client.jvm(), null);
         }
         context.out().flush();
     }

@@ -9,11 +9,14 @@ import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.VmThread;
 import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -54,14 +57,53 @@ public final class ThreadDumpText {
         Map<Long, ThreadEntry> byId = byId(dump);
         Map<Frame, String> frameLines = new HashMap<>();
         Layout layout = Layout.of(jvm, dump.time());
-        for (ThreadStack t : shown) {
+        for (ThreadStack t : withHidden(shown, dump.vmThreads())) {
             printThread(out, t, byId, frameLines, layout);
             if (synchronizers != null) {
                 printSynchronizers(out, synchronizers, t.thread().id());
             }
             out.println();
         }
+        for (VmThread t : dump.vmThreads() == null ? List.<VmThread>of() : dump.vmThreads()) {
+            if (!hasJavaThread(t)) {
+                out.println(header(t, layout));
+                out.println();
+            }
+        }
         out.flush();
+    }
+
+    /**
+     * The threads shown with the JavaThreads JVMTI hides among them, as jstack lists them: each
+     * before the first thread with a larger id (ids follow the order threads started in).
+     */
+    private static List<ThreadStack> withHidden(List<ThreadStack> shown, List<VmThread> vmThreads) {
+        if (vmThreads == null) {
+            return shown;
+        }
+        List<ThreadStack> hidden = vmThreads.stream().filter(ThreadDumpText::hasJavaThread)
+                .sorted(Comparator.comparingLong(VmThread::id))
+                .map(t -> new ThreadStack(asJavaThread(t), List.of(), false, List.of(), null)).toList();
+        List<ThreadStack> all = new ArrayList<>(shown.size() + hidden.size());
+        int next = 0;
+        for (ThreadStack t : shown) {
+            while (next < hidden.size() && hidden.get(next).thread().id() < t.thread().id()) {
+                all.add(hidden.get(next++));
+            }
+            all.add(t);
+        }
+        all.addAll(hidden.subList(next, hidden.size()));
+        return all;
+    }
+
+    /** A JVM thread whose java.lang.Thread facts are known: jstack prints it as a Java thread. */
+    private static boolean hasJavaThread(VmThread t) {
+        return Boolean.TRUE.equals(t.javaThread()) && t.id() != null && t.state() != null;
+    }
+
+    private static ThreadEntry asJavaThread(VmThread t) {
+        return new ThreadEntry(t.id(), t.name(), t.state(), List.of(), Boolean.TRUE.equals(t.daemon()), t.priority(), null, t.cpuNanos(),
+                t.nid(), false, null, false, null, false, null, t.osState(), t.tid(), t.osPriority(), t.started());
     }
 
     /** Threads with identical stacks printed once, headed by how many and which (the first few of many). */
@@ -236,26 +278,42 @@ public final class ThreadDumpText {
             line.append(" daemon");
         }
         line.append(" prio=").append(t.priority());
-        if (t.osPriority() != null) {
-            line.append(" os_prio=").append(t.osPriority());
-        }
-        if (t.cpuNanos() >= 0) {
-            line.append(String.format(Locale.ROOT, " cpu=%.2fms", t.cpuNanos() / 1e6));
-        }
-        if (t.started() != null && layout.dumpTime() >= t.started()) {
-            line.append(String.format(Locale.ROOT, " elapsed=%.2fs", (layout.dumpTime() - t.started()) / 1e3));
-        }
-        if (t.tid() != null) {
-            line.append(" tid=").append(t.tid());
-        }
-        if (t.nid() > 0) {
-            line.append(layout.nidAfterId() ? " nid=" + t.nid() : " nid=0x" + Long.toHexString(t.nid()));
-        }
+        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
         line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
         if (t.agent()) {
             line.append(" (jvmti-cli agent)");
         }
         return line.toString();
+    }
+
+    /** jstack's header line of a JVM thread without a java.lang.Thread: name and OS thread. */
+    static String header(VmThread t, Layout layout) {
+        StringBuilder line = new StringBuilder(quote(t.name()));
+        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
+        if (t.osState() != null) {
+            line.append(' ').append(t.osState());
+        }
+        return line.toString();
+    }
+
+    /** What HotSpot's Thread::print_on says of the OS thread, each field where it is known. */
+    private static void appendOsThread(StringBuilder line, Integer osPriority, long cpuNanos, Long started, String tid, long nid,
+                                       Layout layout) {
+        if (osPriority != null) {
+            line.append(" os_prio=").append(osPriority);
+        }
+        if (cpuNanos >= 0) {
+            line.append(String.format(Locale.ROOT, " cpu=%.2fms", cpuNanos / 1e6));
+        }
+        if (started != null && layout.dumpTime() >= started) {
+            line.append(String.format(Locale.ROOT, " elapsed=%.2fs", (layout.dumpTime() - started) / 1e3));
+        }
+        if (tid != null) {
+            line.append(" tid=").append(tid);
+        }
+        if (nid > 0) {
+            line.append(layout.nidAfterId() ? " nid=" + nid : " nid=0x" + Long.toHexString(nid));
+        }
     }
 
     /** jstack's words for the OS thread's state, guessed from the Java state where HotSpot's record is not known. */
