@@ -261,9 +261,9 @@ final class ThreadsCommand implements Callable<Integer> {
             return;
         }
         ThreadTable.printTop(context.out(), rows, elapsed / 1_000_000);
-        if (dump != null) {
-            List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
-                    .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
+        List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
+                .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
+        if (!busiest.isEmpty()) {
             context.out().println();
             StackDump javaOnly = new StackDump(dump.time(), dump.lockSource(), dump.lockFactsComplete(), dump.threads());
             ThreadDumpText.print(context.out(), javaOnly, busiest, client.jvm(), null);
