@@ -271,10 +271,11 @@ function _picocli_jvmti-cli_threads() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--virtual' '--all' '--json' '--summary' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--state' '--name' '--sort' '--top' '--interval' '--timeout'"
+  local flag_opts="'--virtual' '--all' '--json' '--summary' '--stacks' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--state' '--name' '--sort' '--top' '--kind' '--interval' '--timeout'"
   local GLOB_option_args=("") # --name values
   local KEY_option_args=("cpu" "name" "state" "id") # --sort values
+  local KIND_option_args=("java" "vm" "all") # --kind values
 
   type compopt &>/dev/null && compopt +o default
 
@@ -294,6 +295,11 @@ function _picocli_jvmti-cli_threads() {
       ;;
     '--top')
       return
+      ;;
+    '--kind')
+      local IFS=$'\n'
+      COMPREPLY=( $( compReplyArray "${KIND_option_args[@]}" ) )
+      return $?
       ;;
     '--interval')
       return

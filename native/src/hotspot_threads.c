@@ -83,20 +83,73 @@ static const char *state_text(int32_t state) {
 }
 
 typedef struct {
-    jlong java_thread;     /* eetop */
+    uintptr_t thread;      /* the HotSpot Thread */
     uintptr_t os_thread;
     int32_t tid;
     int32_t state;
 } thread_record;
 
-/* For each record, size bytes at offset in its OSThread (from_os_thread) or JavaThread, into field. */
+/* For each record, size bytes at offset in its OSThread (from_os_thread) or Thread, into field. */
 static void read_field(thread_record *records, own_read *reads, size_t count, int from_os_thread, uint64_t offset,
                        size_t field, size_t size) {
     for (size_t i = 0; i < count; i++) {
-        uintptr_t base = from_os_thread ? records[i].os_thread : (uintptr_t)records[i].java_thread;
+        uintptr_t base = from_os_thread ? records[i].os_thread : records[i].thread;
         reads[i] = (own_read) { base == 0 ? 0 : base + offset, (char *)&records[i] + field, size, 0 };
     }
     own_memory_read_each(reads, count);
+}
+
+/* Reads each record's OSThread (from its Thread) and that OSThread's id and state;
+ * read_tid[i] says whether the id was read. */
+static void read_os_threads(thread_record *records, own_read *reads, unsigned char *read_tid, size_t count) {
+    read_field(records, reads, count, 0, layout.osthread, offsetof(thread_record, os_thread), sizeof(uintptr_t));
+    for (size_t i = 0; i < count; i++) {
+        records[i].os_thread = reads[i].ok ? records[i].os_thread : 0;
+    }
+    read_field(records, reads, count, 1, layout.thread_id, offsetof(thread_record, tid), sizeof(int32_t));
+    for (size_t i = 0; i < count; i++) {
+        read_tid[i] = (unsigned char)reads[i].ok;
+    }
+    if (layout.has_state) {
+        read_field(records, reads, count, 1, layout.state, offsetof(thread_record, state), sizeof(int32_t));
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            reads[i].ok = 0;
+        }
+    }
+}
+
+int hotspot_threads_read_native(JNIEnv *jni, const uintptr_t *threads, size_t count, native_thread *out) {
+    if (!layout.looked_up) {
+        look_up(jni);
+    }
+    if (!layout.found) {
+        return -1;
+    }
+    memset(out, 0, count * sizeof *out);
+    size_t room = count > 0 ? count : 1;
+    thread_record *records = calloc(room, sizeof *records);
+    own_read *reads = calloc(room, sizeof *reads);
+    unsigned char *read_tid = calloc(room, 1);
+    int allocated = records != NULL && reads != NULL && read_tid != NULL; /* else every thread unknown */
+    for (size_t i = 0; allocated && i < count; i++) {
+        records[i].thread = threads[i];
+    }
+    if (allocated) {
+        read_os_threads(records, reads, read_tid, count);
+    }
+    for (size_t i = 0; allocated && i < count; i++) {
+        thread_record *r = &records[i];
+        if (read_tid[i] && r->tid > 0) {
+            out[i].nid = r->tid;
+            out[i].address = (uint64_t)r->thread;
+            out[i].os_state = reads[i].ok ? state_text(r->state) : NULL;
+        }
+    }
+    free(records);
+    free(reads);
+    free(read_tid);
+    return 0;
 }
 
 /* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
@@ -108,40 +161,20 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, nati
     if (!layout.found) {
         return -1;
     }
-    memset(out, 0, count * sizeof *out);
-    thread_record *records = calloc(count > 0 ? count : 1, sizeof *records);
-    own_read *reads = calloc(count > 0 ? count : 1, sizeof *reads);
-    unsigned char *read_tid = calloc(count > 0 ? count : 1, 1);
-    if (records == NULL || reads == NULL || read_tid == NULL) {
-        free(records);
-        free(reads);
-        free(read_tid);
+    uintptr_t *java_threads = calloc(count > 0 ? count : 1, sizeof *java_threads);
+    if (java_threads == NULL) {
+        memset(out, 0, count * sizeof *out);
         return 0; /* every thread unknown */
     }
     for (size_t i = 0; i < count; i++) {
-        records[i].java_thread = (*jni)->GetLongField(jni, threads[i], layout.eetop);
+        java_threads[i] = (uintptr_t)(*jni)->GetLongField(jni, threads[i], layout.eetop);
     }
-    read_field(records, reads, count, 0, layout.osthread, offsetof(thread_record, os_thread), sizeof(uintptr_t));
+    hotspot_threads_read_native(jni, java_threads, count, out);
     for (size_t i = 0; i < count; i++) {
-        records[i].os_thread = reads[i].ok ? records[i].os_thread : 0;
-    }
-    read_field(records, reads, count, 1, layout.thread_id, offsetof(thread_record, tid), sizeof(int32_t));
-    for (size_t i = 0; i < count; i++) {
-        read_tid[i] = (unsigned char)reads[i].ok;
-    }
-    if (layout.has_state) {
-        read_field(records, reads, count, 1, layout.state, offsetof(thread_record, state), sizeof(int32_t));
-    }
-    for (size_t i = 0; i < count; i++) {
-        thread_record *r = &records[i];
-        if (read_tid[i] && r->tid > 0 && (*jni)->GetLongField(jni, threads[i], layout.eetop) == r->java_thread) {
-            out[i].nid = r->tid;
-            out[i].address = (uint64_t)r->java_thread;
-            out[i].os_state = layout.has_state && reads[i].ok ? state_text(r->state) : NULL;
+        if (out[i].nid != 0 && (uintptr_t)(*jni)->GetLongField(jni, threads[i], layout.eetop) != java_threads[i]) {
+            out[i] = (native_thread) { 0 };
         }
     }
-    free(records);
-    free(reads);
-    free(read_tid);
+    free(java_threads);
     return 0;
 }

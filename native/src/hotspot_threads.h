@@ -16,4 +16,9 @@
  * another build): then out is untouched. */
 int hotspot_threads_read(JNIEnv *jni, const jthread *threads, size_t count, native_thread *out);
 
+/* The same facts of HotSpot Threads by address (JavaThreads or not): out[i] is zeroed where
+ * threads[i]'s OSThread could not be read. Nothing here proves a thread lived through the reads:
+ * the caller does. Returns 0, or -1 as hotspot_threads_read does. */
+int hotspot_threads_read_native(JNIEnv *jni, const uintptr_t *threads, size_t count, native_thread *out);
+
 #endif

@@ -14,6 +14,7 @@
 #include "server.h"
 #include "session.h"
 #include "thread_snapshot.h"
+#include "vm_threads.h"
 #include "vthreads.h"
 
 /* Options are "key=value" pairs separated by commas. The only key is "v", the protocol version,
@@ -109,6 +110,7 @@ static void release(JNIEnv *jni) {
     park_blocker_release(jni);
     vthreads_release(jni);
     thread_snapshot_release(jni);
+    vm_threads_release(jni);
     frames_cache_clear();
     class_module_release(jni);
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #define MAX_TASKS 100000
-#define COMM_BYTES 15
+#define COMM_BYTES NATIVE_IDS_COMM_BYTES
 
 typedef struct {
     pid_t tid;
@@ -21,22 +21,24 @@ static int by_pid(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void read_comm(task_entry *t) {
+int native_ids_comm(pid_t tid, char comm[NATIVE_IDS_COMM_BYTES + 1]) {
     char path[64];
-    char buf[COMM_BYTES + 2];
-    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)t->tid);
-    t->comm[0] = '\0';
+    char buf[NATIVE_IDS_COMM_BYTES + 2];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+    comm[0] = '\0';
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        return;
+        return -1;
     }
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
-    if (n > 0) {
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        memcpy(t->comm, buf, strlen(buf) + 1);
+    if (n <= 0) {
+        return -1;
     }
+    buf[n] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    memcpy(comm, buf, strlen(buf) + 1);
+    return 0;
 }
 
 /* This process's tasks, with their names when with_comm. Returns the count, or -1 (then *tasks is
@@ -69,7 +71,7 @@ static long list_tasks(task_entry **tasks, int with_comm) {
         }
         (*tasks)[count] = (task_entry) { .tid = (pid_t)tid };
         if (with_comm) {
-            read_comm(&(*tasks)[count]);
+            native_ids_comm((*tasks)[count].tid, (*tasks)[count].comm);
         }
         count++;
     }

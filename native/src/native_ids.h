@@ -15,6 +15,12 @@ typedef struct {
     uint64_t address;     /* HotSpot's JavaThread (jstack's tid); 0 when unknown */
 } native_thread;
 
+/* The most of a thread's name the kernel keeps (/proc/self/task/<nid>/comm). */
+#define NATIVE_IDS_COMM_BYTES 15
+
+/* The kernel's name of one of this process's tasks. Returns 0, or -1 when the task is gone. */
+int native_ids_comm(pid_t tid, char comm[NATIVE_IDS_COMM_BYTES + 1]);
+
 /* Sets out[i].nid for each thread whose name (modified UTF-8, as JVMTI gives it; NULL when
  * unknown) tells its task for certain: the whole name fits the kernel's 15 bytes, no other thread
  * asked about has the same first 15 bytes, and exactly one task of this process is so named. The

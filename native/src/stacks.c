@@ -9,13 +9,15 @@
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
  * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
  * follow in "locks", one object per thread in the order of "threads", with the frame that entered
- * the monitor a thread in Object.wait waits on where its frames tell (frames_sole_monitor_frame). */
+ * the monitor a thread in Object.wait waits on where its frames tell (frames_sole_monitor_frame).
+ * With "vmThreads", the JVM's own threads follow in "vmThreads" (vm_threads.h): they have no frames. */
 #include <stdlib.h>
 
 #include "agent.h"
 #include "answer.h"
 #include "frames.h"
 #include "thread_set.h"
+#include "vm_threads.h"
 
 /* One thread's place in the stack tree. */
 typedef struct {
@@ -88,6 +90,9 @@ void cmd_stacks(command_ctx *ctx) {
     }
     stack_memo_free(&memo);
     thread_set_find_nids(ctx->jni, &set);
+    vm_thread_list vm_threads;
+    int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
+                          && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
 
     json_writer *w = ctx->out;
     command_result(ctx);
@@ -124,6 +129,10 @@ void cmd_stacks(command_ctx *ctx) {
         frames_write_methods(w, ctx->jni, &methods);
     }
     write_locks(w, &set, stacks, want_owned);
+    if (with_vm_threads) {
+        vm_threads_write(w, &vm_threads);
+        vm_threads_free(&vm_threads);
+    }
     json_end_object(w);
     stack_tree_free(&tree);
     method_index_free(&methods);

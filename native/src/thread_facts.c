@@ -103,27 +103,7 @@ void thread_facts_free(thread_facts *facts) {
     facts->group = NULL;
 }
 
-void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native) {
-    json_key(w, "id");
-    json_int(w, facts->id);
-    json_key(w, "name");
-    json_mutf8(w, facts->name);
-    json_key(w, "state");
-    json_cstring(w, thread_state_name(facts->state));
-    json_key(w, "flags");
-    thread_state_write_flags(w, facts->state);
-    json_key(w, "daemon");
-    json_bool(w, facts->daemon);
-    json_key(w, "priority");
-    json_int(w, facts->priority);
-    json_key(w, "group");
-    json_mutf8(w, facts->group);
-    json_key(w, "cpuNanos");
-    json_int(w, facts->cpu_nanos);
-    static const native_thread none;
-    if (native == NULL) {
-        native = &none;
-    }
+void thread_facts_write_native(json_writer *w, const native_thread *native) {
     json_key(w, "nid");
     json_int(w, native->nid);
     if (native->os_state != NULL) {
@@ -143,6 +123,27 @@ void thread_facts_write(json_writer *w, const thread_facts *facts, const native_
         json_key(w, "tid");
         json_cstring(w, tid);
     }
+}
+
+void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native) {
+    json_key(w, "id");
+    json_int(w, facts->id);
+    json_key(w, "name");
+    json_mutf8(w, facts->name);
+    json_key(w, "state");
+    json_cstring(w, thread_state_name(facts->state));
+    json_key(w, "flags");
+    thread_state_write_flags(w, facts->state);
+    json_key(w, "daemon");
+    json_bool(w, facts->daemon);
+    json_key(w, "priority");
+    json_int(w, facts->priority);
+    json_key(w, "group");
+    json_mutf8(w, facts->group);
+    json_key(w, "cpuNanos");
+    json_int(w, facts->cpu_nanos);
+    static const native_thread none;
+    thread_facts_write_native(w, native == NULL ? &none : native);
     if (facts->is_agent) {
         json_key(w, "agent");
         json_bool(w, 1);

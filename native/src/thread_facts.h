@@ -29,6 +29,9 @@ void thread_facts_free(thread_facts *facts);
  * JSON object being written. */
 void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native);
 
+/* Writes a thread's native facts, "nid" always (0: unknown), the others where known. */
+void thread_facts_write_native(json_writer *w, const native_thread *native);
+
 /* Java thread id of a thread (-1 when the call fails). */
 jlong thread_java_id(JNIEnv *jni, jthread thread);
 

@@ -1,7 +1,9 @@
-/* The `threads` command: every live platform thread with its facts and what it waits for. */
+/* The `threads` command: every live platform thread with its facts and what it waits for; with
+ * "vmThreads", the JVM's own threads too (vm_threads.h). */
 #include "agent.h"
 #include "answer.h"
 #include "thread_set.h"
+#include "vm_threads.h"
 
 void cmd_threads(command_ctx *ctx) {
     thread_set set;
@@ -12,6 +14,9 @@ void cmd_threads(command_ctx *ctx) {
     }
     int lock_status = thread_set_take(ctx->jni, &set, 0, 0);
     thread_set_find_nids(ctx->jni, &set);
+    vm_thread_list vm_threads;
+    int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
+                          && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
     command_result(ctx);
     json_begin_object(ctx->out);
     json_key(ctx->out, "lockFactsComplete");
@@ -25,6 +30,10 @@ void cmd_threads(command_ctx *ctx) {
         json_end_object(ctx->out);
     }
     json_end_array(ctx->out);
+    if (with_vm_threads) {
+        vm_threads_write(ctx->out, &vm_threads);
+        vm_threads_free(&vm_threads);
+    }
     json_end_object(ctx->out);
     thread_set_free(ctx->jni, &set);
 }

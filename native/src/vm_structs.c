@@ -40,7 +40,7 @@ int vm_structs_layout_fits(const vm_structs *vm) {
     return s->stride <= MAX_STRIDE && t->stride <= MAX_STRIDE && c->stride <= MAX_STRIDE
            && member_fits(s->stride, s->type_name, sizeof(char *)) && member_fits(s->stride, s->field_name, sizeof(char *))
            && member_fits(s->stride, s->type_string, sizeof(char *)) && member_fits(s->stride, s->is_static, sizeof(int32_t))
-           && member_fits(s->stride, s->offset, sizeof(uint64_t))
+           && member_fits(s->stride, s->offset, sizeof(uint64_t)) && member_fits(s->stride, s->address, sizeof(void *))
            && member_fits(t->stride, t->type_name, sizeof(char *)) && member_fits(t->stride, t->size, sizeof(uint64_t))
            && member_fits(c->stride, c->name, sizeof(char *)) && member_fits(c->stride, c->value, sizeof(int32_t));
 }
@@ -73,6 +73,19 @@ int vm_structs_field(const vm_structs *vm, const char *type, const char *field, 
     *offset = u64_member(e, s->offset);
     *field_type = string_member(e, s->type_string);
     return 0;
+}
+
+int vm_structs_static(const vm_structs *vm, const char *type, const char *field, uintptr_t *address,
+                      const char **field_type) {
+    const vm_struct_table *s = &vm->structs;
+    const char *e = entry_named(s->first, s->stride, s->type_name, type, s->field_name, field);
+    if (e == NULL || i32_member(e, s->is_static) == 0) {
+        return -1;
+    }
+    const char *where = string_member(e, s->address);
+    *address = (uintptr_t)where;
+    *field_type = string_member(e, s->type_string);
+    return where == NULL ? -1 : 0;
 }
 
 int vm_structs_type_size(const vm_structs *vm, const char *type, uint64_t *size) {
@@ -126,6 +139,7 @@ static int read_tables(void *lib, vm_structs *vm) {
                   | exported_u64(lib, "gHotSpotVMStructEntryTypeStringOffset", &s->type_string)
                   | exported_u64(lib, "gHotSpotVMStructEntryIsStaticOffset", &s->is_static)
                   | exported_u64(lib, "gHotSpotVMStructEntryOffsetOffset", &s->offset)
+                  | exported_u64(lib, "gHotSpotVMStructEntryAddressOffset", &s->address)
                   | exported_array(lib, "gHotSpotVMTypes", &t->first)
                   | exported_u64(lib, "gHotSpotVMTypeEntryArrayStride", &t->stride)
                   | exported_u64(lib, "gHotSpotVMTypeEntryTypeNameOffset", &t->type_name)

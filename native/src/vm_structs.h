@@ -16,6 +16,7 @@ typedef struct {
     uint64_t type_string; /* const char *: the field's type */
     uint64_t is_static;   /* int32_t */
     uint64_t offset;      /* uint64_t: a non-static field's offset in its object */
+    uint64_t address;     /* void *: a static field's address */
 } vm_struct_table;
 
 typedef struct {
@@ -45,6 +46,10 @@ int vm_structs_find(vm_structs *vm);
 /* A non-static field's offset and type name. Returns 0, or -1 when the table has no such field. */
 int vm_structs_field(const vm_structs *vm, const char *type, const char *field, uint64_t *offset,
                      const char **field_type);
+
+/* A static field's address and type name. Returns 0, or -1 when the table has no such field. */
+int vm_structs_static(const vm_structs *vm, const char *type, const char *field, uintptr_t *address,
+                      const char **field_type);
 
 /* A type's size in bytes. Returns 0, or -1 when unknown. */
 int vm_structs_type_size(const vm_structs *vm, const char *type, uint64_t *size);

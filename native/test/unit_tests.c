@@ -552,7 +552,8 @@ static void test_vm_structs(void) {
     static fake_int_entry ints[] = { { "RUNNABLE", 2 }, { "SLEEPING", 7 }, { NULL, 0 } };
     vm_structs vm = {
         { (const char *)structs, sizeof structs[0], offsetof(fake_struct_entry, type_name), offsetof(fake_struct_entry, field_name),
-          offsetof(fake_struct_entry, type_string), offsetof(fake_struct_entry, is_static), offsetof(fake_struct_entry, offset) },
+          offsetof(fake_struct_entry, type_string), offsetof(fake_struct_entry, is_static), offsetof(fake_struct_entry, offset),
+          offsetof(fake_struct_entry, address) },
         { (const char *)types, sizeof types[0], offsetof(fake_type_entry, type_name), offsetof(fake_type_entry, size) },
         { (const char *)ints, sizeof ints[0], offsetof(fake_int_entry, name), offsetof(fake_int_entry, value) },
     };
@@ -566,6 +567,9 @@ static void test_vm_structs(void) {
     CHECK(vm_structs_field(&vm, "JavaThread", "_osthread", &offset, &type) == -1);
     CHECK(vm_structs_field(&vm, "OSThread", "_count", &offset, &type) == -1); /* static: no offset */
     CHECK(vm_structs_field(&vm, "After", "_end", &offset, &type) == -1);      /* past the end */
+    uintptr_t address = 0;
+    CHECK(vm_structs_static(&vm, "OSThread", "_count", &address, &type) == 0 && address == 16 && strcmp(type, "int") == 0);
+    CHECK(vm_structs_static(&vm, "Thread", "_osthread", &address, &type) == -1); /* not static */
     CHECK(vm_structs_type_size(&vm, "pid_t", &size) == 0 && size == 4);
     CHECK(vm_structs_type_size(&vm, "ThreadState", &size) == -1);
     CHECK(vm_structs_int(&vm, "SLEEPING", &value) == 0 && value == 7);

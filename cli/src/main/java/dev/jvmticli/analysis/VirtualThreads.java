@@ -58,7 +58,7 @@ public final class VirtualThreads {
         all.addAll(stacks(virtual));
         String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();
         return new StackDump(platform.time(), source, platform.lockFactsComplete() && virtual.lockFactsComplete(),
-                resolveOwners(all));
+                resolveOwners(all), platform.vmThreads());
     }
 
     /** The threads with the owner of each contended monitor filled in from who lists it as locked. */

@@ -36,7 +36,7 @@ final class DeadlockSearch {
         Set<Long> members = new LinkedHashSet<>();
         cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
         StackDump stacks = members.isEmpty() ? new StackDump(0, "", true, List.of())
-                : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, virtual, false, true);
+                : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, virtual, false, true, false);
         return new Result(cycles, stacks);
     }
 
@@ -47,7 +47,7 @@ final class DeadlockSearch {
 
     /** Who waits for whom, without frames. */
     private static StackDump waits(AgentClient client, Set<Long> ids, boolean virtual) {
-        return Dumps.collect(client, ids, 1, false, false, true, virtual, false, true);
+        return Dumps.collect(client, ids, 1, false, false, true, virtual, false, true, false);
     }
 
     /**

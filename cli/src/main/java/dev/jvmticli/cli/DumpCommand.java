@@ -169,7 +169,7 @@ final class DumpCommand implements Callable<Integer> {
         sleepUntil(start.at() + window.toNanos());
         Snapshot next = Snapshot.take(client);
         long elapsed = next.at() - start.at();
-        List<CpuTop.Entry> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
+        List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
         directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST,
                 printer -> ThreadTable.printTop(printer, busiest, elapsed / 1_000_000));
         return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, elapsed / 1_000_000), next);

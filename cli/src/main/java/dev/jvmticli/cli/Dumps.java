@@ -22,10 +22,12 @@ final class Dumps {
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
      * marked with the virtual thread they carry. With {@code waitingOnly}, only the virtual threads that
      * may wait for a lock (see {@link AgentClient#vthreads}): enough for wait-for cycles and contended
-     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask.
+     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask. With vmThreads (and
+     * platform threads), the JVM's own threads too.
      */
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
-                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly) {
+                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly,
+                             boolean vmThreads) {
         VirtualDump vthreads;
         // lock facts are checked against the frames taken with them, of which a snapshot hides a
         // virtual thread's top ones (its yield): without frames to show, they are taken whole
@@ -38,15 +40,15 @@ final class Dumps {
             vthreads = client.vthreadsIfAny(ids, frames, virtualDepth, true, false, false, waitingOnly).orElse(null);
         }
         if (vthreads == null) {
-            return client.stacks(ids, maxDepth, frames, owned);
+            return client.stacks(ids, maxDepth, frames, owned, vmThreads && platform);
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
         // the platform threads name the carriers of mounted virtual threads
         boolean carriersNeeded = vthreads.threads().stream().anyMatch(v -> v.thread().carrierId() != null);
         StackDump platformDump = platform
-                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded)
-                : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded)
+                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded, vmThreads)
+                : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded, false)
                 : new StackDump(vthreads.time(), "", true, List.of());
         return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
     }
@@ -69,7 +71,7 @@ final class Dumps {
                 .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null
                         ? new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(), found.get(t.thread().id())) : t)
                 .toList();
-        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads);
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads());
     }
 
     /** The threads of the dump that the kinds show. */

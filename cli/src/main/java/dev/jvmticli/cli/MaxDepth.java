@@ -6,6 +6,8 @@ import dev.jvmticli.failure.ExitCode;
 /** The range the agent accepts for a stack depth. */
 final class MaxDepth {
     static final int LIMIT = 65536;
+    /** What stacks takes without --max-depth. */
+    static final int DEFAULT = 8192;
 
     private MaxDepth() {
     }

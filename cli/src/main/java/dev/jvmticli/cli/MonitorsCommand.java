@@ -39,7 +39,7 @@ final class MonitorsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target.resolve())) {
-            StackDump dump = Dumps.collect(client, null, MaxDepth.LIMIT, true, true, true, !noVirtual, false, true);
+            StackDump dump = Dumps.collect(client, null, MaxDepth.LIMIT, true, true, true, !noVirtual, false, true, false);
             if (byLock) {
                 List<LockTable.Lock> locks = LockTable.of(dump);
                 if (json) {

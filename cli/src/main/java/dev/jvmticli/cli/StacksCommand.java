@@ -20,8 +20,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "stacks", mixinStandardHelpOptions = true,
-        description = "All stack traces with lock information, in jstack's format (or JSON), deadlocks at the end as jstack has them; "
-                + "--virtual for virtual threads.")
+        description = "All stack traces with lock information, in jstack's format (or JSON), the JVM's own threads among them as jstack "
+                + "lists them, deadlocks at the end as jstack has them; --virtual for virtual threads.")
 final class StacksCommand implements Callable<Integer> {
     /** With virtual threads, more threads than this are grouped unless --no-group. */
     static final int GROUP_ABOVE = 300;
@@ -44,7 +44,7 @@ final class StacksCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--max-depth", paramLabel = "N", description = "At most N frames per thread (default: ${DEFAULT-VALUE}).")
-    int maxDepth = 8192;
+    int maxDepth = MaxDepth.DEFAULT;
 
     @Option(names = "--group", negatable = true,
             description = "Collapse threads with identical stacks into one entry with a count (the default with --virtual or --all "
@@ -61,7 +61,7 @@ final class StacksCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(target.resolve())) {
             Set<Long> ids = selection.resolve(client, kinds);
             StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
-                    kinds.virtualRequired(), false);
+                    kinds.virtualRequired(), false, ids == null && kinds.platform());
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {
@@ -90,6 +90,9 @@ final class StacksCommand implements Callable<Integer> {
         document.put("lockSource", dump.lockSource());
         document.put("lockFactsComplete", dump.lockFactsComplete());
         document.put("threads", shown);
+        if (dump.vmThreads() != null) {
+            document.put("vmThreads", dump.vmThreads());
+        }
         document.put("ownableSynchronizers", owned.byOwner());
         document.put("ownableSynchronizersComplete", owned.complete());
         return document;

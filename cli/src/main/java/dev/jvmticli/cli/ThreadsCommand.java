@@ -2,11 +2,17 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.RunningThread;
+import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadList;
+import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VmThread;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
+import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -27,9 +34,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "threads", mixinStandardHelpOptions = true,
-        description = "List every live platform thread: id, state, CPU, daemon, priority, group; --virtual for virtual threads.")
+        description = "List every live platform thread (id, state, CPU, daemon, priority, group) and the JVM's own threads (GC, compiler, "
+                + "VM Thread, ...); --virtual for virtual threads.")
 final class ThreadsCommand implements Callable<Integer> {
     private static final Set<String> STATES = Set.of("NEW", "RUNNABLE", "BLOCKED", "WAITING", "TIMED_WAITING", "TERMINATED");
+
+    static final String NO_VM_THREADS = "The JVM's own threads are not listed: this JVM does not name them (not HotSpot, or without java.management).";
 
     private final CliContext context;
 
@@ -58,6 +68,14 @@ final class ThreadsCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "Show the N busiest threads by CPU used during --interval.")
     Integer top;
 
+    @Option(names = "--kind", paramLabel = "KIND",
+            description = "java: Java threads; vm: the JVM's own threads (GC, compiler, VM Thread, ...), which JVMTI does not show; "
+                    + "all: both (default: ${DEFAULT-VALUE}).")
+    Kind kind = Kind.all;
+
+    @Option(names = "--stacks", description = "With --top: each Java thread of the list followed by its stack, taken at the end of the interval.")
+    boolean withStacks;
+
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
             description = "The measuring interval of --top (default: ${DEFAULT-VALUE}).")
     Duration interval = Duration.ofSeconds(1);
@@ -66,15 +84,31 @@ final class ThreadsCommand implements Callable<Integer> {
         this.context = context;
     }
 
+    enum Kind {
+        java, vm, all;
+
+        boolean java() {
+            return this != vm;
+        }
+
+        boolean vm() {
+            return this != java;
+        }
+    }
+
+    /** Java threads by id, then the JVM's own in the JVM's order (a stable sort keeps it). */
+    private static final Comparator<RunningThread> BY_ID = Comparator.comparing((RunningThread t) -> t instanceof VmThread)
+            .thenComparingLong(t -> t instanceof ThreadEntry java ? java.id() : 0);
+
     enum SortKey {
-        cpu(Comparator.comparingLong(ThreadEntry::cpuNanos).reversed()),
-        name(Comparator.comparing(ThreadEntry::name)),
-        state(Comparator.comparing(ThreadEntry::state)),
-        id(Comparator.comparingLong(ThreadEntry::id));
+        cpu(Comparator.comparingLong(RunningThread::cpuNanos).reversed()),
+        name(Comparator.comparing(RunningThread::name, Comparator.nullsFirst(Comparator.naturalOrder()))),
+        state(Comparator.comparing(RunningThread::state, Comparator.nullsLast(Comparator.naturalOrder()))),
+        id(BY_ID);
 
-        final Comparator<ThreadEntry> order;
+        final Comparator<RunningThread> order;
 
-        SortKey(Comparator<ThreadEntry> order) {
+        SortKey(Comparator<RunningThread> order) {
             this.order = order;
         }
     }
@@ -92,6 +126,12 @@ final class ThreadsCommand implements Callable<Integer> {
         if (summary && (top != null || wanted != null || name != null)) {
             throw new CliFailure(ExitCode.USAGE, "--summary counts every thread: it does not go with --top, --state or --name");
         }
+        if (kind == Kind.vm && kinds.virtualThreads()) {
+            throw new CliFailure(ExitCode.USAGE, "--kind vm lists the JVM's own threads: it does not go with --virtual or --all");
+        }
+        if (withStacks && top == null) {
+            throw new CliFailure(ExitCode.USAGE, "--stacks goes with --top");
+        }
         try (AgentClient client = context.connect(target.resolve())) {
             if (top != null) {
                 printTop(client, wanted, name);
@@ -105,7 +145,9 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     private void printList(AgentClient client, Set<String> wanted, Pattern name) {
-        List<ThreadEntry> platform = kinds.platform() ? client.threads().threads() : List.of();
+        ThreadList answer = kinds.platform() ? client.threads(kind.vm()) : new ThreadList(true, List.of());
+        List<ThreadEntry> platform = kind.java() ? answer.threads() : List.of();
+        List<VmThread> vm = answer.vmThreads() == null ? List.of() : answer.vmThreads();
         VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, false, false, false)
                 : client.vthreadsIfAny(null, false, 1, false, false, !kinds.virtualThreads(), false).orElse(null);
         List<ThreadEntry> virtual = new ArrayList<>();
@@ -118,23 +160,38 @@ final class ThreadsCommand implements Callable<Integer> {
                 }
             });
         }
-        List<ThreadEntry> candidates = new ArrayList<>(platform);
+        List<RunningThread> candidates = new ArrayList<>(platform);
+        candidates.addAll(vm);
         if (kinds.virtualThreads()) {
             candidates.addAll(virtual);
         }
         requireMatch(candidates, name);
         platform = filter(platform.stream().map(t -> carried.containsKey(t.id()) ? t.carrying(carried.get(t.id())) : t).toList(), wanted, name);
-        platform.sort(sort.order.thenComparingLong(ThreadEntry::id));
+        platform.sort(sort.order.thenComparing(BY_ID));
+        List<VmThread> vmShown = filter(vm, wanted, name);
         List<ThreadEntry> shown = kinds.virtualThreads() ? filter(virtual, wanted, name) : new ArrayList<>();
-        shown.sort(sort.order.thenComparingLong(ThreadEntry::id));
+        shown.sort(sort.order.thenComparing(BY_ID));
         if (json) {
-            List<ThreadEntry> all = new ArrayList<>(platform);
-            all.addAll(shown);
-            JsonOutput.print(context.out(), Map.of("threads", all));
+            Map<String, Object> document = new LinkedHashMap<>();
+            if (kind.java()) {
+                List<ThreadEntry> all = new ArrayList<>(platform);
+                all.addAll(shown);
+                document.put("threads", all);
+            }
+            if (kind.vm() && answer.vmThreads() != null) {
+                document.put("vmThreads", vmShown);
+            }
+            JsonOutput.print(context.out(), document);
             return;
         }
         if (kinds.platform()) {
-            ThreadTable.print(context.out(), platform);
+            List<RunningThread> rows = new ArrayList<>(platform);
+            rows.addAll(vmShown);
+            rows.sort(sort.order.thenComparing(BY_ID));
+            ThreadTable.print(context.out(), rows);
+            if (kind.vm() && answer.vmThreads() == null) {
+                context.out().println(NO_VM_THREADS);
+            }
         }
         if (kinds.virtualThreads() && vthreads == null) {
             context.out().println();
@@ -156,9 +213,16 @@ final class ThreadsCommand implements Callable<Integer> {
     private void printSummary(AgentClient client) {
         Map<String, ThreadTable.Summary> byKind = new LinkedHashMap<>();
         if (kinds.platform()) {
-            List<ThreadEntry> platform = client.threads().threads();
-            byKind.put("platform", new ThreadTable.Summary(platform.size(), platform.stream()
-                    .collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting())), null, null));
+            ThreadList answer = client.threads(kind.vm());
+            List<ThreadEntry> platform = answer.threads();
+            if (kind.java()) {
+                byKind.put("platform", new ThreadTable.Summary(platform.size(), platform.stream()
+                        .collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting())), null, null));
+            }
+            if (answer.vmThreads() != null) {
+                byKind.put("vm", new ThreadTable.Summary(answer.vmThreads().size(), answer.vmThreads().stream().filter(t -> t.state() != null)
+                        .collect(Collectors.groupingBy(VmThread::state, TreeMap::new, Collectors.counting())), null, null));
+            }
         }
         if (kinds.virtualThreads()) {
             VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, true, false, false).summary()
@@ -174,23 +238,70 @@ final class ThreadsCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The busiest threads over the interval, Java and the JVM's own ranked together. With --stacks the
+     * second measure is a stack dump, so that each Java thread's stack is of the moment its CPU was read.
+     */
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
-        List<ThreadEntry> before = client.threads().threads();
+        List<RunningThread> before = running(client.threads(kind.vm()));
         long start = System.nanoTime();
         StandardOutput.pause(client, interval);
-        List<ThreadEntry> now = client.threads().threads();
-        requireMatch(now, name);
-        List<ThreadEntry> after = filter(now, wanted, name);
+        StackDump dump = withStacks ? client.stacks(null, MaxDepth.DEFAULT, true, true, kind.vm()) : null;
+        List<RunningThread> now = dump != null ? running(dump) : running(client.threads(kind.vm()));
         long elapsed = System.nanoTime() - start;
-        List<CpuTop.Entry> rows = CpuTop.between(before, after, elapsed, top);
+        requireMatch(now, name);
+        List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), elapsed, top);
+        Map<Long, ThreadStack> stacks = dump == null ? Map.of()
+                : dump.threads().stream().collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
         if (json) {
             Map<String, Object> document = new LinkedHashMap<>();
             document.put("intervalMillis", elapsed / 1_000_000);
-            document.put("threads", rows);
+            document.put("threads", dump == null ? rows : rows.stream().map(row -> withStack(row, stacks)).toList());
             JsonOutput.print(context.out(), document);
-        } else {
-            ThreadTable.printTop(context.out(), rows, elapsed / 1_000_000);
+            return;
         }
+        ThreadTable.printTop(context.out(), rows, elapsed / 1_000_000);
+        List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
+                .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
+        if (!busiest.isEmpty()) {
+            context.out().println();
+            StackDump javaOnly = new StackDump(dump.time(), dump.lockSource(), dump.lockFactsComplete(), dump.threads());
+            ThreadDumpText.print(context.out(), javaOnly, busiest, client.jvm(), null);
+        }
+        context.out().flush();
+    }
+
+    /** The threads of the kinds asked for, with their CPU times. */
+    private List<RunningThread> running(ThreadList answer) {
+        List<RunningThread> threads = new ArrayList<>();
+        if (kind.java()) {
+            threads.addAll(answer.threads());
+        }
+        if (answer.vmThreads() != null) {
+            threads.addAll(answer.vmThreads());
+        }
+        return threads;
+    }
+
+    private List<RunningThread> running(StackDump dump) {
+        return running(new ThreadList(true, dump.threads().stream().map(ThreadStack::thread).toList(), dump.vmThreads()));
+    }
+
+    /** A row of --top --json with its thread's frames and lock facts, for a Java thread. */
+    private static Map<String, Object> withStack(CpuTop.Entry<RunningThread> row, Map<Long, ThreadStack> stacks) {
+        Map<String, Object> entry = new LinkedHashMap<>();
+        entry.put("thread", row.thread());
+        entry.put("cpuNanosInInterval", row.cpuNanosInInterval());
+        entry.put("cpuPercent", row.cpuPercent());
+        ThreadStack stack = row.thread() instanceof ThreadEntry t ? stacks.get(t.id()) : null;
+        if (stack != null) {
+            entry.put("frames", stack.frames());
+            entry.put("locked", stack.locked());
+            if (stack.waitingFor() != null) {
+                entry.put("waitingFor", stack.waitingFor());
+            }
+        }
+        return entry;
     }
 
     private Set<String> wantedStates() {
@@ -207,16 +318,16 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     /** A name that matches no live thread fails, as stacks --thread does (README, exit codes). */
-    private void requireMatch(List<ThreadEntry> threads, Pattern name) {
-        if (name != null && threads.stream().noneMatch(t -> name.matcher(t.name()).matches())) {
+    private void requireMatch(List<? extends RunningThread> threads, Pattern name) {
+        if (name != null && threads.stream().noneMatch(t -> t.name() != null && name.matcher(t.name()).matches())) {
             throw new CliFailure(ExitCode.FAILURE, "no live thread matches '" + nameGlob + "'");
         }
     }
 
-    private static List<ThreadEntry> filter(List<ThreadEntry> threads, Set<String> states, Pattern name) {
+    private static <T extends RunningThread> List<T> filter(List<T> threads, Set<String> states, Pattern name) {
         return threads.stream()
                 .filter(t -> states == null || states.contains(t.state()))
-                .filter(t -> name == null || name.matcher(t.name()).matches())
+                .filter(t -> name == null || (t.name() != null && name.matcher(t.name()).matches()))
                 .collect(Collectors.toList());
     }
 }

@@ -91,7 +91,12 @@ public final class AgentClient implements Closeable {
     }
 
     public ThreadList threads() {
-        return exchange("threads", Map.of(), () -> new AnswerReader(connection.parser).threadList());
+        return threads(false);
+    }
+
+    /** The live platform threads; with vmThreads, the JVM's own threads too. */
+    public ThreadList threads(boolean vmThreads) {
+        return exchange("threads", vmThreads ? Map.of("vmThreads", true) : Map.of(), () -> new AnswerReader(connection.parser).threadList());
     }
 
     /**
@@ -103,7 +108,15 @@ public final class AgentClient implements Closeable {
      * @param owned     whether to collect the monitors each thread owns
      */
     public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned) {
+        return stacks(threadIds, maxDepth, frames, owned, false);
+    }
+
+    /** Stacks and lock facts as above; with vmThreads, the JVM's own threads too ({@link StackDump#vmThreads}). */
+    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads) {
         Map<String, Object> arguments = new java.util.LinkedHashMap<>();
+        if (vmThreads) {
+            arguments.put("vmThreads", true);
+        }
         if (threadIds != null) {
             arguments.put("threads", threadIds);
         }

@@ -95,6 +95,7 @@ final class AnswerReader {
 
     ThreadList threadList() throws IOException {
         List<ThreadEntry> threads = List.of();
+        List<VmThread> vmThreads = null;
         boolean complete = false;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -103,10 +104,11 @@ final class AnswerReader {
             switch (field) {
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
                 case "threads" -> threads = array(this::threadEntry);
+                case "vmThreads" -> vmThreads = vmThreads();
                 default -> p.skipChildren();
             }
         }
-        return new ThreadList(complete, threads);
+        return new ThreadList(complete, threads, vmThreads);
     }
 
     /**
@@ -194,6 +196,7 @@ final class AnswerReader {
         int[] nodes = new int[0];
         List<Method> methods = List.of();
         List<Locks> locks = null;
+        List<VmThread> vmThreads = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -206,6 +209,7 @@ final class AnswerReader {
                 case "nodes" -> nodes = nodes();
                 case "methods" -> methods = methods();
                 case "locks" -> locks = locks();
+                case "vmThreads" -> vmThreads = vmThreads();
                 default -> p.skipChildren();
             }
         }
@@ -215,7 +219,7 @@ final class AnswerReader {
             throw new JsonParseException(p, (locks == null ? "no" : locks.size()) + " lock entries for " + threads.size()
                     + " threads: an agent from an earlier build? detach it and run again");
         }
-        return new StackDump(time, lockSource, complete, resolve(threads, new StackTree(nodes, methods), locks));
+        return new StackDump(time, lockSource, complete, resolve(threads, new StackTree(nodes, methods), locks), vmThreads);
     }
 
     /** The lock facts of each thread, in the order of the threads (see stacks.c). */
@@ -444,6 +448,47 @@ final class AnswerReader {
             items.add(item.read());
         }
         return items;
+    }
+
+    /** The JVM's own threads (see vm_threads.c): each field only where the agent knows it. */
+    private List<VmThread> vmThreads() throws IOException {
+        return array(this::vmThread);
+    }
+
+    private VmThread vmThread() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        String name = null;
+        Boolean javaThread = null;
+        Long id = null;
+        Boolean daemon = null;
+        Integer priority = null;
+        String state = null;
+        long cpuNanos = -1;
+        long nid = 0;
+        String osState = null;
+        String tid = null;
+        Integer osPriority = null;
+        Long started = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "name" -> name = p.getValueAsString();
+                case "javaThread" -> javaThread = p.getValueAsBoolean(false);
+                case "id" -> id = p.getValueAsLong(0);
+                case "daemon" -> daemon = p.getValueAsBoolean(false);
+                case "priority" -> priority = p.getValueAsInt(0);
+                case "state" -> state = text();
+                case "cpuNanos" -> cpuNanos = p.getValueAsLong(-1);
+                case "nid" -> nid = p.getValueAsLong(0);
+                case "osState" -> osState = text();
+                case "tid" -> tid = p.getValueAsString();
+                case "osPriority" -> osPriority = p.getValueAsInt(0);
+                case "started" -> started = p.getValueAsLong(0);
+                default -> p.skipChildren();
+            }
+        }
+        return new VmThread(name, javaThread, id, daemon, priority, state, cpuNanos, nid, osState, tid, osPriority, started);
     }
 
     private Long optionalLong() throws IOException {

@@ -9,6 +9,11 @@ import java.util.List;
  * @param lockSource        {@code jvmti} (start-up mode), {@code snapshot} (live attach, JDK 25+) or
  *                          {@code management} (live attach)
  * @param lockFactsComplete false when some lock facts could not be collected
+ * @param vmThreads         the JVM's own threads, which JVMTI does not show (they have no Java frames);
+ *                          null when not asked for or when the JVM does not name them
  */
-public record StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads) {
+public record StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads) {
+    public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads) {
+        this(time, lockSource, lockFactsComplete, threads, null);
+    }
 }

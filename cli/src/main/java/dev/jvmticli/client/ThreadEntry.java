@@ -1,6 +1,7 @@
 package dev.jvmticli.client;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
@@ -35,11 +36,22 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
                           @JsonInclude(JsonInclude.Include.NON_NULL) String osState,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String tid,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Integer osPriority,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) Long started) {
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long started) implements RunningThread {
     /** A platform thread. */
     public ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                        String group, long cpuNanos, long nid, boolean agent, WaitingFor waitingFor) {
         this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null, null, null);
+    }
+
+    @Override
+    @JsonProperty
+    public String kind() {
+        return "java";
+    }
+
+    @Override
+    public String identity() {
+        return "java " + id;
     }
 
     public boolean hasFlag(String flag) {

@@ -22,7 +22,7 @@ public final class DumpSummary {
     private static final int TOP = 5;
 
     /** What one round found. */
-    public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry> busiest,
+    public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
                         long busiestOverMillis) {
     }
 
@@ -71,7 +71,7 @@ public final class DumpSummary {
         out.println("## Busiest threads (over the last " + last.busiestOverMillis() + " ms)");
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
-        for (CpuTop.Entry entry : last.busiest()) {
+        for (CpuTop.Entry<ThreadEntry> entry : last.busiest()) {
             out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
                     + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
         }

@@ -9,13 +9,16 @@ import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.VmThread;
 import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -57,7 +60,7 @@ public final class ThreadDumpText {
         Map<Frame, byte[]> frameLines = new HashMap<>();
         Layout layout = Layout.of(jvm, dump.time());
         Utf8Lines text = new Utf8Lines();
-        for (ThreadStack t : shown) {
+        for (ThreadStack t : withHidden(shown, dump.vmThreads())) {
             printThread(text, t, byId, frameLines, layout);
             if (synchronizers != null) {
                 text.writeTo(out);
@@ -66,7 +69,46 @@ public final class ThreadDumpText {
             text.line();
             text.writeTo(out);
         }
+        for (VmThread t : dump.vmThreads() == null ? List.<VmThread>of() : dump.vmThreads()) {
+            if (!hasJavaThread(t)) {
+                out.println(header(t, layout));
+                out.println();
+            }
+        }
         out.flush();
+    }
+
+    /**
+     * The threads shown with the JavaThreads JVMTI hides among them, as jstack lists them: each
+     * before the first thread with a larger id (ids follow the order threads started in).
+     */
+    private static List<ThreadStack> withHidden(List<ThreadStack> shown, List<VmThread> vmThreads) {
+        if (vmThreads == null) {
+            return shown;
+        }
+        List<ThreadStack> hidden = vmThreads.stream().filter(ThreadDumpText::hasJavaThread)
+                .sorted(Comparator.comparingLong(VmThread::id))
+                .map(t -> new ThreadStack(asJavaThread(t), List.of(), false, List.of(), null)).toList();
+        List<ThreadStack> all = new ArrayList<>(shown.size() + hidden.size());
+        int next = 0;
+        for (ThreadStack t : shown) {
+            while (next < hidden.size() && hidden.get(next).thread().id() < t.thread().id()) {
+                all.add(hidden.get(next++));
+            }
+            all.add(t);
+        }
+        all.addAll(hidden.subList(next, hidden.size()));
+        return all;
+    }
+
+    /** A JVM thread whose java.lang.Thread facts are known: jstack prints it as a Java thread. */
+    private static boolean hasJavaThread(VmThread t) {
+        return Boolean.TRUE.equals(t.javaThread()) && t.id() != null && t.state() != null;
+    }
+
+    private static ThreadEntry asJavaThread(VmThread t) {
+        return new ThreadEntry(t.id(), t.name(), t.state(), List.of(), Boolean.TRUE.equals(t.daemon()), t.priority(), null, t.cpuNanos(),
+                t.nid(), false, null, false, null, false, null, t.osState(), t.tid(), t.osPriority(), t.started());
     }
 
     /** Threads with identical stacks printed once, headed by how many and which (the first few of many). */
@@ -272,21 +314,7 @@ public final class ThreadDumpText {
             line.append(" daemon");
         }
         line.append(" prio=").append(t.priority());
-        if (t.osPriority() != null) {
-            line.append(" os_prio=").append(t.osPriority());
-        }
-        if (t.cpuNanos() >= 0) {
-            appendHundredths(line.append(" cpu="), t.cpuNanos(), 1_000_000).append("ms");
-        }
-        if (t.started() != null && layout.dumpTime() >= t.started()) {
-            appendHundredths(line.append(" elapsed="), layout.dumpTime() - t.started(), 1_000).append('s');
-        }
-        if (t.tid() != null) {
-            line.append(" tid=").append(t.tid());
-        }
-        if (t.nid() > 0) {
-            line.append(layout.nidAfterId() ? " nid=" + t.nid() : " nid=0x" + Long.toHexString(t.nid()));
-        }
+        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
         line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
         if (t.agent()) {
             line.append(" (jvmti-cli agent)");
@@ -303,6 +331,36 @@ public final class ThreadDumpText {
         long hundredths = (value + unit / 200) / (unit / 100);
         long fraction = hundredths % 100;
         return b.append(hundredths / 100).append('.').append(fraction < 10 ? "0" : "").append(fraction);
+    }
+
+    /** jstack's header line of a JVM thread without a java.lang.Thread: name and OS thread. */
+    static String header(VmThread t, Layout layout) {
+        StringBuilder line = new StringBuilder(quote(t.name()));
+        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
+        if (t.osState() != null) {
+            line.append(' ').append(t.osState());
+        }
+        return line.toString();
+    }
+
+    /** What HotSpot's Thread::print_on says of the OS thread, each field where it is known. */
+    private static void appendOsThread(StringBuilder line, Integer osPriority, long cpuNanos, Long started, String tid, long nid,
+                                       Layout layout) {
+        if (osPriority != null) {
+            line.append(" os_prio=").append(osPriority);
+        }
+        if (cpuNanos >= 0) {
+            appendHundredths(line.append(" cpu="), cpuNanos, 1_000_000).append("ms");
+        }
+        if (started != null && layout.dumpTime() >= started) {
+            appendHundredths(line.append(" elapsed="), layout.dumpTime() - started, 1_000).append('s');
+        }
+        if (tid != null) {
+            line.append(" tid=").append(tid);
+        }
+        if (nid > 0) {
+            line.append(layout.nidAfterId() ? " nid=" + nid : " nid=0x" + Long.toHexString(nid));
+        }
     }
 
     /** jstack's words for the OS thread's state, guessed from the Java state where HotSpot's record is not known. */

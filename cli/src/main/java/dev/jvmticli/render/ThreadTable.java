@@ -1,7 +1,9 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.client.RunningThread;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VmThread;
 import dev.jvmticli.client.WaitingFor;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -14,12 +16,18 @@ public final class ThreadTable {
     private ThreadTable() {
     }
 
-    public static void print(PrintWriter out, List<ThreadEntry> threads) {
-        Table table = new Table("ID", "NID", "STATE", "CPU_MS", "PRI", "DAEMON", "DETAIL", "WAITING_FOR", "GROUP", "NAME")
-                .alignRight(0, 1, 3, 4);
-        for (ThreadEntry t : threads) {
-            table.add(Long.toString(t.id()), nid(t), t.state(), cpuMillis(t.cpuNanos()), Integer.toString(t.priority()),
-                    t.daemon() ? "daemon" : "-", detail(t), waitingFor(t), t.group() == null ? "-" : t.group(), t.name());
+    /** Java threads and the JVM's own, in the order given; what a JVM thread does not have is "-". */
+    public static void print(PrintWriter out, List<? extends RunningThread> threads) {
+        Table table = new Table("ID", "KIND", "NID", "STATE", "CPU_MS", "PRI", "DAEMON", "DETAIL", "WAITING_FOR", "GROUP", "NAME")
+                .alignRight(0, 2, 4, 5);
+        for (RunningThread thread : threads) {
+            if (thread instanceof ThreadEntry t) {
+                table.add(Long.toString(t.id()), t.kind(), nid(t), t.state(), cpuMillis(t.cpuNanos()), Integer.toString(t.priority()),
+                        t.daemon() ? "daemon" : "-", detail(t), waitingFor(t), t.group() == null ? "-" : t.group(), t.name());
+            } else if (thread instanceof VmThread t) {
+                table.add(id(t), t.kind(), nid(t), orDash(t.state()), cpuMillis(t.cpuNanos()), orDash(t.priority()),
+                        Boolean.TRUE.equals(t.daemon()) ? "daemon" : "-", "-", "-", "-", t.name());
+            }
         }
         table.print(out);
     }
@@ -55,14 +63,25 @@ public final class ThreadTable {
     }
 
     /** One row per thread with its share of one CPU over the interval; busiest first. */
-    public static void printTop(PrintWriter out, List<CpuTop.Entry> rows, long intervalMillis) {
+    public static void printTop(PrintWriter out, List<? extends CpuTop.Entry<?>> rows, long intervalMillis) {
         out.println("CPU over " + intervalMillis + " ms:");
-        Table table = new Table("ID", "NID", "CPU%", "CPU_MS", "STATE", "NAME").alignRight(0, 1, 2, 3);
-        for (CpuTop.Entry row : rows) {
-            table.add(Long.toString(row.thread().id()), nid(row.thread()), String.format(Locale.ROOT, "%.1f", row.cpuPercent()),
-                    cpuMillis(row.cpuNanosInInterval()), row.thread().state(), row.thread().name());
+        Table table = new Table("ID", "KIND", "NID", "CPU%", "CPU_MS", "STATE", "NAME").alignRight(0, 2, 3, 4);
+        for (CpuTop.Entry<?> row : rows) {
+            RunningThread t = row.thread();
+            table.add(id(t), t.kind(), nid(t), String.format(Locale.ROOT, "%.1f", row.cpuPercent()),
+                    cpuMillis(row.cpuNanosInInterval()), orDash(t.state()), t.name());
         }
         table.print(out);
+    }
+
+    /** A Java thread's id; a JVM thread's where it has a java.lang.Thread; else "-". */
+    private static String id(RunningThread thread) {
+        return thread instanceof ThreadEntry t ? Long.toString(t.id())
+                : thread instanceof VmThread t && t.id() != null ? Long.toString(t.id()) : "-";
+    }
+
+    private static String orDash(Object value) {
+        return value == null ? "-" : value.toString();
     }
 
     static String detail(ThreadEntry t) {
@@ -89,7 +108,7 @@ public final class ThreadTable {
         return simpleName + "@" + Long.toHexString(wait.hash()) + (wait.hasOwner() ? " owner #" + wait.ownerId() : "");
     }
 
-    private static String nid(ThreadEntry t) {
+    private static String nid(RunningThread t) {
         return t.nid() == 0 ? "?" : Long.toString(t.nid());
     }
 

@@ -141,7 +141,7 @@ class ShellTerminalIT {
             tmux.awaitContains(target.pid() + " NamedTarget>");
             tmux.type("threads --name main | grep main");
             tmux.keys("Enter");
-            String screen = tmux.await("the main thread", s -> s.lines().anyMatch(l -> l.matches(" *\\d+ +\\d+ .* main")));
+            String screen = tmux.await("the main thread", s -> s.lines().anyMatch(l -> l.matches(" *\\d+ +java +\\d+ .* main")));
             assertEquals(1, screen.lines().filter(l -> !l.contains("NamedTarget>") && l.endsWith(" main")).count(), "only the row grep kept: " + screen);
             tmux.await("the prompt", s -> Tmux.lastLine(s).equals(target.pid() + " NamedTarget>"));
             tmux.keys("C-d");
