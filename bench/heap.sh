@@ -70,7 +70,7 @@ echo "pause in ms: the median over $rounds rounds of the safepoints the target l
 # of each young collection, averaged over a window without a session and one with the table full.
 javac -d "$work" "$here/heap/LiveSamples.java"
 log="$work/phases.log"
-"$java" -Xmx1g -Xmn64m -XX:+UseG1GC -Xlog:gc,gc+phases=debug:file="$log" -cp "$work" LiveSamples >"$work/out" 2>&1 &
+"$java" -Xmx1g -Xmn16m -XX:+UseG1GC -Xlog:gc,gc+phases=debug:file="$log" -cp "$work" LiveSamples >"$work/out" 2>&1 &
 target=$!
 while ! grep -q READY "$work/out" 2>/dev/null; do kill -0 "$target"; sleep 0.2; done
 young_since() { # $1 = byte offset: "collections, mean JNI Weak ms, mean pause ms" of the young collections logged since
@@ -88,7 +88,7 @@ sleep 8 # the table fills
 offset=$(stat -c %s "$log"); sleep 10; with=$(young_since "$offset")
 wait "$cli"
 echo
-echo "| young collections of a 1 GiB G1 heap (-Xmn64m) | collections | JNI Weak, ms | pause, ms |"
+echo "| young collections of a 1 GiB G1 heap (-Xmn16m) | collections | JNI Weak, ms | pause, ms |"
 echo "|---|---:|---:|---:|"
 echo "| no session | $without |"
 echo "| alloc --live, table full ($(grep -o '"tracked" : [0-9]*' "$work/live.json" | grep -o '[0-9]*$') tracked, $(grep -o '"tableFull" : [0-9]*' "$work/live.json" | grep -o '[0-9]*$') did not fit) | $with |"

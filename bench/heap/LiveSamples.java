@@ -1,5 +1,5 @@
 /**
- * Allocates about 20 MiB/s of 64-byte objects, each kept for about 6 s in a ring of 2M slots: under
+ * Allocates about 20 MiB/s of 64-byte objects, each kept for about 3 s in a ring of 1M slots: under
  * `alloc --live --interval 1k` the agent's table fills with survivors (64k) within seconds, and
  * young collections keep running, for their JNI Weak phase to be measured.
  */
@@ -9,7 +9,7 @@ public class LiveSamples {
     }
 
     public static void main(String[] args) throws Exception {
-        Item[] ring = new Item[1 << 21];
+        Item[] ring = new Item[1 << 20];
         System.out.println("READY");
         System.out.flush();
         for (long i = 0; ; i++) {
