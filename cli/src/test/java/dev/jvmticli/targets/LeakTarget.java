@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * arrays. Three direct buffers of 1 MiB are held from the start. Commands: {@code leaked} prints
  * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself;
  * {@code gcs} the collections its GC MXBeans counted. With the argument {@code on-command} it only
- * churns until told {@code leak N}: then it leaks N Leaked at the same rate, from the same site,
+ * churns until told {@code leak N}: then its churning thread leaks N Leaked at the same rate, from the same site,
  * and prints how many the map holds.
  */
 public final class LeakTarget {
@@ -66,14 +66,13 @@ public final class LeakTarget {
         return out.toString();
     }
 
-    static String leakNow(int count) {
-        for (int tick = 0; tick < count / LEAK_PER_TICK; tick++) {
-            leak();
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                break;
-            }
+    /** Ticks the churning thread still leaks for: the leak is sampled as faithfully as its churn (its TLABs refill often). */
+    static final java.util.concurrent.atomic.AtomicInteger LEAK_TICKS = new java.util.concurrent.atomic.AtomicInteger();
+
+    static String leakNow(int count) throws InterruptedException {
+        LEAK_TICKS.set(count / LEAK_PER_TICK);
+        while (LEAK_TICKS.get() > 0) {
+            Thread.sleep(10);
         }
         return Integer.toString(LEAK.size());
     }
@@ -91,7 +90,7 @@ public final class LeakTarget {
         }
         TargetMain.start("leak", () -> {
             while (true) {
-                if (!onCommand) {
+                if (!onCommand || LEAK_TICKS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                     leak();
                 }
                 churn();
@@ -106,7 +105,13 @@ public final class LeakTarget {
             case "leaked" -> Integer.toString(LEAK.size());
             case "memory" -> memory();
             case "gcs" -> Long.toString(gcs());
-            default -> line.startsWith("leak ") ? leakNow(Integer.parseInt(line.substring(5))) : "unknown command " + line;
+            default -> {
+                try {
+                    yield line.startsWith("leak ") ? leakNow(Integer.parseInt(line.substring(5))) : "unknown command " + line;
+                } catch (InterruptedException e) {
+                    yield "interrupted";
+                }
+            }
         });
     }
 }
