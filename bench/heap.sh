@@ -5,7 +5,8 @@
 # with -Xlog:safepoint. A tool's pause is the sum of the Total of every safepoint the target logged
 # while it ran, but the periodic "Cleanup" ones, which are not the tool's; the tools alternate,
 # medians of the rounds are printed. Not a test: the numbers
-# depend on the machine. Needs `mvn -B package -DskipTests` first.
+# depend on the machine. Then the GC cost of `alloc --live`'s weak refs (its table full) next to none.
+# Needs `mvn -B package -DskipTests` first.
 #   bench/heap.sh [rounds] [size-MiB...]     (default: 3 rounds, 1024 and 2048 MiB)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,3 +64,34 @@ for size in "${sizes[@]}"; do
   target=
 done
 echo "pause in ms: the median over $rounds rounds of the safepoints the target logged while the tool ran ($("$java" -version 2>&1 | head -1))"
+
+# The GC cost of alloc --live's weak refs: a target whose survivors fill the agent's table (64k weak
+# refs), young collections logged with -Xlog:gc,gc+phases=debug; the "JNI Weak" phase and the pause
+# of each young collection, averaged over a window without a session and one with the table full.
+javac -d "$work" "$here/heap/LiveSamples.java"
+log="$work/phases.log"
+"$java" -Xmx1g -Xmn16m -XX:+UseG1GC -Xlog:gc,gc+phases=debug:file="$log" -cp "$work" LiveSamples >"$work/out" 2>&1 &
+target=$!
+while ! grep -q READY "$work/out" 2>/dev/null; do kill -0 "$target"; sleep 0.2; done
+young_since() { # $1 = byte offset: "collections, mean JNI Weak ms, mean pause ms" of the young collections logged since
+  tail -c +"$(($1 + 1))" "$log" | awk '
+    /JNI Weak/ { for (i = 1; i <= NF; i++) if ($i == "Sum:") { weak += $(i + 1); w++ } }
+    /Pause Young/ { sub(/ms$/, "", $NF); pause += $NF; n++ }
+    END { printf "%d | %.3f | %.2f", n, w ? weak / w : 0, n ? pause / n : 0 }'
+}
+"$root/jvmti-cli" threads "$target" >/dev/null # the agent is resident in both windows
+sleep 5
+offset=$(stat -c %s "$log"); sleep 10; without=$(young_since "$offset")
+"$root/jvmti-cli" alloc "$target" --live --interval 1k --duration 20s --json >"$work/live.json" &
+cli=$!
+sleep 8 # the table fills
+offset=$(stat -c %s "$log"); sleep 10; with=$(young_since "$offset")
+wait "$cli"
+echo
+echo "| young collections of a 1 GiB G1 heap (-Xmn16m) | collections | JNI Weak, ms | pause, ms |"
+echo "|---|---:|---:|---:|"
+echo "| no session | $without |"
+echo "| alloc --live, table full ($(grep -o '"tracked" : [0-9]*' "$work/live.json" | grep -o '[0-9]*$') tracked, $(grep -o '"tableFull" : [0-9]*' "$work/live.json" | grep -o '[0-9]*$') did not fit) | $with |"
+echo "JNI Weak: the phase's Sum over GC workers, mean per young collection; pause: mean Pause Young"
+kill "$target"; wait "$target" 2>/dev/null || true
+target=

@@ -451,8 +451,8 @@ function _picocli_jvmti-cli_alloc() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--top' '--html' '--interval' '--timeout'"
+  local flag_opts="'--json' '--collapsed' '--live' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--top' '--html' '--interval' '--min-age' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -470,6 +470,9 @@ function _picocli_jvmti-cli_alloc() {
       return $?
       ;;
     '--interval')
+      return
+      ;;
+    '--min-age')
       return
       ;;
     '--timeout')

@@ -9,12 +9,19 @@
  * object comparisons. The stack is kept as jmethodIDs and bytecode indices; names and lines are
  * resolved at stop, on the agent thread, with whether each method's class is the JDK's (defined by the
  * boot or platform loader). Memory is allocated at start and freed at stop; a sample
- * that finds the tables full is still counted in the totals and reported as dropped. */
+ * that finds the tables full is still counted in the totals and reported as dropped.
+ *
+ * Live mode (`alloc --live`): each sample also gets a weak ref in alloc_live's table, and the
+ * classes and stacks count only the sampled objects still alive at stop that survived at least
+ * minAge collections, with the youngest and oldest age of each; the totals still count every
+ * sample taken. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
 #include "aggregate.h"
+#include "alloc_live.h"
 #include "answer.h"
 #include "method_table.h"
 #include "session.h"
@@ -23,31 +30,52 @@
 #define ALLOC_MAX_CLASSES 2048
 #define ALLOC_CLASS_ARENA (256 * 1024)
 #define DEFAULT_INTERVAL (512 * 1024)
+#define MAX_MIN_AGE 1000000
+
+/* The youngest and oldest survivor of a class or stack, in collections survived. */
+typedef struct {
+    uint32_t youngest;
+    uint32_t oldest;
+} age_range;
 
 typedef struct {
     uint64_t samples;
     uint64_t bytes;
     uint64_t weight;
-} class_totals;
+} sample_totals;
 
 static struct {
     session_state run;
     jlong interval;
     stack_table stacks;
     name_table classes;
-    class_totals per_class[ALLOC_MAX_CLASSES];
+    sample_totals per_class[ALLOC_MAX_CLASSES];
     uint64_t samples;
     uint64_t bytes;
     uint64_t weight;
     uint64_t dropped_stacks;
     uint64_t dropped_classes;
+    int live;
+    int64_t min_age;
+    age_range *stack_ages;                  /* live mode: per stack table slot */
+    age_range class_ages[ALLOC_MAX_CLASSES];
+    sample_totals survivors;                /* live mode, at stop: at least min_age */
+    sample_totals younger;                  /* alive, but younger than min_age */
 } session;
 
+static void add_sample(sample_totals *t, uint64_t bytes, uint64_t weight) {
+    t->samples++;
+    t->bytes += bytes;
+    t->weight += weight;
+}
+
 static void JNICALL on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jclass klass, jlong size) {
-    (void)jni;
     (void)thread;
-    (void)object;
     if (!gate_enter(&session.run.gate)) {
+        return;
+    }
+    if (session.live && live_own_thread()) {
+        gate_leave(&session.run.gate);
         return;
     }
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
@@ -61,6 +89,7 @@ static void JNICALL on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     }
     uint64_t bytes = size > 0 ? (uint64_t)size : 0;
     uint64_t weight = sample_weight(bytes, (uint64_t)session.interval);
+    jweak ref = session.live ? live_ref(jni, object) : NULL;
     if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         session.samples++;
         session.bytes += bytes;
@@ -70,19 +99,24 @@ static void JNICALL on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
         if (cls < 0) {
             session.dropped_classes++;
         } else {
-            session.per_class[cls].samples++;
-            session.per_class[cls].bytes += bytes;
-            session.per_class[cls].weight += weight;
+            if (!session.live) {
+                add_sample(&session.per_class[cls], bytes, weight);
+            }
             e = stack_table_find_or_add(&session.stacks, cls, -1, frames, depth);
         }
-        if (e != NULL) {
+        if (e == NULL) {
+            session.dropped_stacks++;
+        } else if (!session.live) {
             e->count++;
             e->sum += bytes;
             e->weight += weight;
-        } else {
-            session.dropped_stacks++;
+        } else if (ref != NULL && live_put(ref, e, bytes) == 0) {
+            ref = NULL;
         }
         (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    }
+    if (ref != NULL) {
+        (*jni)->DeleteWeakGlobalRef(jni, ref);
     }
     if (signature != NULL) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
@@ -104,13 +138,29 @@ static int check(command_ctx *ctx) {
         command_fail(ctx, "bad_request", "interval must be between 1 byte and 1 GiB");
         return -1;
     }
+    int64_t min_age = request_int(ctx->req, "minAge", 1);
+    if (min_age < 0 || min_age > MAX_MIN_AGE) {
+        command_fail(ctx, "bad_request", "minAge must be between 0 and 1000000 collections");
+        return -1;
+    }
     session.interval = interval;
+    session.live = request_bool(ctx->req, "live", 0);
+    session.min_age = min_age;
     return 0;
 }
 
-static int close_tables(void) {
+static void free_tables(void) {
     stack_table_free(&session.stacks);
     name_table_free(&session.classes);
+    free(session.stack_ages);
+    session.stack_ages = NULL;
+}
+
+static int close_tables(void) {
+    if (session.live && live_close(events_jni()) != 0) {
+        return -1; /* its entries point into the stack table, and its pruner may use the lock */
+    }
+    free_tables();
     return 0;
 }
 
@@ -118,35 +168,112 @@ static int open_tables(command_ctx *ctx) {
     memset(session.per_class, 0, sizeof session.per_class);
     session.samples = session.bytes = session.weight = 0;
     session.dropped_stacks = session.dropped_classes = 0;
+    memset(&session.survivors, 0, sizeof session.survivors);
+    memset(&session.younger, 0, sizeof session.younger);
     if (stack_table_init(&session.stacks, ALLOC_STACK_SLOTS) != 0
-            || name_table_init(&session.classes, ALLOC_MAX_CLASSES, ALLOC_CLASS_ARENA) != 0) {
-        close_tables();
+            || name_table_init(&session.classes, ALLOC_MAX_CLASSES, ALLOC_CLASS_ARENA) != 0
+            || (session.live && (session.stack_ages = calloc(session.stacks.capacity, sizeof *session.stack_ages)) == NULL)) {
+        free_tables();
         command_fail(ctx, "no_memory", "cannot allocate the sampling tables");
+        return -1;
+    }
+    const char *failure = NULL;
+    if (session.live && live_open(ctx->jni, session.run.lock, &failure) != 0) {
+        free_tables();
+        command_fail(ctx, "internal", failure);
         return -1;
     }
     jvmtiError err = (*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, (jint)session.interval);
     if (err != JVMTI_ERROR_NONE) {
-        close_tables();
+        if (session.live) {
+            live_quiesce(ctx->jni);
+        }
+        (void)close_tables();
         command_fail_jvmti(ctx, "SetHeapSamplingInterval", err);
         return -1;
     }
     return 0;
 }
 
-static void restore_interval(JNIEnv *jni) {
-    (void)jni;
+static void quiesce(JNIEnv *jni) {
     (void)(*the_agent.jvmti)->SetHeapSamplingInterval(the_agent.jvmti, DEFAULT_INTERVAL);
+    if (session.live) {
+        live_quiesce(jni);
+    }
+}
+
+static void widen(age_range *range, uint64_t samples_before, uint32_t age) {
+    if (samples_before == 0 || age < range->youngest) {
+        range->youngest = age;
+    }
+    if (samples_before == 0 || age > range->oldest) {
+        range->oldest = age;
+    }
+}
+
+/* A sampled object alive at stop: counted in its stack and class if old enough. */
+static void count_survivor(void *arg, const stack_entry *found, uint64_t bytes, uint32_t age) {
+    (void)arg;
+    uint64_t weight = sample_weight(bytes, (uint64_t)session.interval);
+    if ((int64_t)age < session.min_age) {
+        add_sample(&session.younger, bytes, weight);
+        return;
+    }
+    size_t slot = (size_t)(found - session.stacks.slots);
+    stack_entry *e = &session.stacks.slots[slot];
+    widen(&session.stack_ages[slot], e->count, age);
+    widen(&session.class_ages[e->key], session.per_class[e->key].samples, age);
+    e->count++;
+    e->sum += bytes;
+    e->weight += weight;
+    add_sample(&session.per_class[e->key], bytes, weight);
+    add_sample(&session.survivors, bytes, weight);
+}
+
+static void write_totals(json_writer *w, const char *key, const sample_totals *t) {
+    json_key(w, key);
+    json_begin_object(w);
+    json_key(w, "samples");
+    json_int(w, (int64_t)t->samples);
+    json_key(w, "sampledBytes");
+    json_int(w, (int64_t)t->bytes);
+    json_key(w, "estimatedBytes");
+    json_int(w, (int64_t)t->weight);
+    json_end_object(w);
+}
+
+static void write_ages(json_writer *w, const age_range *range) {
+    json_key(w, "youngest");
+    json_int(w, range->youngest);
+    json_key(w, "oldest");
+    json_int(w, range->oldest);
+}
+
+static void write_live(json_writer *w) {
+    json_key(w, "live");
+    json_begin_object(w);
+    json_key(w, "minAge");
+    json_int(w, session.min_age);
+    live_write_counts(w);
+    write_totals(w, "survivors", &session.survivors);
+    write_totals(w, "younger", &session.younger);
+    json_end_object(w);
 }
 
 static void write_started(json_writer *w) {
     json_begin_object(w);
     json_key(w, "interval");
     json_int(w, session.interval);
+    json_key(w, "live");
+    json_bool(w, session.live);
     json_end_object(w);
 }
 
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
+    if (session.live) {
+        live_survivors(ctx->jni, count_survivor, NULL);
+    }
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
     methods.with_origin = 1;
@@ -170,6 +297,9 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_key(w, "gcs");
         json_int(w, gcs);
     }
+    if (session.live) {
+        write_live(w);
+    }
     json_key(w, "classes");
     json_begin_array(w);
     for (size_t i = 0; i < session.classes.count; i++) {
@@ -182,6 +312,9 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_int(w, (int64_t)session.per_class[i].bytes);
         json_key(w, "estimatedBytes");
         json_int(w, (int64_t)session.per_class[i].weight);
+        if (session.live && session.per_class[i].samples > 0) {
+            write_ages(w, &session.class_ages[i]);
+        }
         json_end_object(w);
     }
     json_end_array(w);
@@ -189,7 +322,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_begin_array(w);
     for (size_t i = 0; have_methods && i < session.stacks.capacity; i++) {
         const stack_entry *e = &session.stacks.slots[i];
-        if (e->hash == 0) {
+        if (e->hash == 0 || (session.live && e->count == 0)) {
             continue;
         }
         json_begin_object(w);
@@ -201,6 +334,9 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_int(w, (int64_t)e->sum);
         json_key(w, "estimatedBytes");
         json_int(w, (int64_t)e->weight);
+        if (session.live) {
+            write_ages(w, &session.stack_ages[i]);
+        }
         json_key(w, "frames");
         method_table_write_frames(&methods, w, e->frames, e->depth);
         json_end_object(w);
@@ -224,7 +360,7 @@ static const session_engine engine = {
     .callbacks = add_callbacks,
     .check = check,
     .open = open_tables,
-    .quiesce = restore_interval,
+    .quiesce = quiesce,
     .started = write_started,
     .report = write_report,
     .close = close_tables,

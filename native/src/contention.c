@@ -255,17 +255,7 @@ static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
 }
 
 static int start_helper(JNIEnv *jni) {
-    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
-    jmethodID init = thread_class == NULL ? NULL : (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
-    jstring name = init == NULL ? NULL : (*jni)->NewStringUTF(jni, "jvmti-cli contention");
-    jobject thread = name == NULL ? NULL : (*jni)->NewObject(jni, thread_class, init, name);
-    if ((*jni)->ExceptionCheck(jni)) {
-        (*jni)->ExceptionClear(jni);
-    }
-    session.helper = thread == NULL ? NULL : (*jni)->NewGlobalRef(jni, thread);
-    if (thread_class != NULL) (*jni)->DeleteLocalRef(jni, thread_class);
-    if (name != NULL) (*jni)->DeleteLocalRef(jni, name);
-    if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
+    session.helper = jni_new_thread(jni, "jvmti-cli contention");
     if (session.helper == NULL) {
         return -1;
     }

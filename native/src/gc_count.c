@@ -51,3 +51,7 @@ int64_t gc_count_end(int64_t began) {
     }
     return count;
 }
+
+int64_t gc_count_now(void) {
+    return __atomic_load_n(&finished, __ATOMIC_RELAXED);
+}

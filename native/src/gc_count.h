@@ -13,4 +13,7 @@ int64_t gc_count_begin(void);
  * event off and gives the capability back). -1 if begin returned -1. */
 int64_t gc_count_end(int64_t began);
 
+/* The collections finished so far, from any thread; it only grows while some session counts. */
+int64_t gc_count_now(void);
+
 #endif

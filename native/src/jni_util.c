@@ -25,6 +25,18 @@ jclass jni_global_class(JNIEnv *jni, const char *name) {
     return global;
 }
 
+jobject jni_new_thread(JNIEnv *jni, const char *name) {
+    jclass thread_class = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID init = jni_failed(jni, thread_class) ? NULL : (*jni)->GetMethodID(jni, thread_class, "<init>", "(Ljava/lang/String;)V");
+    jstring text = jni_failed(jni, init) ? NULL : (*jni)->NewStringUTF(jni, name);
+    jobject thread = jni_failed(jni, text) ? NULL : (*jni)->NewObject(jni, thread_class, init, text);
+    jobject global = jni_failed(jni, thread) ? NULL : (*jni)->NewGlobalRef(jni, thread);
+    if (thread_class != NULL) (*jni)->DeleteLocalRef(jni, thread_class);
+    if (text != NULL) (*jni)->DeleteLocalRef(jni, text);
+    if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
+    return global;
+}
+
 char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
     jstring value = target == NULL ? NULL : (*jni)->CallObjectMethod(jni, target, getter);
     if (jni_failed(jni, value)) {

@@ -30,6 +30,10 @@ int jni_call_long(JNIEnv *jni, jobject target, jmethodID getter, jlong *value);
  * is below the command's frame (62 threads in a frame of 32 warned at every command). */
 void jni_reserve_locals(JNIEnv *jni, jint count);
 
+/* A global reference to a new java.lang.Thread of that name, for RunAgentThread; NULL on failure
+ * (the exception is cleared). */
+jobject jni_new_thread(JNIEnv *jni, const char *name);
+
 /* A global reference to the named class, or NULL. */
 jclass jni_global_class(JNIEnv *jni, const char *name);
 

@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AllocReport;
+import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.AllocView;
 import dev.jvmticli.render.FlameGraph;
@@ -13,7 +14,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "alloc", mixinStandardHelpOptions = true,
-        description = "Sample heap allocations for a while: top classes and allocation sites, as a table, collapsed stacks or a flame graph.")
+        description = "Sample heap allocations for a while: top classes and allocation sites, as a table, collapsed stacks or a flame graph;"
+                + " with --live, only the sampled objects still alive at the end.")
 final class AllocCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -27,6 +29,14 @@ final class AllocCommand implements Callable<Integer> {
             description = "Take one sample per SIZE allocated bytes on average (default: ${DEFAULT-VALUE}).")
     long interval;
 
+    @Option(names = "--live", description = "Report only the sampled objects still alive at the end that survived at least --min-age GCs,"
+            + " with how many GCs they survived.")
+    boolean live;
+
+    @Option(names = "--min-age", paramLabel = "N", description = "With --live: the GCs an object must have survived to be reported"
+            + " (default: 1; 0 also reports objects no GC has looked at yet).")
+    Integer minAge;
+
     AllocCommand(CliContext context) {
         this.context = context;
     }
@@ -34,16 +44,30 @@ final class AllocCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         report.validate();
+        if (minAge != null && !live) {
+            throw new CliFailure(ExitCode.USAGE, "--min-age applies to --live only");
+        }
+        if (minAge != null && minAge < 0) {
+            throw new CliFailure(ExitCode.USAGE, "--min-age takes a number of GCs, 0 or more");
+        }
+        Map<String, Object> start = live ? Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge)
+                : Map.of("interval", interval);
         try (AgentClient client = context.connect(target.resolve())) {
-            client.call("alloc.start", Map.of("interval", interval), Map.class);
+            client.call("alloc.start", start, Map.class);
             SamplingWindow.run(report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
         }
         return ExitCode.OK.code();
     }
 
     private void print(AllocReport result) {
+        if (live && result.live() == null) {
+            throw new CliFailure(ExitCode.FAILURE, "the agent resident in JVM " + target.target
+                    + " predates alloc --live: detach it (jvmti-cli detach) and run again");
+        }
         if (report.html != null) {
-            report.writeHtml(context, FlameGraph.html("Allocations in JVM " + target.target + ", estimated bytes", "bytes",
+            String title = live ? "Live objects in JVM " + target.target + " (survived " + result.live().minAge() + "+ GCs), estimated bytes"
+                    : "Allocations in JVM " + target.target + ", estimated bytes";
+            report.writeHtml(context, FlameGraph.html(title, "bytes",
                     AllocView.flame(result)));
         }
         if (report.collapsed) {

@@ -7,23 +7,46 @@ import java.util.List;
  * The answer to {@code alloc.stop}: heap samples aggregated by class and by (class, stack).
  * Frames are {@code [method index, bci, line]}, innermost first; line is -1 when unknown. gcs is how
  * many garbage collections finished during the session, null when the agent could not count them.
+ * live is null unless the session ran with {@code live}: then the classes and stacks count only the
+ * sampled objects still alive at stop that survived at least {@link Live#minAge()} collections,
+ * each with the youngest and oldest age among them, and the totals still count every sample taken.
  */
 public record AllocReport(long interval, long durationNanos, long samples, long sampledBytes, long estimatedBytes,
                           long droppedStacks, long droppedClasses, List<ClassTotal> classes, List<Stack> stacks,
-                          List<MethodRef> methods, Long gcs) {
-    /** A report without a GC count. */
+                          List<MethodRef> methods, Long gcs, Live live) {
+    /** A report without a GC count, of all samples. */
     public AllocReport(long interval, long durationNanos, long samples, long sampledBytes, long estimatedBytes,
                        long droppedStacks, long droppedClasses, List<ClassTotal> classes, List<Stack> stacks,
                        List<MethodRef> methods) {
-        this(interval, durationNanos, samples, sampledBytes, estimatedBytes, droppedStacks, droppedClasses, classes, stacks, methods, null);
+        this(interval, durationNanos, samples, sampledBytes, estimatedBytes, droppedStacks, droppedClasses, classes, stacks, methods, null, null);
     }
 
-    /** One allocated class: its JVM signature and its samples. */
-    public record ClassTotal(String name, long samples, long sampledBytes, long estimatedBytes) {
+    /** One allocated class: its JVM signature and its samples; the ages only in a live report. */
+    public record ClassTotal(String name, long samples, long sampledBytes, long estimatedBytes, Long youngest, Long oldest) {
+        public ClassTotal(String name, long samples, long sampledBytes, long estimatedBytes) {
+            this(name, samples, sampledBytes, estimatedBytes, null, null);
+        }
     }
 
-    /** One distinct allocation stack of one class. */
+    /** One distinct allocation stack of one class; the ages only in a live report. */
     public record Stack(@JsonProperty("class") int classIndex, long samples, long sampledBytes, long estimatedBytes,
-                        long[][] frames) {
+                        long[][] frames, Long youngest, Long oldest) {
+        public Stack(int classIndex, long samples, long sampledBytes, long estimatedBytes, long[][] frames) {
+            this(classIndex, samples, sampledBytes, estimatedBytes, frames, null, null);
+        }
+    }
+
+    /** Samples, their exact bytes, and the bytes they stand for. */
+    public record Totals(long samples, long sampledBytes, long estimatedBytes) {
+    }
+
+    /**
+     * The live table: each sample got a weak reference in a table of capacity entries (tracked),
+     * unless the table was full (tableFull) or no reference could be made (noReference); collected
+     * of them were freed during the session. collections: those the agent saw (ages count them).
+     * survivors: alive at stop and at least minAge collections old; younger: alive, not that old.
+     */
+    public record Live(int minAge, int capacity, long tracked, long tableFull, long noReference, long collected,
+                       long collections, Totals survivors, Totals younger) {
     }
 }

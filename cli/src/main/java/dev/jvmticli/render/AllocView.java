@@ -1,5 +1,6 @@
 package dev.jvmticli.render;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.jvmticli.client.AllocReport;
 import dev.jvmticli.client.AllocReport.ClassTotal;
 import dev.jvmticli.client.AllocReport.Stack;
@@ -12,13 +13,32 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The `alloc` report: top classes, top allocation sites, and its stacks as flame graph samples. */
+/**
+ * The `alloc` report: top classes, top allocation sites, and its stacks as flame graph samples. Of
+ * a live report (`alloc --live`) the same, of the survivors, with how many collections they survived.
+ */
 public final class AllocView {
     private AllocView() {
     }
 
-    /** An allocated class with its share of the samples. */
-    public record ClassRow(String className, long samples, long sampledBytes, long estimatedBytes) {
+    /** The youngest and oldest survivor of a row, in collections survived. */
+    public record Ages(long youngest, long oldest) {
+        static Ages of(Long youngest, Long oldest) {
+            return youngest == null || oldest == null ? null : new Ages(youngest, oldest);
+        }
+
+        static Ages merge(Ages a, Ages b) {
+            return a == null ? b : b == null ? a : new Ages(Math.min(a.youngest, b.youngest), Math.max(a.oldest, b.oldest));
+        }
+
+        String text() {
+            return youngest == oldest ? Long.toString(youngest) : youngest + "-" + oldest;
+        }
+    }
+
+    /** An allocated class with its share of the samples; ages only in a live report. */
+    public record ClassRow(String className, long samples, long sampledBytes, long estimatedBytes,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Ages ages) {
     }
 
     /**
@@ -26,16 +46,24 @@ public final class AllocView {
      * frame whose class is not the JDK's (the site itself when it is application code; null when no
      * frame of the stack is known to be outside the JDK).
      */
-    public record SiteRow(String site, String applicationFrame, String className, long samples, long estimatedBytes) {
+    public record SiteRow(String site, String applicationFrame, String className, long samples, long estimatedBytes,
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Ages ages) {
+        public SiteRow(String site, String applicationFrame, String className, long samples, long estimatedBytes) {
+            this(site, applicationFrame, className, samples, estimatedBytes, null);
+        }
     }
 
     /** A whole stack, innermost frame first, for --json. */
-    public record StackRow(String className, long samples, long sampledBytes, long estimatedBytes, List<String> frames) {
+    public record StackRow(String className, long samples, long sampledBytes, long estimatedBytes,
+                           @JsonInclude(JsonInclude.Include.NON_NULL) Ages ages, List<String> frames) {
     }
 
+    /** The classes with samples: in a live report, those with survivors. */
     public static List<ClassRow> classes(AllocReport report) {
         return report.classes().stream()
-                .map(c -> new ClassRow(JvmNames.className(c.name()), c.samples(), c.sampledBytes(), c.estimatedBytes()))
+                .filter(c -> c.samples() > 0)
+                .map(c -> new ClassRow(JvmNames.className(c.name()), c.samples(), c.sampledBytes(), c.estimatedBytes(),
+                        Ages.of(c.youngest(), c.oldest())))
                 .sorted(Comparator.comparingLong(ClassRow::estimatedBytes).reversed().thenComparing(ClassRow::className))
                 .toList();
     }
@@ -61,16 +89,16 @@ public final class AllocView {
     }
 
     public static List<SiteRow> sites(AllocReport report) {
-        Map<List<String>, long[]> merged = new LinkedHashMap<>();
+        Map<List<String>, SiteRow> merged = new LinkedHashMap<>();
         for (Stack stack : report.stacks()) {
             String site = stack.frames().length == 0 ? "(no Java frames)" : JvmNames.frame(report.methods(), stack.frames()[0]);
-            String application = applicationFrame(report, stack);
-            long[] sums = merged.computeIfAbsent(Arrays.asList(site, application, classOf(report, stack)), k -> new long[2]);
-            sums[0] += stack.samples();
-            sums[1] += stack.estimatedBytes();
+            SiteRow row = new SiteRow(site, applicationFrame(report, stack), classOf(report, stack), stack.samples(),
+                    stack.estimatedBytes(), Ages.of(stack.youngest(), stack.oldest()));
+            merged.merge(Arrays.asList(row.site(), row.applicationFrame(), row.className()), row,
+                    (a, b) -> new SiteRow(a.site(), a.applicationFrame(), a.className(), a.samples() + b.samples(),
+                            a.estimatedBytes() + b.estimatedBytes(), Ages.merge(a.ages(), b.ages())));
         }
-        List<SiteRow> rows = new ArrayList<>();
-        merged.forEach((key, sums) -> rows.add(new SiteRow(key.get(0), key.get(1), key.get(2), sums[0], sums[1])));
+        List<SiteRow> rows = new ArrayList<>(merged.values());
         rows.sort(Comparator.comparingLong(SiteRow::estimatedBytes).reversed().thenComparing(SiteRow::site));
         return rows;
     }
@@ -78,7 +106,7 @@ public final class AllocView {
     public static List<StackRow> stacks(AllocReport report) {
         return report.stacks().stream()
                 .map(s -> new StackRow(classOf(report, s), s.samples(), s.sampledBytes(), s.estimatedBytes(),
-                        Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
+                        Ages.of(s.youngest(), s.oldest()), Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
                 .sorted(Comparator.comparingLong(StackRow::estimatedBytes).reversed())
                 .toList();
     }
@@ -110,6 +138,9 @@ public final class AllocView {
         if (report.gcs() != null) {
             doc.put("gcs", report.gcs());
         }
+        if (report.live() != null) {
+            doc.put("live", report.live());
+        }
         doc.put("classes", classes(report));
         doc.put("sites", sites(report));
         doc.put("stacks", stacks(report));
@@ -132,18 +163,47 @@ public final class AllocView {
             out.printf("(%d samples did not fit the agent's tables: counted in the totals, not in the stacks)%n",
                     report.droppedStacks() + report.droppedClasses());
         }
+        AllocReport.Live live = report.live();
+        long whole = live == null ? report.estimatedBytes() : live.survivors().estimatedBytes();
+        if (live != null) {
+            printLive(out, live);
+        }
         out.println();
-        Table classes = new Table("SAMPLES", "SAMPLED", "ESTIMATED", "%", "CLASS").alignRight(0, 1, 2, 3);
-        classes(report).stream().limit(top).forEach(c -> classes.add(Long.toString(c.samples()), Sizes.bytes(c.sampledBytes()),
-                Sizes.bytes(c.estimatedBytes()), Sizes.percent(c.estimatedBytes(), report.estimatedBytes()), c.className()));
-        out.println("Top classes:");
+        String prefix = live == null ? "Top " : "Top live ";
+        Table classes = live == null ? new Table("SAMPLES", "SAMPLED", "ESTIMATED", "%", "CLASS").alignRight(0, 1, 2, 3)
+                : new Table("SAMPLES", "SAMPLED", "ESTIMATED", "%", "GCS SURVIVED", "CLASS").alignRight(0, 1, 2, 3, 4);
+        classes(report).stream().limit(top).forEach(c -> classes.add(withAges(live, c.ages(), 4, Long.toString(c.samples()),
+                Sizes.bytes(c.sampledBytes()), Sizes.bytes(c.estimatedBytes()), Sizes.percent(c.estimatedBytes(), whole), c.className())));
+        out.println(prefix + "classes:");
         classes.print(out);
         out.println();
-        Table sites = new Table("SAMPLES", "ESTIMATED", "%", "CLASS", "SITE").alignRight(0, 1, 2);
-        sites(report).stream().limit(top).forEach(s -> sites.add(Long.toString(s.samples()), Sizes.bytes(s.estimatedBytes()),
-                Sizes.percent(s.estimatedBytes(), report.estimatedBytes()), s.className(), siteText(s)));
-        out.println("Top allocation sites:");
+        Table sites = live == null ? new Table("SAMPLES", "ESTIMATED", "%", "CLASS", "SITE").alignRight(0, 1, 2)
+                : new Table("SAMPLES", "ESTIMATED", "%", "GCS SURVIVED", "CLASS", "SITE").alignRight(0, 1, 2, 3);
+        sites(report).stream().limit(top).forEach(s -> sites.add(withAges(live, s.ages(), 3, Long.toString(s.samples()),
+                Sizes.bytes(s.estimatedBytes()), Sizes.percent(s.estimatedBytes(), whole), s.className(), siteText(s))));
+        out.println(prefix + "allocation sites:");
         sites.print(out);
         out.flush();
+    }
+
+    /** A row's cells; in a live report with its ages inserted at index at. */
+    private static String[] withAges(AllocReport.Live live, Ages ages, int at, String... cells) {
+        if (live == null) {
+            return cells;
+        }
+        List<String> row = new ArrayList<>(Arrays.asList(cells));
+        row.add(at, ages == null ? "?" : ages.text());
+        return row.toArray(String[]::new);
+    }
+
+    private static void printLive(PrintWriter out, AllocReport.Live live) {
+        out.printf("Still alive at the end, having survived at least %d GC%s: %d samples, about %s (%d GCs seen; "
+                        + "%d more samples alive but younger, about %s)%n", live.minAge(), live.minAge() == 1 ? "" : "s",
+                live.survivors().samples(), Sizes.bytes(live.survivors().estimatedBytes()), live.collections(),
+                live.younger().samples(), Sizes.bytes(live.younger().estimatedBytes()));
+        if (live.tableFull() > 0 || live.noReference() > 0) {
+            out.printf("(%d samples were not followed: %d found the agent's table of %d full, %d got no reference)%n",
+                    live.tableFull() + live.noReference(), live.tableFull(), live.capacity(), live.noReference());
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.jvmticli.render;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.client.AllocReport;
 import dev.jvmticli.client.AllocReport.ClassTotal;
@@ -47,5 +48,28 @@ class AllocViewTest {
         assertNull(unknown.applicationFrame(), "a frame of unknown origin could be the application's");
         assertEquals("java.lang.String.repeat:4435", AllocView.siteText(unknown));
         assertNull(sites(stack(1, new long[] {0, 1, 4435})).get(0).applicationFrame(), "only JDK frames");
+    }
+
+    @Test
+    void aLiveSiteSpansTheAgesOfItsStacksAndTheTableNamesThem() {
+        List<MethodRef> methods = METHODS;
+        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 2, 0, 5, 7,
+                new AllocReport.Totals(5, 400, 5000), new AllocReport.Totals(1, 80, 1000));
+        AllocReport report = new AllocReport(1024, 1_000_000_000L, 10, 800, 10000, 0, 0,
+                List.of(new ClassTotal("Lapp/Leak;", 5, 400, 5000, 2L, 6L), new ClassTotal("Lapp/Gone;", 0, 0, 0)),
+                List.of(new Stack(0, 3, 240, 3000, new long[][] {{1, 0, 10}, {2, 0, 20}}, 4L, 6L),
+                        new Stack(0, 2, 160, 2000, new long[][] {{1, 0, 10}, {2, 0, 21}}, 2L, 3L)),
+                methods, 9L, live);
+        List<SiteRow> rows = AllocView.sites(report);
+        assertEquals(1, rows.size(), "one site, two stacks");
+        assertEquals(new AllocView.Ages(2, 6), rows.get(0).ages());
+        assertEquals(1, AllocView.classes(report).size(), "a class without survivors is left out");
+        java.io.StringWriter text = new java.io.StringWriter();
+        AllocView.print(new java.io.PrintWriter(text), report, 10);
+        String out = text.toString();
+        assertTrue(out.contains("Still alive at the end, having survived at least 1 GC: 5 samples, about 4.9 KiB (7 GCs seen; "
+                + "1 more samples alive but younger, about 1000 B)"), out);
+        assertTrue(out.contains("(2 samples were not followed: 2 found the agent's table of 65536 full, 0 got no reference)"), out);
+        assertTrue(out.contains("Top live classes:") && out.lines().anyMatch(l -> l.matches(".*100\\.0\\s+2-6\\s+app\\.Leak")), out);
     }
 }

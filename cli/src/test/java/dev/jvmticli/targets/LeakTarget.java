@@ -2,6 +2,7 @@ package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
 import java.lang.management.BufferPoolMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
@@ -15,7 +16,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * A leak next to churn: {@link #leak()} keeps LEAK_PER_TICK {@link Leaked} in a static map every
  * 10 ms, forever; {@link #churn()} allocates 100 times those bytes in short-lived {@link Churn}
  * arrays. Three direct buffers of 1 MiB are held from the start. Commands: {@code leaked} prints
- * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself.
+ * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself;
+ * {@code gcs} the collections its GC MXBeans counted. With the argument {@code on-command} it only
+ * churns until told {@code leak N}: then its churning thread leaks N Leaked at the same rate, from the same site,
+ * and prints how many the map holds.
  */
 public final class LeakTarget {
     static final int LEAK_PER_TICK = 20;
@@ -62,13 +66,33 @@ public final class LeakTarget {
         return out.toString();
     }
 
+    /** Ticks the churning thread still leaks for: the leak is sampled as faithfully as its churn (its TLABs refill often). */
+    static final java.util.concurrent.atomic.AtomicInteger LEAK_TICKS = new java.util.concurrent.atomic.AtomicInteger();
+
+    static String leakNow(int count) throws InterruptedException {
+        LEAK_TICKS.set(count / LEAK_PER_TICK);
+        while (LEAK_TICKS.get() > 0) {
+            Thread.sleep(10);
+        }
+        return Integer.toString(LEAK.size());
+    }
+
+    /** The collections: ZGC's beans of its pauses are left out, their cycles counted. */
+    static long gcs() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().filter(gc -> !gc.getName().endsWith(" Pauses"))
+                .mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
+    }
+
     public static void main(String[] args) throws Exception {
+        boolean onCommand = List.of(args).contains("on-command");
         for (int i = 0; i < 3; i++) {
             DIRECT.add(ByteBuffer.allocateDirect(1 << 20));
         }
         TargetMain.start("leak", () -> {
             while (true) {
-                leak();
+                if (!onCommand || LEAK_TICKS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    leak();
+                }
                 churn();
                 try {
                     Thread.sleep(10);
@@ -80,7 +104,14 @@ public final class LeakTarget {
         TargetMain.serve(line -> switch (line) {
             case "leaked" -> Integer.toString(LEAK.size());
             case "memory" -> memory();
-            default -> "unknown command " + line;
+            case "gcs" -> Long.toString(gcs());
+            default -> {
+                try {
+                    yield line.startsWith("leak ") ? leakNow(Integer.parseInt(line.substring(5))) : "unknown command " + line;
+                } catch (InterruptedException e) {
+                    yield "interrupted";
+                }
+            }
         });
     }
 }

@@ -1,0 +1,145 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.LeakTarget;
+import dev.jvmticli.testing.AgentProbe;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * `alloc --live` against a target that leaks a known number of objects from one site while another
+ * churns 100 times those bytes of garbage, and against the same target without the leak: on G1 and
+ * Parallel on JDK 17. Not on generational ZGC: its young collections do not clear weak refs, so
+ * `--live` learns of the churn's death only at a major collection (README, alloc --live).
+ */
+class AllocLiveIT {
+    static final String CAPABILITY = "can_generate_sampled_object_alloc_events";
+    static final String LEAKED = "dev.jvmticli.targets.LeakTarget$Leaked";
+    static final String LEAK_SITE = "dev.jvmticli.targets.LeakTarget.leak:";
+    static final String CHURN_SITE = "dev.jvmticli.targets.LeakTarget.churn:";
+    static final int INTERVAL = 1024;
+    static final int LEAK = 4000;
+
+    static Stream<Arguments> collectors() {
+        List<Arguments> runs = new ArrayList<>();
+        Jdks.stream().filter(jdk -> jdk.feature() == 17).forEach(jdk -> {
+            runs.add(Arguments.of(jdk, "-XX:+UseG1GC"));
+            runs.add(Arguments.of(jdk, "-XX:+UseParallelGC"));
+        });
+        return runs.stream();
+    }
+
+    /** A small heap, so that the churn is collected about once a second; on G1 a small young generation too. */
+    private static TargetJvm start(Jdks.Jdk jdk, String collector) {
+        List<String> options = collector.equals("-XX:+UseG1GC") ? List.of(collector, "-Xmx64m", "-Xmn8m") : List.of(collector, "-Xmx64m");
+        return TargetJvm.start(jdk, LeakTarget.class, options, "on-command");
+    }
+
+    /** Starts `alloc --live` with args on a resident agent, and returns once its session runs. */
+    private static CompletableFuture<Result> startLive(long pid, String... args) throws InterruptedException {
+        assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit(), "the agent is resident");
+        List<String> command = new ArrayList<>(List.of("alloc", Long.toString(pid), "--live", "--interval", Integer.toString(INTERVAL)));
+        command.addAll(List.of(args));
+        CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run(command.toArray(String[]::new)));
+        assertTrue(AgentProbe.awaitCapability(pid, CAPABILITY, true).contains(CAPABILITY), "the session started");
+        return run;
+    }
+
+    /** What one sampled object of size bytes stands for (aggregate.c's sample_weight). */
+    private static double weight(double size) {
+        return size / (1 - Math.exp(-size / INTERVAL));
+    }
+
+    @ParameterizedTest
+    @MethodSource("collectors")
+    void theLeakSiteLeadsAndItsBytesAreWithinTheSamplingErrorWhileTheChurnIsGone(Jdks.Jdk jdk, String collector) throws Exception {
+        Path page = Files.createTempFile("alloc-live", ".html");
+        try (TargetJvm target = start(jdk, collector)) {
+            CompletableFuture<Result> run = startLive(target.pid(), "--duration", "10s", "--json", "--html", page.toString());
+            long leaked = Long.parseLong(target.ask("leak " + LEAK));
+            long collections = Long.parseLong(target.ask("gcs"));
+            while (Long.parseLong(target.ask("gcs")) < collections + 3 && !run.isDone()) {
+                Thread.sleep(100); // until the leak has survived collections that started after it
+            }
+            assertFalse(run.isDone(), "three collections after the leak, within the window");
+            Result result = run.get();
+            assertEquals(0, result.exit(), result.toString());
+            assertEquals(LEAK, leaked);
+            JsonNode doc = Json.parse(result.out());
+            JsonNode live = doc.path("live");
+            assertEquals(1, live.path("minAge").asInt(), result.out());
+            assertEquals(0, live.path("tableFull").asLong() + live.path("noReference").asLong() + doc.path("droppedStacks").asLong(),
+                    "every sample followed: " + live);
+            assertTrue(live.path("collections").asLong() >= 3, live.toString());
+
+            JsonNode first = doc.path("sites").path(0);
+            assertTrue(first.path("site").asText().startsWith(LEAK_SITE), result.out());
+            assertEquals(LEAKED, first.path("className").asText(), result.out());
+            for (JsonNode site : doc.path("sites")) {
+                if (site.path("site").asText().startsWith(CHURN_SITE)) {
+                    // the churn holds one array at a time (its static sink): at most that one sample survives
+                    assertTrue(site.path("samples").asLong() <= 1, "the churn is collected: " + site);
+                }
+            }
+
+            JsonNode leakedClass = null;
+            for (JsonNode row : doc.path("classes")) {
+                leakedClass = row.path("className").asText().equals(LEAKED) ? row : leakedClass;
+            }
+            assertNotNull(leakedClass, result.out());
+            assertTrue(leakedClass.path("ages").path("youngest").asLong() >= 1, leakedClass.toString());
+            // each sample is one object of the class's exact size; the estimate is the samples times
+            // their weight w, of variance truth * (w - size): four standard deviations either way
+            double size = (double) leakedClass.path("sampledBytes").asLong() / leakedClass.path("samples").asLong();
+            double truth = LEAK * size;
+            double sigma = Math.sqrt(truth * (weight(size) - size));
+            long estimate = leakedClass.path("estimatedBytes").asLong();
+            String estimated = "estimated " + estimate + " bytes of " + LEAKED + ", leaked " + truth + " (sigma " + sigma + "): " + leakedClass;
+            assertTrue(Math.abs(estimate - truth) <= 4 * sigma, estimated);
+
+            String html = Files.readString(page);
+            assertTrue(html.contains("Live objects in JVM ") && html.contains("LeakTarget$Leaked"), "the flame graph of the survivors");
+        } finally {
+            Files.deleteIfExists(page);
+        }
+    }
+
+    static final Pattern SURVIVORS = Pattern.compile(
+            "Still alive at the end, having survived at least 1 GC: (\\d+) samples, about .+ \\((\\d+) GCs seen; (\\d+) more samples alive but younger");
+
+    @ParameterizedTest
+    @MethodSource("collectors")
+    void withoutTheLeakNothingSurvivesButNoise(Jdks.Jdk jdk, String collector) throws Exception {
+        try (TargetJvm target = start(jdk, collector)) {
+            long collections = Long.parseLong(target.ask("gcs"));
+            Result result = startLive(target.pid(), "--duration", "4s").get();
+            assertEquals(0, result.exit(), result.toString());
+            assertTrue(Long.parseLong(target.ask("gcs")) >= collections + 3, "collections ran during the window");
+            Matcher m = SURVIVORS.matcher(result.out());
+            assertTrue(m.find(), result.out());
+            assertTrue(Long.parseLong(m.group(2)) >= 3, result.out());
+            // the churn's last array, and what the JDK keeps of its own (a thread's buffers, a class's data)
+            assertTrue(Long.parseLong(m.group(1)) <= 5, "noise only: " + result.out());
+            assertFalse(result.out().contains(LEAKED), result.out());
+        }
+    }
+}

@@ -1,0 +1,306 @@
+/* The live-object table of `alloc --live` (alloc_live.h).
+ *
+ * Ages are counted with sentinels, not with GarbageCollectionFinish events: JVMTI posts those per
+ * pause, which under ZGC is three or more per cycle, and an object allocated during a concurrent
+ * cycle outlives that cycle without having been looked at. So every PRUNE_MILLIS the pruner
+ * allocates an unreachable object and keeps a weak ref to it: a sentinel. A poll that finds
+ * sentinels cleared has seen one collection (two between polls count as one), whose marking
+ * covered everything allocated before the newest sentinel it cleared. A sentinel's index is
+ * published before it is allocated, so a sample that read index k is older than sentinel k + 1:
+ * its age is the number of collections that cleared that sentinel or a later one. The
+ * age is thereby a lower bound: an object allocated after the last sentinel a collection cleared
+ * is not credited with that collection.
+ *
+ * Entries: a callback makes the weak ref outside the lock, then takes a free slot under it and
+ * marks it used last; only the pruner (and, once it has stopped, the agent thread) frees a used
+ * slot, so it reads a used slot's ref and calls IsSameObject/DeleteWeakGlobalRef holding nothing,
+ * and gives the slots back under the lock in batches. It prunes after each collection it sees and
+ * after each GarbageCollectionFinish (gc_count), the only times objects die. */
+#include "alloc_live.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "gc_count.h"
+#include "jni_util.h"
+
+#define PRUNE_MILLIS 20
+#define SENTINELS 1024          /* outstanding at once: 20 s without a collection at one per poll */
+#define MAX_COLLECTIONS 8192
+#define FREE_BATCH 1024
+
+typedef struct {
+    jweak ref;
+    const stack_entry *stack;
+    uint64_t bytes;
+    uint32_t next_sentinel;     /* the sentinel allocated after this sample */
+    int used;
+} live_entry;
+
+static struct {
+    jrawMonitorID lock;
+    live_entry *entries;        /* LIVE_CAPACITY */
+    uint32_t *free_slots;       /* a stack of free entry indices */
+    size_t free_count;
+    uint32_t newest_sentinel;   /* its index, published before it is allocated */
+    jweak sentinels[SENTINELS]; /* a FIFO of the sentinels not yet cleared, oldest at first */
+    uint32_t sentinel_index[SENTINELS];
+    size_t first, outstanding;
+    uint32_t newest_cleared[MAX_COLLECTIONS]; /* per collection seen: the newest sentinel it cleared */
+    size_t collections;
+    jclass object_class;
+    jthread pruner;
+    int run;
+    int done;
+    uint64_t tracked, table_full, no_ref, collected;
+} live;
+
+static _Thread_local int on_pruner;
+
+int live_own_thread(void) {
+    return on_pruner;
+}
+
+jweak live_ref(JNIEnv *jni, jobject object) {
+    if ((*jni)->ExceptionCheck(jni)) {
+        __atomic_add_fetch(&live.no_ref, 1, __ATOMIC_RELAXED);
+        return NULL; /* no JNI call but a few may be made with an exception pending */
+    }
+    jweak ref = (*jni)->NewWeakGlobalRef(jni, object);
+    if (ref == NULL) {
+        (void)jni_cleared_exception(jni); /* the OutOfMemoryError NewWeakGlobalRef threw: none was pending */
+        __atomic_add_fetch(&live.no_ref, 1, __ATOMIC_RELAXED);
+    }
+    return ref;
+}
+
+int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
+    if (live.free_count == 0) {
+        live.table_full++;
+        return -1;
+    }
+    uint32_t i = live.free_slots[--live.free_count];
+    live.entries[i].ref = ref;
+    live.entries[i].stack = stack;
+    live.entries[i].bytes = bytes;
+    live.entries[i].next_sentinel = __atomic_load_n(&live.newest_sentinel, __ATOMIC_SEQ_CST) + 1;
+    __atomic_store_n(&live.entries[i].used, 1, __ATOMIC_RELEASE);
+    live.tracked++;
+    return 0;
+}
+
+/* Pops the sentinels found cleared; records a collection when there were some. 1 if so. */
+static int observe_sentinels(JNIEnv *jni) {
+    int cleared = 0;
+    uint32_t newest = 0;
+    while (live.outstanding > 0 && (*jni)->IsSameObject(jni, live.sentinels[live.first], NULL)) {
+        (*jni)->DeleteWeakGlobalRef(jni, live.sentinels[live.first]);
+        newest = live.sentinel_index[live.first];
+        live.first = (live.first + 1) % SENTINELS;
+        live.outstanding--;
+        cleared = 1;
+    }
+    if (cleared) {
+        /* past MAX_COLLECTIONS the last one stands for the rest: ages stay lower bounds */
+        live.collections += live.collections < MAX_COLLECTIONS;
+        live.newest_cleared[live.collections - 1] = newest;
+    }
+    return cleared;
+}
+
+static void add_sentinel(JNIEnv *jni) {
+    if (live.outstanding == SENTINELS) {
+        return; /* samples keep the index until one fits: they are older than it still */
+    }
+    uint32_t index = live.newest_sentinel + 1;
+    __atomic_store_n(&live.newest_sentinel, index, __ATOMIC_SEQ_CST);
+    jobject sentinel = (*jni)->AllocObject(jni, live.object_class);
+    if (jni_failed(jni, sentinel)) {
+        return;
+    }
+    jweak ref = (*jni)->NewWeakGlobalRef(jni, sentinel);
+    (*jni)->DeleteLocalRef(jni, sentinel);
+    if (jni_failed(jni, ref)) {
+        return;
+    }
+    size_t at = (live.first + live.outstanding++) % SENTINELS;
+    live.sentinels[at] = ref;
+    live.sentinel_index[at] = index;
+}
+
+static void give_back(jvmtiEnv *jvmti, const uint32_t *slots, size_t count) {
+    (*jvmti)->RawMonitorEnter(jvmti, live.lock);
+    for (size_t k = 0; k < count; k++) {
+        live.entries[slots[k]].used = 0;
+        live.free_slots[live.free_count++] = slots[k];
+    }
+    live.collected += count;
+    (*jvmti)->RawMonitorExit(jvmti, live.lock);
+}
+
+/* Frees the entries whose objects were collected. */
+static void prune(jvmtiEnv *jvmti, JNIEnv *jni) {
+    uint32_t freed[FREE_BATCH];
+    size_t count = 0;
+    for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
+        live_entry *e = &live.entries[i];
+        if (!__atomic_load_n(&e->used, __ATOMIC_ACQUIRE) || !(*jni)->IsSameObject(jni, e->ref, NULL)) {
+            continue;
+        }
+        (*jni)->DeleteWeakGlobalRef(jni, e->ref);
+        freed[count++] = i;
+        if (count == FREE_BATCH) {
+            give_back(jvmti, freed, count);
+            count = 0;
+        }
+    }
+    give_back(jvmti, freed, count);
+}
+
+static void JNICALL pruner_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)arg;
+    on_pruner = 1;
+    int64_t gcs_pruned = gc_count_now();
+    (*jvmti)->RawMonitorEnter(jvmti, live.lock);
+    while (live.run) {
+        (*jvmti)->RawMonitorWait(jvmti, live.lock, PRUNE_MILLIS);
+        if (!live.run) {
+            break;
+        }
+        (*jvmti)->RawMonitorExit(jvmti, live.lock);
+        int collected = observe_sentinels(jni);
+        add_sentinel(jni);
+        int64_t gcs = gc_count_now();
+        if (collected || gcs != gcs_pruned) {
+            gcs_pruned = gcs;
+            prune(jvmti, jni);
+        }
+        (*jvmti)->RawMonitorEnter(jvmti, live.lock);
+    }
+    (*jvmti)->RawMonitorExit(jvmti, live.lock);
+    __atomic_store_n(&live.done, 1, __ATOMIC_SEQ_CST);
+}
+
+static void free_memory(void) {
+    free(live.entries);
+    free(live.free_slots);
+    live.entries = NULL;
+    live.free_slots = NULL;
+}
+
+int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure) {
+    live.lock = lock;
+    live.entries = calloc(LIVE_CAPACITY, sizeof *live.entries);
+    live.free_slots = malloc(LIVE_CAPACITY * sizeof *live.free_slots);
+    if (live.entries == NULL || live.free_slots == NULL) {
+        free_memory();
+        *failure = "cannot allocate the live-object table";
+        return -1;
+    }
+    for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
+        live.free_slots[i] = LIVE_CAPACITY - 1 - i;
+    }
+    live.free_count = LIVE_CAPACITY;
+    live.newest_sentinel = 0;
+    live.first = live.outstanding = live.collections = 0;
+    live.tracked = live.table_full = live.no_ref = live.collected = 0;
+    live.object_class = jni_global_class(jni, "java/lang/Object");
+    live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
+    live.run = 1;
+    live.done = 0;
+    if (live.pruner == NULL || (*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, live.pruner, pruner_main, NULL,
+                                                                  JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+        live.run = 0;
+        if (live.pruner != NULL) (*jni)->DeleteGlobalRef(jni, live.pruner);
+        if (live.object_class != NULL) (*jni)->DeleteGlobalRef(jni, live.object_class);
+        live.pruner = NULL;
+        live.object_class = NULL;
+        free_memory();
+        *failure = "cannot start the live-object pruner thread";
+        return -1;
+    }
+    return 0;
+}
+
+void live_quiesce(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (jni == NULL || live.pruner == NULL) {
+        return;
+    }
+    (*jvmti)->RawMonitorEnter(jvmti, live.lock);
+    live.run = 0;
+    (*jvmti)->RawMonitorNotifyAll(jvmti, live.lock);
+    (*jvmti)->RawMonitorExit(jvmti, live.lock);
+    for (int waited = 0; !__atomic_load_n(&live.done, __ATOMIC_SEQ_CST); waited++) {
+        if (waited == 5000) {
+            return; /* not gone after 5 s: live_close keeps what it uses */
+        }
+        struct timespec pause = { 0, 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    (*jni)->DeleteGlobalRef(jni, live.pruner);
+    live.pruner = NULL;
+}
+
+/* The collections that cleared the sentinel allocated after a sample, or a later one. */
+static uint32_t age_of(uint32_t next_sentinel) {
+    size_t low = 0, high = live.collections; /* newest_cleared grows: the first one >= next_sentinel */
+    while (low < high) {
+        size_t mid = (low + high) / 2;
+        if (live.newest_cleared[mid] < next_sentinel) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    return (uint32_t)(live.collections - low);
+}
+
+void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg) {
+    (void)observe_sentinels(jni);
+    for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
+        const live_entry *e = &live.entries[i];
+        if (e->used && !(*jni)->IsSameObject(jni, e->ref, NULL)) {
+            visit(arg, e->stack, e->bytes, age_of(e->next_sentinel));
+        }
+    }
+}
+
+void live_write_counts(json_writer *w) {
+    json_key(w, "capacity");
+    json_int(w, LIVE_CAPACITY);
+    json_key(w, "tracked");
+    json_int(w, (int64_t)live.tracked);
+    json_key(w, "tableFull");
+    json_int(w, (int64_t)live.table_full);
+    json_key(w, "noReference");
+    json_int(w, (int64_t)__atomic_load_n(&live.no_ref, __ATOMIC_RELAXED));
+    json_key(w, "collected");
+    json_int(w, (int64_t)live.collected);
+    json_key(w, "collections");
+    json_int(w, (int64_t)live.collections);
+}
+
+int live_close(JNIEnv *jni) {
+    if (live.pruner != NULL || jni == NULL) {
+        return -1;
+    }
+    for (uint32_t i = 0; live.entries != NULL && i < LIVE_CAPACITY; i++) {
+        if (live.entries[i].used) {
+            (*jni)->DeleteWeakGlobalRef(jni, live.entries[i].ref);
+            live.entries[i].used = 0;
+        }
+    }
+    for (; live.outstanding > 0; live.outstanding--) {
+        (*jni)->DeleteWeakGlobalRef(jni, live.sentinels[live.first]);
+        live.first = (live.first + 1) % SENTINELS;
+    }
+    if (live.object_class != NULL) {
+        (*jni)->DeleteGlobalRef(jni, live.object_class);
+        live.object_class = NULL;
+    }
+    free_memory();
+    return 0;
+}

@@ -1,0 +1,48 @@
+/* The sampled objects of `alloc --live` (alloc.c's live mode) and how many collections each has
+ * survived: a weak global ref per sample in a table of LIVE_CAPACITY entries, allocated at start;
+ * a pruner thread of the agent's frees the entries of collected objects after each collection.
+ * A sample that finds the table full, or whose ref cannot be made, is counted, never lost quietly.
+ *
+ * Threads: live_ref runs in the sampling callback outside any lock; live_put under the session's
+ * lock (the one live_open is given); everything else on the agent thread, or on the pruner. */
+#ifndef JVMTICLI_ALLOC_LIVE_H
+#define JVMTICLI_ALLOC_LIVE_H
+
+#include <jni.h>
+#include <stdint.h>
+
+#include "aggregate.h"
+#include "json.h"
+
+#define LIVE_CAPACITY 65536
+
+/* Allocates the table and starts the pruner; lock guards the table as it guards the stacks. 0, or
+ * -1 with *failure set to a static message (nothing is left allocated). */
+int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure);
+
+/* In the sampling callback, before taking the lock: a weak ref to object, or NULL (counted) when
+ * an exception is pending on the thread or the ref cannot be made. */
+jweak live_ref(JNIEnv *jni, jobject object);
+
+/* Under the lock: keeps the sample. 0, or -1 when the table is full (counted): the caller then
+ * deletes ref, after leaving the lock. */
+int live_put(jweak ref, const stack_entry *stack, uint64_t bytes);
+
+/* 1 on the pruner thread: what it allocates itself is no sample. */
+int live_own_thread(void);
+
+/* Stops the pruner, once the callbacks are out (a NULL jni: no JNIEnv, it is left running). */
+void live_quiesce(JNIEnv *jni);
+
+/* On the agent thread after live_quiesce: calls visit for each sampled object still alive, with
+ * the number of collections it is known to have survived. */
+void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg);
+
+/* Writes the table's counters as keys of the object being written. */
+void live_write_counts(json_writer *w);
+
+/* Deletes every weak ref and frees the table; -1 when it must stay (the pruner still runs, or jni
+ * is NULL). */
+int live_close(JNIEnv *jni);
+
+#endif
