@@ -36,7 +36,7 @@ final class AllocCommand implements Callable<Integer> {
         report.validate();
         try (AgentClient client = context.connect(target.resolve())) {
             client.call("alloc.start", Map.of("interval", interval), Map.class);
-            SamplingWindow.run(report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
+            SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
         }
         return ExitCode.OK.code();
     }

@@ -56,6 +56,7 @@ public final class Shell {
     private final Io io;
     private volatile SharedConnection connection;
     private volatile Running running;
+    private volatile ShellContext commandContext;
     private int status;
     private boolean exitRequested;
 
@@ -157,6 +158,15 @@ public final class Shell {
             status = code;
         }
         return code;
+    }
+
+    /**
+     * Ctrl-C while a profiling command waits out its window: ends the window, and the command
+     * stops its session and reports as it would have at the end. False when no window is open.
+     */
+    boolean endWindow() {
+        ShellContext context = commandContext;
+        return context != null && context.endWindow();
     }
 
     /**
@@ -270,7 +280,9 @@ public final class Shell {
 
     private int runCommand(List<String> words, PrintWriter out, PrintWriter err) {
         String name = words.get(0);
-        CommandLine commandLine = JvmtiCli.commandLine(new ShellContext(out, err, connection, target.pid()));
+        ShellContext context = new ShellContext(out, err, connection, target.pid());
+        commandContext = context;
+        CommandLine commandLine = JvmtiCli.commandLine(context);
         CommandLine command = NOT_IN_SHELL.contains(name) ? null : commandLine.getSubcommands().get(name);
         if (command == null) {
             err.println("jvmti-cli: unknown command '" + name + "' (try help)");

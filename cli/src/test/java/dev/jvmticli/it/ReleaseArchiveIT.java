@@ -40,7 +40,8 @@ class ReleaseArchiveIT {
         Path archive = archive();
         String base = archive.getFileName().toString().replace("-linux-x64.tar.gz", "");
         Set<String> expected = new TreeSet<>(Set.of(base + "/bin/jvmti-cli", base + "/lib/jvmti-cli.jar",
-                base + "/completions/jvmti-cli.bash", base + "/README.md"));
+                base + "/completions/jvmti-cli.bash", base + "/README.md",
+                base + "/licenses/async-profiler/LICENSE", base + "/licenses/async-profiler/NOTICE"));
         Path checkout = CliProcess.jar().getParent().getParent().getParent();
         for (String doc : List.of("LICENSE", "NOTICE")) {
             if (Files.exists(checkout.resolve(doc))) {
