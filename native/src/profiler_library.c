@@ -71,12 +71,13 @@ static int open_pinned(const char *path, char *message, size_t cap) {
 }
 
 int profiler_library_load(const char *path, char *message, size_t cap) {
-    if (execute != NULL) {
-        return 0;
-    }
     int fd = open_pinned(path, message, cap);
     if (fd < 0) {
         return -1;
+    }
+    if (execute != NULL) {
+        close(fd);
+        return 0;
     }
     char by_fd[64];
     snprintf(by_fd, sizeof by_fd, "/proc/self/fd/%d", fd);

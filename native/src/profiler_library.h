@@ -13,7 +13,8 @@
 /* Receives what a command prints, in chunks of any size. */
 typedef void (*profiler_writer)(const char *buf, size_t size);
 
-/* Loads the library at path (once; later calls return 0 at once). 0, or -1 with why in message. */
+/* Checks the library at path and loads it unless loaded before (a file that fails the check is
+ * refused even then: a request is never told a wrong file is fine). 0, or -1 with why in message. */
 int profiler_library_load(const char *path, char *message, size_t cap);
 
 /* Runs an async-profiler command ("start,event=cpu,..."), its output to writer (NULL: dropped).
