@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -70,7 +71,7 @@ final class ProfileCommand implements Callable<Integer> {
 
     /** Starts a profile in the target (loading the engine there first if needed). */
     static void start(AgentClient client, TargetProcess process, String event, Duration interval) {
-        String library = dev.jvmticli.client.AgentConnector.profilerLibrary(process).toString();
+        String library = AgentConnector.profilerLibrary(process).toString();
         client.call("profile.start", Map.of("library", library, "event", event, "interval", interval.toNanos()), Map.class);
     }
 

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A target whose CPU use is known. Three threads burn CPU each in its own method at different
  * duty cycles: "split-a" in burnA all the time, "split-b" in burnB half the time, "split-c" in
- * burnC a quarter of the time; {@code cpu} answers their CPU times (nanoseconds, "a b c"), as the
+ * burnC a quarter of the time; {@code cpu} answers their CPU times (nanoseconds, "cpu a b c"), as the
  * JVM measures them, so a test can compare a profile's shares with the truth. A fourth thread,
  * "bias", spends most of its time in {@link #countedLoop}, one long counted int loop that C2
  * compiles without a safepoint poll (run with -XX:-UseCountedLoopSafepoints and countedLoop not
@@ -29,7 +29,7 @@ public final class ProfileTarget {
         TargetMain.start("bias", ProfileTarget::polling);
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         TargetMain.serve(line -> line.equals("cpu")
-                ? mx.getThreadCpuTime(a.getId()) + " " + mx.getThreadCpuTime(b.getId()) + " " + mx.getThreadCpuTime(c.getId())
+                ? "cpu " + mx.getThreadCpuTime(a.getId()) + " " + mx.getThreadCpuTime(b.getId()) + " " + mx.getThreadCpuTime(c.getId())
                 : "unknown command " + line);
     }
 
