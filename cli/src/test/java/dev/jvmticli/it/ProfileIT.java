@@ -35,6 +35,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ProfileIT {
     private static final String TARGET = "dev.jvmticli.targets.ProfileTarget.";
     private static final String JEP_451 = "WARNING: A JVM TI agent has been loaded dynamically";
+    /** The first profile.start loads async-profiler, seconds on a loaded machine: more than the default 10 s there. */
+    private static final String TIMEOUT = "--timeout=60s";
 
     private final Map<Jdks.Jdk, TargetJvm> targets = new HashMap<>();
 
@@ -81,7 +83,7 @@ class ProfileIT {
     void sharesMatchTheThreadsOwnCpuTimesAndTheCountedLoopIsBlamed(Jdks.Jdk jdk) {
         TargetJvm target = targets.get(jdk);
         long[] before = cpu(target);
-        Result result = CliRun.run("profile", Long.toString(target.pid()), "--duration", "4s", "--interval", "1ms", "--json");
+        Result result = CliRun.run("profile", TIMEOUT, Long.toString(target.pid()), "--duration", "4s", "--interval", "1ms", "--json");
         long[] after = cpu(target);
         assertEquals(0, result.exit(), result.toString());
         JsonNode doc = Json.parse(result.out());
@@ -163,7 +165,7 @@ class ProfileIT {
     void aKilledCliLeavesNoProfilerRunningAndASecondClientIsBusy(Jdks.Jdk jdk) throws Exception {
         long pid = targets.get(jdk).pid();
         Path library = AgentLibrary.profiler().extract();
-        Process cli = CliProcess.start(List.of(), jdk, CliProcess.jar(), "profile", Long.toString(pid), "--duration", "120s");
+        Process cli = CliProcess.start(List.of(), jdk, CliProcess.jar(), "profile", TIMEOUT, Long.toString(pid), "--duration", "120s");
         try (AgentClient other = AgentProbe.open(pid)) {
             AgentError busy = awaitBusy(other, library);
             assertTrue(busy.agentMessage().contains("profiling is already running for another client"), busy.agentMessage());
@@ -173,7 +175,7 @@ class ProfileIT {
         }
         Result next = null;
         for (int attempt = 0; attempt < 20 && (next == null || next.exit() != 0); attempt++) {
-            next = CliRun.run("profile", Long.toString(pid), "--duration", "1s", "--json");
+            next = CliRun.run("profile", TIMEOUT, Long.toString(pid), "--duration", "1s", "--json");
         }
         assertEquals(0, next.exit(), "the killed CLI's profile was stopped: " + next);
         assertTrue(Json.parse(next.out()).path("samples").asLong() > 0, next.out());
@@ -201,7 +203,7 @@ class ProfileIT {
     @MethodSource("jdks")
     void dumpAddsTheProfileAndItsHottestMethodsToTheSummary(Jdks.Jdk jdk) throws Exception {
         Path out = temp.resolve("dump-" + jdk.feature());
-        Result result = CliRun.run("dump", Long.toString(targets.get(jdk).pid()), "--out", out.toString(), "--interval", "1s",
+        Result result = CliRun.run("dump", TIMEOUT, Long.toString(targets.get(jdk).pid()), "--out", out.toString(), "--interval", "1s",
                 "--profile", "2s");
         assertEquals(0, result.exit(), result.toString());
         String collapsed = Files.readString(out.resolve("profile/collapsed.txt"));
