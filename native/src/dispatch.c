@@ -36,6 +36,8 @@ static const command commands[] = {
     { "jit", cmd_jit },
     { "heap", cmd_heap },
     { "memory", cmd_memory },
+    { "profile.start", cmd_profile_start },
+    { "profile.stop", cmd_profile_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

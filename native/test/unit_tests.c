@@ -12,6 +12,7 @@
 
 #include "aggregate.h"
 #include "big_block.h"
+#include "chunk_lines.h"
 #include "json.h"
 #include "lock_fit.h"
 #include "lock_owners.h"
@@ -22,6 +23,7 @@
 #include "native_ids.h"
 #include "own_memory.h"
 #include "request.h"
+#include "sha256.h"
 #include "stack_tree.h"
 #include "task_stat.h"
 #include "thread_state.h"
@@ -782,6 +784,64 @@ static void test_lock_fit(void) {
     CHECK(lock_fit(runnable, 0, 5, &holding) == LOCK_FIT);      /* frames not taken */
 }
 
+static void digest_of(const char *text, size_t repeat, char out[65]) {
+    sha256 h;
+    sha256_init(&h);
+    for (size_t i = 0; i < repeat; i++) {
+        sha256_update(&h, text, strlen(text));
+    }
+    sha256_hex(&h, out);
+}
+
+static void test_sha256(void) {
+    char hex[65];
+    digest_of("", 1, hex);
+    CHECK(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0);
+    digest_of("abc", 1, hex);
+    CHECK(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0);
+    /* 56 bytes: the padding needs a block of its own */
+    digest_of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1, hex);
+    CHECK(strcmp(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1") == 0);
+    /* a million bytes fed in pieces that straddle blocks */
+    digest_of("aaaaaaaaaaaaaaaaaaaaaaaaa", 40000, hex);
+    CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
+}
+
+typedef struct {
+    char lines[8][32];
+    int count;
+} seen_lines;
+
+static void remember_line(void *ctx, const char *line, size_t len) {
+    seen_lines *s = ctx;
+    if (s->count < 8 && len < sizeof s->lines[0]) {
+        memcpy(s->lines[s->count], line, len);
+        s->lines[s->count][len] = '\0';
+    }
+    s->count++;
+}
+
+static void test_chunk_lines(void) {
+    char buf[8];
+    seen_lines seen = { .count = 0 };
+    chunk_lines c;
+    chunk_lines_init(&c, buf, sizeof buf, remember_line, &seen);
+    chunk_lines_feed(&c, "a;b 1\nc;", strlen("a;b 1\nc;"));
+    chunk_lines_feed(&c, "d 22", strlen("d 22"));
+    chunk_lines_feed(&c, "\n\nthis line is too long 3\nx 4", strlen("\n\nthis line is too long 3\nx 4"));
+    chunk_lines_finish(&c);
+    CHECK(seen.count == 3);
+    CHECK(strcmp(seen.lines[0], "a;b 1") == 0);
+    CHECK(strcmp(seen.lines[1], "c;d 22") == 0);
+    CHECK(strcmp(seen.lines[2], "x 4") == 0);
+    CHECK(c.dropped == 1);
+    /* a line exactly as long as the buffer fits */
+    seen.count = 0;
+    chunk_lines_init(&c, buf, sizeof buf, remember_line, &seen);
+    chunk_lines_feed(&c, "abcdefgh\n", strlen("abcdefgh\n"));
+    CHECK(seen.count == 1 && strcmp(seen.lines[0], "abcdefgh") == 0 && c.dropped == 0);
+}
+
 int main(void) {
     test_mutf8();
     test_json_structure();
@@ -806,6 +866,8 @@ int main(void) {
     test_lock_owners();
     test_task_stat();
     test_lock_fit();
+    test_sha256();
+    test_chunk_lines();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -21,9 +21,11 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Hands out the agent library as a file another JVM can load.
+ * Hands out a library this jar carries as a file another JVM can load: the agent, or the
+ * profiling engine the agent loads for {@code profile} (async-profiler's library, which the agent
+ * also checks against the SHA-256 pinned at build time before loading it).
  *
- * <p>The file lives in {@code <tmp>/.jvmti-cli-lib-<uid>/libjvmticli-<sha256>.so}: the directory
+ * <p>The file lives in {@code <tmp>/.jvmti-cli-lib-<uid>/<name>-<sha256>.so}: the directory
  * belongs to the current user and is writable by nobody else (mode 0755, so a target running as
  * another user can still read the library); an existing directory that is a link, or that anyone
  * else could write to, is refused. The file is written under a fresh temporary name with
@@ -32,21 +34,42 @@ import java.util.Set;
  * exit: a target JVM keeps it mapped after this process is gone.
  */
 public final class AgentLibrary {
-    private static final String LIBRARY_NAME = "libjvmticli";
+    private static final String AGENT = "libjvmticli";
+    private static final String PROFILER = "libasyncProfiler";
     private static final Set<PosixFilePermission> DIRECTORY_MODE = PosixFilePermissions.fromString("rwxr-xr-x");
     private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("r--r--r--");
 
     private final Path directory;
     private final int uid;
+    private final String name;
 
-    /** A library handed out under the given base directory (normally {@code java.io.tmpdir}). */
-    public AgentLibrary(Path baseDirectory) {
+    private AgentLibrary(Path baseDirectory, String name) {
         this.uid = currentUid();
         this.directory = baseDirectory.resolve(".jvmti-cli-lib-" + uid);
+        this.name = name;
+    }
+
+    /** The agent library handed out under the given base directory (normally {@code java.io.tmpdir}). */
+    public AgentLibrary(Path baseDirectory) {
+        this(baseDirectory, AGENT);
     }
 
     public AgentLibrary() {
-        this(Path.of(System.getProperty("java.io.tmpdir", "/tmp")));
+        this(defaultBase());
+    }
+
+    /** The profiling engine's library, handed out under the given base directory. */
+    public static AgentLibrary profiler(Path baseDirectory) {
+        return new AgentLibrary(baseDirectory, PROFILER);
+    }
+
+    public static AgentLibrary profiler() {
+        return profiler(defaultBase());
+    }
+
+    /** Where libraries are handed out unless told otherwise: {@code java.io.tmpdir}. */
+    public static Path defaultBase() {
+        return Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
     }
 
     /** The platform directory name the build uses, such as {@code linux-x86_64}. */
@@ -66,14 +89,14 @@ public final class AgentLibrary {
         byte[] content = bundledLibrary();
         String hash = sha256(content);
         ensurePrivateDirectory();
-        Path target = directory.resolve(LIBRARY_NAME + "-" + hash.substring(0, 32) + ".so");
+        Path target = directory.resolve(name + "-" + hash.substring(0, 32) + ".so");
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             if (isRegularOwnedFile(target) && hash.equals(sha256(readNoFollow(target)))) {
                 return target;
             }
             Files.delete(target);
         }
-        Path temporary = directory.resolve(LIBRARY_NAME + "-" + hash.substring(0, 32) + "." + ProcessHandle.current().pid() + ".tmp");
+        Path temporary = directory.resolve(name + "-" + hash.substring(0, 32) + "." + ProcessHandle.current().pid() + ".tmp");
         Files.deleteIfExists(temporary);
         try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
             ByteBuffer buffer = ByteBuffer.wrap(content);
@@ -89,7 +112,7 @@ public final class AgentLibrary {
             Files.deleteIfExists(temporary);
         }
         if (!isRegularOwnedFile(target) || !hash.equals(sha256(readNoFollow(target)))) {
-            throw new IOException("agent library at " + target + " does not match the bundled one");
+            throw new IOException("library at " + target + " does not match the bundled one");
         }
         return target;
     }
@@ -130,11 +153,11 @@ public final class AgentLibrary {
         }
     }
 
-    private static byte[] bundledLibrary() throws IOException {
-        String resource = "/dev/jvmticli/native/" + platform() + "/" + LIBRARY_NAME + ".so";
+    private byte[] bundledLibrary() throws IOException {
+        String resource = "/dev/jvmticli/native/" + platform() + "/" + name + ".so";
         try (InputStream in = AgentLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException("this build carries no agent library for " + platform());
+                throw new IOException("this build carries no " + name + ".so for " + platform());
             }
             return in.readAllBytes();
         }

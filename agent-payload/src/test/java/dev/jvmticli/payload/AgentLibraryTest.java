@@ -44,6 +44,16 @@ class AgentLibraryTest {
     }
 
     @Test
+    void handsOutTheProfilingLibraryTheSameWayBesideTheAgent() throws IOException {
+        Path agent = new AgentLibrary(base).extract();
+        Path profiler = AgentLibrary.profiler(base).extract();
+        assertEquals(agent.getParent(), profiler.getParent());
+        assertTrue(profiler.getFileName().toString().matches("libasyncProfiler-[0-9a-f]{32}\\.so"), profiler.toString());
+        assertEquals(PosixFilePermissions.fromString("r--r--r--"), Files.getPosixFilePermissions(profiler));
+        assertEquals(profiler, AgentLibrary.profiler(base).extract());
+    }
+
+    @Test
     void replacesATamperedCopy() throws IOException {
         Path library = new AgentLibrary(base).extract();
         Files.setPosixFilePermissions(library, PosixFilePermissions.fromString("rw-r--r--"));

@@ -54,7 +54,7 @@ final class AllocCommand implements Callable<Integer> {
                 : Map.of("interval", interval);
         try (AgentClient client = context.connect(target.resolve())) {
             client.call("alloc.start", start, Map.class);
-            SamplingWindow.run(report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
+            SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
         }
         return ExitCode.OK.code();
     }

@@ -12,6 +12,8 @@ public class CliContext {
     private final PrintWriter err;
     private Duration timeout = Duration.ofSeconds(10);
     private boolean verbose;
+    private Thread windowWaiter;   // the thread waiting out a sampling window, or null; guarded by this
+    private boolean windowEnded;   // guarded by this
 
     public CliContext(PrintWriter out, PrintWriter err) {
         this.out = out;
@@ -47,6 +49,33 @@ public class CliContext {
 
     void verbose(boolean verbose) {
         this.verbose = verbose;
+    }
+
+    /**
+     * Ends the sampling window open in this context early, as Ctrl-C does in the shell: the command
+     * goes on to stop its session and report. False when no window is open.
+     */
+    public synchronized boolean endWindow() {
+        if (windowWaiter == null || windowEnded) {
+            return windowWaiter != null;
+        }
+        windowEnded = true;
+        windowWaiter.interrupt();
+        return true;
+    }
+
+    synchronized void openWindow(Thread waiter) {
+        windowWaiter = waiter;
+        windowEnded = false;
+    }
+
+    /** Closes the window; an interrupt endWindow sent is consumed, so it cannot reach the report's I/O. */
+    synchronized void closeWindow() {
+        if (windowEnded) {
+            Thread.interrupted();
+        }
+        windowWaiter = null;
+        windowEnded = false;
     }
 
     /** A connection to the target's agent, loading the agent first if it is not resident. */

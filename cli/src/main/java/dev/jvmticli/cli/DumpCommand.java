@@ -4,11 +4,13 @@ import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.OwnableSynchronizers;
+import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.Hello;
 import dev.jvmticli.client.MemoryReport;
+import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.VmInfo;
@@ -16,9 +18,11 @@ import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
 import dev.jvmticli.render.DumpSummary;
+import dev.jvmticli.render.FlameGraph;
 import dev.jvmticli.render.HeapView;
 import dev.jvmticli.render.MemoryView;
 import dev.jvmticli.render.MonitorsText;
+import dev.jvmticli.render.ProfileView;
 import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
 import dev.jvmticli.render.VmText;
@@ -35,11 +39,14 @@ import picocli.CommandLine.Option;
 
 @Command(name = "dump", mixinStandardHelpOptions = true,
         description = {"Write everything an incident ticket needs into a directory: per round threads, stacks (jstack -l text and JSON),",
-                "monitors, deadlocks and the busiest threads; once the JVM's facts; summary.md for a person and index.json listing every file."})
+                "monitors, deadlocks and the busiest threads; once the JVM's facts (and with --profile a CPU profile); summary.md for a person",
+                "and index.json listing every file."})
 final class DumpCommand implements Callable<Integer> {
     private static final int BUSIEST = 10;
     private static final int HISTOGRAM_CLASSES = 100;
     private static final int GROWN_CLASSES = 15;
+    private static final int HOTTEST_METHODS = 10;
+    private static final Duration PROFILE_INTERVAL = Duration.ofMillis(10);
 
     private final CliContext context;
 
@@ -58,6 +65,11 @@ final class DumpCommand implements Callable<Integer> {
 
     @Option(names = "--zip", description = "Also pack the directory into DIR.zip.")
     boolean zip;
+
+    @Option(names = "--profile", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = {"Also a CPU profile (profile/collapsed.txt, profile/flame.html), started before the first round and stopped",
+                "after the last one or after DURATION, whichever is later; summary.md lists the hottest methods."})
+    Duration profile;
 
     @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",
         "and the classes that grew most in summary.md."})
@@ -81,6 +93,10 @@ final class DumpCommand implements Callable<Integer> {
             directory.write("jvm.txt", 0, "vm", printer -> VmText.print(printer, hello, vm));
             List<DumpSummary.Round> rounds = new ArrayList<>();
             List<Histogram> histograms = new ArrayList<>();
+            long profileDeadline = System.nanoTime() + (profile == null ? 0 : profile.toNanos());
+            if (profile != null) {
+                ProfileCommand.start(client, process, "cpu", PROFILE_INTERVAL);
+            }
             Snapshot snapshot = Snapshot.take(client);
             for (int round = 1; round <= count; round++) {
                 Outcome outcome = round(client, directory, round, snapshot);
@@ -92,8 +108,12 @@ final class DumpCommand implements Callable<Integer> {
                 snapshot = outcome.next();
                 progress(round, directory);
             }
+            Profile cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
             directory.write("summary.md", 0, "summary", printer -> {
                 DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds);
+                if (cpu != null) {
+                    DumpSummary.printHottest(printer, cpu, HOTTEST_METHODS);
+                }
                 if (heap) {
                     HeapView.printGrowthMarkdown(printer, histograms, count, GROWN_CLASSES);
                 }
@@ -108,6 +128,18 @@ final class DumpCommand implements Callable<Integer> {
             context.out().println("wrote " + directory.root() + " (" + directory.entries().size() + " files; start with summary.md)");
         }
         return ExitCode.OK.code();
+    }
+
+    private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) throws IOException {
+        sleepUntil(deadline);
+        ProfileReport report = ProfileCommand.stop(client);
+        Profile cpu = Profile.parse(report.collapsed());
+        directory.write("profile/collapsed.txt", 0, "profile --collapsed --threads",
+                printer -> printer.print(FlameGraph.collapsed(ProfileView.flame(cpu, true))));
+        directory.write("profile/flame.html", 0, "profile --html --threads", printer -> printer.print(FlameGraph.html(
+                "CPU profile (" + report.engine() + "), samples", "samples", ProfileView.flame(cpu, true))));
+        directory.write("profile/profile.txt", 0, "profile", printer -> ProfileView.print(printer, report, cpu, HOTTEST_METHODS));
+        return cpu;
     }
 
     private static void writeMemory(AgentClient client, DumpDirectory directory, int round, VmInfo vm) throws IOException {

@@ -43,6 +43,7 @@ public final class JvmtiCli implements Callable<Integer> {
             DumpCommand.class,
             AllocCommand.class,
             ContentionCommand.class,
+            ProfileCommand.class,
             JitCommand.class,
             HeapCommand.class,
             MemoryCommand.class,

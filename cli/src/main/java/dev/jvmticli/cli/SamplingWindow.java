@@ -8,7 +8,8 @@ import java.time.Duration;
  * the window early instead of losing it: a shutdown hook interrupts the wait and lets the command
  * stop its session and print what was gathered before the JVM exits. Should the CLI die without
  * that, the agent still stops the session when the connection closes. A reader of standard output
- * that goes away ends the window too, and the command with {@link OutputClosed}.
+ * that goes away ends the window too, and the command with {@link OutputClosed}. In the shell,
+ * Ctrl-C ends the window through {@link CliContext#endWindow}.
  */
 final class SamplingWindow {
     private static final long GRACE_MILLIS = 10_000;
@@ -17,7 +18,7 @@ final class SamplingWindow {
     }
 
     /** Waits for duration (or Ctrl-C), then runs finish: stop the session and print the report. */
-    static void run(Duration duration, Runnable finish) {
+    static void run(CliContext context, Duration duration, Runnable finish) {
         Thread waiter = Thread.currentThread();
         Object lock = new Object();
         boolean[] finished = {false};
@@ -36,16 +37,20 @@ final class SamplingWindow {
         }, "jvmti-cli stop");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
+            context.openWindow(waiter);
             try {
                 StandardOutput.sleep(duration.toMillis());
             } catch (InterruptedException e) {
                 // Ctrl-C: stop now and report what was gathered
             } catch (OutputClosed closed) {
+                context.closeWindow();
                 finish.run(); // the session is stopped, and its report goes where it can (a shell's > FILE)
                 throw closed;
             }
+            context.closeWindow();
             finish.run();
         } finally {
+            context.closeWindow();
             synchronized (lock) {
                 finished[0] = true;
                 lock.notifyAll();

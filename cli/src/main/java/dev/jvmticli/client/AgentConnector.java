@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.function.Function;
 
 /**
  * Opens a connection to a target's agent: the resident one if its socket answers, otherwise
@@ -32,7 +33,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
-        new AgentAttacher(timeout).load(target, library(target));
+        new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             AgentClient client = tryConnect(socket, name);
@@ -47,25 +48,30 @@ public final class AgentConnector {
         throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "the agent loaded into " + target.pid() + " but its socket " + socket + " never appeared");
     }
 
+    /** The profiling engine's library as the target will open it (see {@link #placed}). */
+    public static Path profilerLibrary(TargetProcess target) {
+        return placed(target, AgentLibrary::profiler, "profiling library");
+    }
+
     /**
-     * The library as the target will open it. A target in its own mount namespace (a container)
+     * A library as the target will open it. A target in its own mount namespace (a container)
      * gets a copy in its own /tmp, reached through /proc/<pid>/root, and the path it knows it by.
      */
-    private static Path library(TargetProcess target) {
+    private static Path placed(TargetProcess target, Function<Path, AgentLibrary> library, String what) {
         try {
             if (target.sharesMountNamespace()) {
-                return new AgentLibrary().extract();
+                return library.apply(AgentLibrary.defaultBase()).extract();
             }
             Path tmp = target.root().resolve("tmp");
             // A link would be followed from this CLI's root, not the target's: place nothing through one.
             if (!Files.isDirectory(tmp, LinkOption.NOFOLLOW_LINKS)) {
-                throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the agent library in " + target.pid()
+                throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the " + what + " in " + target.pid()
                         + "'s file system: its /tmp is not a plain directory");
             }
-            Path copy = new AgentLibrary(tmp).extract();
+            Path copy = library.apply(tmp).extract();
             return Path.of("/tmp").resolve(tmp.relativize(copy));
         } catch (IOException e) {
-            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the agent library: " + e.getMessage(), e);
+            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the " + what + ": " + e.getMessage(), e);
         }
     }
 

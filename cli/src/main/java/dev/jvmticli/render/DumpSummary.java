@@ -2,6 +2,7 @@ package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.Hello;
@@ -20,6 +21,7 @@ import java.util.stream.Collectors;
 /** summary.md of a dump: what a person reads first. */
 public final class DumpSummary {
     private static final int TOP = 5;
+    private static final int STACKS_OF_BUSIEST = 3;
 
     /** What one round found. */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
@@ -76,6 +78,7 @@ public final class DumpSummary {
                     + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
         }
         out.println();
+        printBusiestStacks(out, last);
 
         out.println("## Largest groups of threads with identical stacks (last round)");
         out.println("| threads | state | top frame | first frame that tells the group apart |");
@@ -99,6 +102,55 @@ public final class DumpSummary {
             out.println("None.");
         } else {
             stuck.values().forEach(t -> out.println("- " + cell(t)));
+        }
+        out.flush();
+    }
+
+    /** The stacks (last round) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */
+    private static void printBusiestStacks(PrintWriter out, Round last) {
+        Map<Long, ThreadStack> stacks = last.stacks().threads().stream()
+                .collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
+        List<ThreadStack> busiest = last.busiest().stream().filter(e -> e.cpuNanosInInterval() > 0 && !e.thread().agent())
+                .map(e -> stacks.get(e.thread().id())).filter(t -> t != null).limit(STACKS_OF_BUSIEST).toList();
+        out.println("## Stacks of the busiest Java threads (last round)");
+        if (busiest.isEmpty()) {
+            out.println("No Java thread used CPU over the interval.");
+        }
+        for (ThreadStack thread : busiest) {
+            out.println("- " + cell(thread.thread()) + ":");
+            if (thread.frames().isEmpty()) {
+                out.println("  (no Java frames)");
+                continue;
+            }
+            out.println("```");
+            ThreadDumpText.printFrames(out, thread);
+            out.println("```");
+        }
+        out.println();
+    }
+
+    /** The hottest methods of the dump's CPU profile, and its busiest threads, Java and the JVM's own. */
+    public static void printHottest(PrintWriter out, Profile profile, int top) {
+        out.println();
+        out.println("## Hottest methods (CPU profile, " + profile.samples() + " samples; profile/flame.html)");
+        if (profile.samples() == 0) {
+            out.println("No samples: no thread used CPU while the profile ran.");
+            out.flush();
+            return;
+        }
+        out.println("| self % | total % | method | kind |");
+        out.println("|---|---|---|---|");
+        for (Profile.Method method : profile.methods().stream().limit(top).toList()) {
+            out.println("| " + Sizes.percent(method.self(), profile.samples()) + " | " + Sizes.percent(method.total(), profile.samples())
+                    + " | `" + method.name().replace("`", "'").replace("|", "\\|") + "` | " + String.join(", ", method.kinds()) + " |");
+        }
+        out.println();
+        out.println("## Busiest threads in the CPU profile (Java and the JVM's own)");
+        out.println("| thread | tid | samples % |");
+        out.println("|---|---|---|");
+        for (Profile.ThreadTotal thread : profile.threads().stream().limit(top).toList()) {
+            out.println("| `" + thread.name().replace("`", "'").replace("|", "\\|") + "` | " + (thread.tid() < 0 ? "-" : thread.tid()) + " | "
+                    + Sizes.percent(thread.samples(), profile.samples()) + " |");
         }
         out.flush();
     }

@@ -184,10 +184,10 @@ final class InteractiveShell {
         }
     }
 
-    /** Ctrl-C while a command runs: cancel it, keep the shell. */
+    /** Ctrl-C while a command runs: end its sampling window if it is in one, else cancel it; keep the shell. */
     private synchronized void cancel() {
         Thread worker = running;
-        if (worker != null && !cancelled) {
+        if (worker != null && !cancelled && !shell.endWindow()) {
             cancelled = true;
             shell.cancel(worker);
         }

@@ -60,6 +60,7 @@ public final class Shell {
     private final Io io;
     private volatile SharedConnection connection;
     private volatile Running running;
+    private volatile ShellContext commandContext;
     private int status;
     private boolean exitRequested;
 
@@ -162,6 +163,15 @@ public final class Shell {
             status = code;
         }
         return code;
+    }
+
+    /**
+     * Ctrl-C while a profiling command waits out its window: ends the window, and the command
+     * stops its session and reports as it would have at the end. False when no window is open.
+     */
+    boolean endWindow() {
+        ShellContext context = commandContext;
+        return context != null && context.endWindow();
     }
 
     /**
@@ -291,6 +301,7 @@ public final class Shell {
     private int runCommand(List<String> words, PrintWriter out, PrintWriter err) {
         String name = words.get(0);
         ShellContext context = new ShellContext(out, err, launch, connection, target.pid());
+        commandContext = context;
         if (words.size() <= 2 && !NOT_IN_SHELL.contains(name)) {
             // the bare forms without picocli, as outside the shell: its model costs more than a warm answer
             List<String> bare = new ArrayList<>(words);

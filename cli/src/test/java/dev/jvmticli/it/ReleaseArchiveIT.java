@@ -48,7 +48,8 @@ class ReleaseArchiveIT {
         Path archive = archive();
         String base = archive.getFileName().toString().replace("-linux-x64.tar.gz", "");
         Set<String> expected = new TreeSet<>(Set.of(base + "/bin/jvmti-cli", base + "/lib/jvmti-cli.jar",
-                base + "/completions/jvmti-cli.bash", base + "/README.md", base + "/LICENSE", base + "/NOTICE"));
+                base + "/completions/jvmti-cli.bash", base + "/README.md", base + "/LICENSE", base + "/NOTICE",
+                base + "/licenses/async-profiler/LICENSE", base + "/licenses/async-profiler/NOTICE"));
         Path checkout = CliProcess.jar().getParent().getParent().getParent();
         try (Stream<Path> pages = Files.list(checkout.resolve("docs"))) {
             pages.forEach(page -> expected.add(base + "/docs/" + page.getFileName()));

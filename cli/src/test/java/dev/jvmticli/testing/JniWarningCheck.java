@@ -29,6 +29,12 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      */
     static final Pattern WARNING = Pattern.compile("^(WARNING in native method: |FATAL ERROR in native method: "
             + "|WARNING: JNI local refs: |Warning: Calling other JNI functions in the scope of |Warning: SIG\\w+ handler )");
+    /**
+     * What -Xcheck:jni's signal check prints, once per signal, when a profiler installs its own
+     * SIGSEGV and SIGBUS handlers (async-profiler's, which hand on to the JVM's what they do not
+     * handle): expected of a target marked {@link TargetJvm#profiled()}, a warning in any other.
+     */
+    static final Pattern PROFILER_SIGNALS = Pattern.compile("^Warning: SIG(SEGV|BUS) handler modified!$");
     /** A line of the stack the checker prints after a warning: native frames, then Java ones. */
     private static final Pattern FRAME = Pattern.compile("^(Native frames: |[VvCjJ] |\\s+at )");
     private static final int FRAMES_SHOWN = 8;
@@ -70,7 +76,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("target " + target.pid() + " has not ended");
         }
         WATCHED.removeIf(watched -> watched.target == target);
-        return report(target.pid(), target.description(), target.output());
+        return report(target.pid(), target.description(), target.output(), target.isProfiled());
     }
 
     @Override
@@ -85,7 +91,8 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
         for (Watched watched : WATCHED) {
             boolean ended = !watched.target.process().isAlive() && watched.target.awaitEnd(OUTPUT_END);
             List<TargetJvm.OutputLine> output = watched.target.output();
-            String report = report(watched.target.pid(), watched.target.description(), output.subList(watched.checked, output.size()));
+            String report = report(watched.target.pid(), watched.target.description(), output.subList(watched.checked, output.size()),
+                    watched.target.isProfiled());
             if (report != null) {
                 reports.add(report);
             }
@@ -101,12 +108,12 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
     }
 
     /** The warnings among the lines, with the command before each one's first occurrence; null if none. */
-    static String report(long pid, String description, List<TargetJvm.OutputLine> lines) {
+    static String report(long pid, String description, List<TargetJvm.OutputLine> lines, boolean profiled) {
         Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, String> firsts = new LinkedHashMap<>();
         for (int i = 0; i < lines.size(); i++) {
             TargetJvm.OutputLine line = lines.get(i);
-            if (!WARNING.matcher(line.text()).find()) {
+            if (!WARNING.matcher(line.text()).find() || (profiled && PROFILER_SIGNALS.matcher(line.text()).matches())) {
                 continue;
             }
             if (counts.merge(line.text(), 1, Integer::sum) == 1) {

@@ -32,7 +32,7 @@ class JniWarningCheckTest {
                 UNCHECKED,
                 "WARNING: JNI local refs: 33, exceeds capacity: 32",
                 "WARNING: A JVM TI agent has been loaded dynamically (/tmp/libjvmticli.so)");
-        String report = JniWarningCheck.report(4242, "LocksTarget on JDK 17", lines);
+        String report = JniWarningCheck.report(4242, "LocksTarget on JDK 17", lines, false);
         assertTrue(report.startsWith("  target JVM 4242 (LocksTarget on JDK 17): 3 warning(s)"), report);
         assertTrue(report.contains("2x " + UNCHECKED), report);
         assertTrue(report.contains("1x WARNING: JNI local refs: 33, exceeds capacity: 32"), report);
@@ -52,6 +52,15 @@ class JniWarningCheckTest {
 
     @Test
     void aTargetThatPrintedNoWarningHasNoReport() {
-        assertNull(JniWarningCheck.report(1, "CounterTarget on JDK 25", printed("READY 1", "WARNING: Dynamic loading of agents will be disallowed by default in a future release")));
+        assertNull(JniWarningCheck.report(1, "CounterTarget on JDK 25", printed("READY 1", "WARNING: Dynamic loading of agents will be disallowed by default in a future release"), false));
+    }
+
+    @Test
+    void aProfiledTargetMayReportTheProfilersSignalHandlersButNothingElse() {
+        List<TargetJvm.OutputLine> lines = printed("READY 7", "Warning: SIGSEGV handler modified!", "Warning: SIGBUS handler modified!");
+        assertNull(JniWarningCheck.report(7, "ProfileTarget on JDK 17", lines, true));
+        assertTrue(JniWarningCheck.report(7, "ProfileTarget on JDK 17", lines, false).contains("2 warning(s)"));
+        String other = JniWarningCheck.report(7, "ProfileTarget on JDK 17", printed("READY 7", "Warning: SIGINT handler modified!"), true);
+        assertTrue(other != null && other.contains("SIGINT"), "only the two signals async-profiler takes: " + other);
     }
 }

@@ -35,6 +35,7 @@ public final class TargetJvm implements AutoCloseable {
     private final List<OutputLine> output = Collections.synchronizedList(new ArrayList<>());
     private final String description;
     private final List<Thread> pumps;
+    private volatile boolean profiled;
 
     /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
     public record OutputLine(long arrivalNanos, String stream, String text) {
@@ -162,6 +163,19 @@ public final class TargetJvm implements AutoCloseable {
         synchronized (stderr) {
             return List.copyOf(stderr);
         }
+    }
+
+    /**
+     * This target is to be profiled (`profile` loads async-profiler, whose SIGSEGV and SIGBUS
+     * handlers chain to the JVM's): the JNI checker's note that those handlers changed is expected.
+     */
+    public TargetJvm profiled() {
+        profiled = true;
+        return this;
+    }
+
+    boolean isProfiled() {
+        return profiled;
     }
 
     /** What the target is, for a failure message: its main class, JDK and options. */

@@ -1,0 +1,99 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.analysis.Profile;
+import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
+import dev.jvmticli.client.ProfileReport;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.FlameGraph;
+import dev.jvmticli.render.JsonOutput;
+import dev.jvmticli.render.ProfileView;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "profile", mixinStandardHelpOptions = true,
+        description = {"Sample where the CPU goes (or, with --event wall, where every thread spends its time) for a while:",
+            "the hottest methods and busiest threads, collapsed stacks or a flame graph. The engine is async-profiler,",
+            "loaded into the target on the first profile."})
+final class ProfileCommand implements Callable<Integer> {
+    private static final List<String> EVENTS = List.of("cpu", "wall", "itimer", "ctimer");
+
+    private final CliContext context;
+
+    @Mixin
+    TargetOption target;
+
+    @Mixin
+    ReportOptions report;
+
+    @Option(names = "--event", paramLabel = "EVENT", defaultValue = "cpu",
+            description = {"cpu (default: CPU time, by perf_events where the kernel permits them, else ctimer), wall (every thread,",
+                "running or not: where requests wait), itimer (one process-wide CPU timer), ctimer (a CPU timer per thread)."})
+    String event;
+
+    @Option(names = "--interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "One sample per DURATION of CPU time (wall: of wall-clock time, per thread); default 10ms, for wall 50ms.")
+    Duration interval;
+
+    @Option(names = "--thread", paramLabel = "ID|NAME",
+            description = "Only this thread: a Java thread id, or a name (glob: * and ?; the JVM's own threads by their 15-character OS name). Repeatable.")
+    List<String> threads;
+
+    @Option(names = "--threads", description = "One root frame per thread in the flame graph and collapsed stacks.")
+    boolean byThread;
+
+    ProfileCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() {
+        report.validate();
+        if (!EVENTS.contains(event)) {
+            throw new CliFailure(ExitCode.USAGE, "--event takes cpu, wall, itimer or ctimer");
+        }
+        Duration every = interval != null ? interval : Duration.ofMillis(event.equals("wall") ? 50 : 10);
+        TargetProcess process = target.resolve();
+        try (AgentClient client = context.connect(process)) {
+            ProfileThreads selection = ProfileThreads.resolve(client, threads);
+            start(client, process, event, every);
+            SamplingWindow.run(context, report.duration, () -> print(stop(client), selection));
+        }
+        return ExitCode.OK.code();
+    }
+
+    /** Starts a profile in the target (loading the engine there first if needed). */
+    static void start(AgentClient client, TargetProcess process, String event, Duration interval) {
+        String library = AgentConnector.profilerLibrary(process).toString();
+        client.call("profile.start", Map.of("library", library, "event", event, "interval", interval.toNanos()), Map.class);
+    }
+
+    static ProfileReport stop(AgentClient client) {
+        return client.call("profile.stop", Map.of(), ProfileReport.class);
+    }
+
+    private void print(ProfileReport result, ProfileThreads selection) {
+        Profile profile = Profile.parse(result.collapsed()).filter(selection::matches);
+        if (report.html != null) {
+            report.writeHtml(context, FlameGraph.html((result.event().equals("wall") ? "Wall-clock" : "CPU") + " profile of JVM "
+                    + target.target + " (" + result.engine() + "), samples", "samples", ProfileView.flame(profile, byThread)));
+        }
+        if (report.collapsed) {
+            context.out().print(FlameGraph.collapsed(ProfileView.flame(profile, byThread)));
+            context.out().flush();
+        } else if (report.json) {
+            JsonOutput.print(context.out(), ProfileView.document(result, profile));
+        } else {
+            ProfileView.print(context.out(), result, profile, report.top);
+            selection.unmatched(profile).forEach(s -> context.out().println("(no samples of a thread matching '" + s + "')"));
+            context.out().flush();
+        }
+    }
+}
