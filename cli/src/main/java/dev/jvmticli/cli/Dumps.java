@@ -22,7 +22,8 @@ final class Dumps {
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
      * marked with the virtual thread they carry. With {@code waitingOnly}, only the virtual threads that
      * may wait for a lock (see {@link AgentClient#vthreads}): enough for wait-for cycles and contended
-     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask. With vmThreads (and
+     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask; when a monitor someone
+     * waits to enter has no owner among them, every virtual thread is asked. With vmThreads (and
      * platform threads), the JVM's own threads too.
      */
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
@@ -50,7 +51,17 @@ final class Dumps {
                 ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded, vmThreads)
                 : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded, false)
                 : new StackDump(vthreads.time(), "", true, List.of());
-        return VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
+        StackDump merged = VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
+        if (waitingOnly && anEntryWithoutOwner(merged)) {
+            // its owner may be a virtual thread that was not asked, one that sleeps holding the monitor
+            return collect(client, ids, maxDepth, frames, owned, platform, virtual, virtualRequired, false, vmThreads);
+        }
+        return merged;
+    }
+
+    private static boolean anEntryWithoutOwner(StackDump dump) {
+        return dump.threads().stream().anyMatch(t -> !t.unsettled() && t.waitingFor() != null
+                && t.waitingFor().kind().equals("enter") && !t.waitingFor().hasOwner());
     }
 
     /**

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * deadlocks and monitors ask only the virtual threads that may wait for a lock ("waitingOnly"): a
  * cycle of two virtual threads, one blocked on a monitor and one parked on a ReentrantLock, is
- * still found among 12,000 that sleep or park without a blocker, and those are still counted.
+ * still found among 12,000 that sleep or park without a blocker, and those are still counted; a
+ * monitor owned by a sleeping virtual thread is still shown with its owner.
  */
 class CrowdedVirtualThreadsIT {
     private static final Optional<Jdks.Jdk> JDK = Jdks.atLeast(21);
@@ -50,9 +51,11 @@ class CrowdedVirtualThreadsIT {
             assertTrue(Pattern.compile("  owner: \"vt-cycle-monitor\" #\\d+ \\(virtual\\)\n  waiting to enter \\(1\\): \"vt-cycle-lock\" #\\d+ \\(virtual\\)\n")
                     .matcher(byLock.out()).find(), byLock.out());
             assertTrue(!byLock.out().contains("vt-crowd-"), "no lock names a thread that waits for none:\n" + byLock.out());
+            assertTrue(Pattern.compile("  owner: \"vt-sleeping-holder\" #\\d+ \\(virtual\\)\n  waiting to enter \\(1\\): \"vt-blocked-on-sleeper\" #\\d+ \\(virtual\\)\n")
+                    .matcher(byLock.out()).find(), "a sleeping owner is found:\n" + byLock.out());
 
             JsonNode summary = Json.parse(CliRun.run("threads", pid, "--virtual", "--summary", "--json").out()).path("virtual");
-            assertEquals(CrowdedDeadlockTarget.PARKED + CrowdedDeadlockTarget.SLEEPERS + 2, summary.path("count").asInt(), summary.toString());
+            assertEquals(CrowdedDeadlockTarget.PARKED + CrowdedDeadlockTarget.SLEEPERS + 4, summary.path("count").asInt(), summary.toString());
         }
     }
 }

@@ -9,7 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A deadlock of two virtual threads hidden among many that wait for nothing a lock can name (JDK 21+):
  * PARKED parked without a blocker and SLEEPERS sleeping, the ones that "waitingOnly" leaves out.
  * vt-cycle-monitor holds MONITOR and parks acquiring LOCK; vt-cycle-lock holds LOCK and is blocked
- * entering MONITOR.
+ * entering MONITOR. Apart from the cycle, vt-sleeping-holder sleeps holding HELD, which
+ * vt-blocked-on-sleeper is blocked entering: its owner is one of the threads waitingOnly leaves out.
  */
 public final class CrowdedDeadlockTarget {
     public static final int PARKED = 10_000;
@@ -17,6 +18,7 @@ public final class CrowdedDeadlockTarget {
 
     static final Object MONITOR = new Object();
     static final ReentrantLock LOCK = new ReentrantLock();
+    static final Object HELD = new Object();
 
     private CrowdedDeadlockTarget() {
     }
@@ -52,6 +54,16 @@ public final class CrowdedDeadlockTarget {
         });
         TargetMain.awaitState(monitorFirst, Thread.State.WAITING);
         TargetMain.awaitState(lockFirst, Thread.State.BLOCKED);
+        TargetMain.awaitState(VirtualThreadsTarget.startVirtual("vt-sleeping-holder", () -> {
+            synchronized (HELD) {
+                LocksTarget.sleepForever();
+            }
+        }), Thread.State.TIMED_WAITING);
+        TargetMain.awaitState(VirtualThreadsTarget.startVirtual("vt-blocked-on-sleeper", () -> {
+            synchronized (HELD) {
+                LocksTarget.sink++;
+            }
+        }), Thread.State.BLOCKED);
         TargetMain.serve();
     }
 }
