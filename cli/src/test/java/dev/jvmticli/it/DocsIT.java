@@ -69,7 +69,8 @@ class DocsIT {
     @BeforeAll
     void startTargets() {
         Jdks.Jdk oldest = Jdks.stream().min(Comparator.comparingInt(Jdks.Jdk::feature)).orElseThrow();
-        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()));
+        // the tour profiles it
+        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()).profiled());
         if (oldest.feature() < 21) {
             targets.put("no-virtual-threads", targets.get("demo"));
         } else {
