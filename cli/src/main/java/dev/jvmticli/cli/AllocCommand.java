@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AllocReport;
+import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.AllocView;
@@ -53,13 +54,20 @@ final class AllocCommand implements Callable<Integer> {
         Map<String, Object> start = live ? Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge)
                 : Map.of("interval", interval);
         try (AgentClient client = context.connect(target.resolve())) {
+            boolean majorOnly = live && onZgc(client);
             client.call("alloc.start", start, Map.class);
-            SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class)));
+            SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
         }
         return ExitCode.OK.code();
     }
 
-    private void print(AllocReport result) {
+    /** ZGC clears weak refs only in its major collections (its old generation's marking): only those age a sample. */
+    private static boolean onZgc(AgentClient client) {
+        VmInfo.Flag zgc = client.vm().flags().get("UseZGC");
+        return zgc != null && zgc.value().equals("true");
+    }
+
+    private void print(AllocReport result, boolean majorOnly) {
         if (live && result.live() == null) {
             throw new CliFailure(ExitCode.FAILURE, "the agent resident in JVM " + target.target
                     + " predates alloc --live: detach it (jvmti-cli detach) and run again");
@@ -74,9 +82,9 @@ final class AllocCommand implements Callable<Integer> {
             context.out().print(FlameGraph.collapsed(AllocView.flame(result)));
             context.out().flush();
         } else if (report.json) {
-            JsonOutput.print(context.out(), AllocView.document(result));
+            JsonOutput.print(context.out(), AllocView.document(result, majorOnly));
         } else {
-            AllocView.print(context.out(), result, report.top);
+            AllocView.print(context.out(), result, report.top, majorOnly);
         }
     }
 }

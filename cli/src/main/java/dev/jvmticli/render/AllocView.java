@@ -125,8 +125,8 @@ public final class AllocView {
         return samples;
     }
 
-    /** The --json document. */
-    public static Map<String, Object> document(AllocReport report) {
+    /** The --json document; majorOnly: a live report on ZGC, whose ages count major collections only. */
+    public static Map<String, Object> document(AllocReport report, boolean majorOnly) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("intervalBytes", report.interval());
         doc.put("durationMillis", report.durationNanos() / 1_000_000);
@@ -140,6 +140,9 @@ public final class AllocView {
         }
         if (report.live() != null) {
             doc.put("live", report.live());
+            if (majorOnly) {
+                doc.put("agesCountMajorCollectionsOnly", true);
+            }
         }
         doc.put("classes", classes(report));
         doc.put("sites", sites(report));
@@ -153,7 +156,7 @@ public final class AllocView {
                 : row.site() + " <- " + row.applicationFrame();
     }
 
-    public static void print(PrintWriter out, AllocReport report, int top) {
+    public static void print(PrintWriter out, AllocReport report, int top, boolean majorOnly) {
         out.printf("%d samples in %s s at one per %s on average: about %s allocated%n", report.samples(),
                 Sizes.seconds(report.durationNanos()), Sizes.bytes(report.interval()), Sizes.bytes(report.estimatedBytes()));
         if (report.gcs() != null) {
@@ -167,6 +170,10 @@ public final class AllocView {
         long whole = live == null ? report.estimatedBytes() : live.survivors().estimatedBytes();
         if (live != null) {
             printLive(out, live);
+            if (majorOnly) {
+                out.println("(ZGC: its young collections do not clear weak refs, so ages count major collections only,"
+                        + " and an object is known dead only after one)");
+            }
         }
         out.println();
         String prefix = live == null ? "Top " : "Top live ";

@@ -65,7 +65,7 @@ class AllocViewTest {
         assertEquals(new AllocView.Ages(2, 6), rows.get(0).ages());
         assertEquals(1, AllocView.classes(report).size(), "a class without survivors is left out");
         java.io.StringWriter text = new java.io.StringWriter();
-        AllocView.print(new java.io.PrintWriter(text), report, 10);
+        AllocView.print(new java.io.PrintWriter(text), report, 10, false);
         String out = text.toString();
         assertTrue(out.contains("Still alive at the end, having survived at least 1 GC: 5 samples, about 4.9 KiB (7 GCs seen; "
                 + "1 more samples alive but younger, about 1000 B)"), out);

@@ -17,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * 10 ms, forever; {@link #churn()} allocates 100 times those bytes in short-lived {@link Churn}
  * arrays. Three direct buffers of 1 MiB are held from the start. Commands: {@code leaked} prints
  * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself;
- * {@code gcs} the collections its GC MXBeans counted. With the argument {@code on-command} it only
+ * {@code gcs} the collections its GC MXBeans counted; {@code gc} runs System.gc() (a major collection on ZGC). With the argument {@code on-command} it only
  * churns until told {@code leak N}: then its churning thread leaks N Leaked at the same rate, from the same site,
  * and prints how many the map holds.
  */
@@ -105,6 +105,10 @@ public final class LeakTarget {
             case "leaked" -> Integer.toString(LEAK.size());
             case "memory" -> memory();
             case "gcs" -> Long.toString(gcs());
+            case "gc" -> {
+                System.gc();
+                yield Long.toString(gcs());
+            }
             default -> {
                 try {
                     yield line.startsWith("leak ") ? leakNow(Integer.parseInt(line.substring(5))) : "unknown command " + line;
