@@ -53,7 +53,7 @@ final class DumpCommand implements Callable<Integer> {
     @Mixin
     TargetOption target;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "The directory to write (created if missing).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "The directory to write: a new or empty one (created if missing).")
     Path out;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1", description = "Rounds to take (default: ${DEFAULT-VALUE}).")

@@ -1,5 +1,7 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -36,6 +38,14 @@ final class DumpDirectory {
 
     DumpDirectory(Path root, long pid) throws IOException {
         this.root = root;
+        if (Files.isDirectory(root)) {
+            try (Stream<Path> present = Files.list(root)) {
+                if (present.findAny().isPresent()) {
+                    // the manifest and the zip would not tell an earlier run's files from this one's
+                    throw new CliFailure(ExitCode.USAGE, root + " is not empty: dump writes into a new or empty directory");
+                }
+            }
+        }
         Files.createDirectories(root);
         header.put("pid", pid);
         header.put("started", Instant.now().toString());

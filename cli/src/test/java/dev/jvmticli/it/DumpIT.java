@@ -47,6 +47,9 @@ class DumpIT {
         try (TargetJvm target = TargetJvm.start(Jdks.current(), LocksTarget.class)) {
             Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "300ms", "--zip");
             assertEquals(0, result.exit(), result.toString());
+            Result again = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "1");
+            assertEquals(2, again.exit(), "a second dump into the same directory would mix two runs' files: " + again);
+            assertEquals("jvmti-cli: " + out + " is not empty: dump writes into a new or empty directory\nTry 'jvmti-cli dump --help'.\n", again.err());
         }
         Set<String> files = filesUnder(out);
         Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md"));
