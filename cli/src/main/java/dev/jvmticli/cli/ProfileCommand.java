@@ -44,7 +44,7 @@ final class ProfileCommand implements Callable<Integer> {
     Duration interval;
 
     @Option(names = "--thread", paramLabel = "ID|NAME",
-            description = "Only this thread: a Java thread id, or a name (glob: * and ?; the JVM's own threads by their 15-character OS name). Repeatable.")
+            description = "Only this thread: a Java thread id, or a name as the report prints it (glob: * and ?). Repeatable.")
     List<String> threads;
 
     @Option(names = "--threads", description = "One root frame per thread in the flame graph and collapsed stacks.")
@@ -80,9 +80,9 @@ final class ProfileCommand implements Callable<Integer> {
         return client.call("profile.stop", Map.of(), ProfileReport.class);
     }
 
-    /** Prints the profile of the selected threads (chosen by the engine's names), each named as live names it. */
+    /** Prints the profile, its threads named as live names them, of the threads selected by those names. */
     private void print(ProfileReport result, ThreadList live, ProfileThreads selection) {
-        Profile profile = Profile.parse(result.collapsed()).filter(selection::matches).named(live);
+        Profile profile = Profile.parse(result.collapsed()).named(live).filter(selection::matches);
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html((result.event().equals("wall") ? "Wall-clock" : "CPU") + " profile of JVM "
                     + target.target + " (" + result.engine() + "), samples", "samples", ProfileView.flame(profile, byThread)));
