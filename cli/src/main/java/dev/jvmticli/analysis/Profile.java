@@ -2,8 +2,8 @@ package dev.jvmticli.analysis;
 
 import dev.jvmticli.client.ThreadList;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
