@@ -1,7 +1,9 @@
 package dev.jvmticli.analysis;
 
+import dev.jvmticli.client.ThreadList;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,7 +14,8 @@ import java.util.function.Predicate;
 /**
  * A CPU or wall-clock profile read from async-profiler's collapsed stacks with one root frame per
  * thread ({@code [name tid=N]}) and annotated frames: its stacks, hottest methods and busiest
- * threads. The collapsed format carries no line numbers: frames are methods.
+ * threads. The collapsed format carries no line numbers: frames are methods. The engine names a
+ * JVM thread by its OS name, cut to 15 bytes; {@link #named} gives threads the names jstack prints.
  */
 public final class Profile {
     /** What kind of code a frame ran, from async-profiler's annotation. */
@@ -117,6 +120,21 @@ public final class Profile {
 
     public Profile filter(Predicate<Stack> keep) {
         return new Profile(stacks.stream().filter(keep).toList());
+    }
+
+    /**
+     * The profile with each thread whose OS thread id is the nid of one of the live threads (Java
+     * threads, and the JVM's own threads when the answer has them) named as that thread is; the
+     * engine's name where no nid matches (a thread that has ended, or one the JVM does not name).
+     */
+    public Profile named(ThreadList live) {
+        Map<Long, String> names = new HashMap<>();
+        live.threads().stream().filter(t -> t.nid() > 0).forEach(t -> names.putIfAbsent(t.nid(), t.name()));
+        if (live.vmThreads() != null) {
+            live.vmThreads().stream().filter(t -> t.nid() > 0).forEach(t -> names.putIfAbsent(t.nid(), t.name()));
+        }
+        return new Profile(stacks.stream().map(s -> names.containsKey(s.tid())
+                ? new Stack(names.get(s.tid()), s.tid(), s.frames(), s.samples()) : s).toList());
     }
 
     /** Every method seen, hottest first: by self samples, then total, then name. */

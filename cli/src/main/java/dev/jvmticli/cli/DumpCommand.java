@@ -133,7 +133,7 @@ final class DumpCommand implements Callable<Integer> {
     private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) throws IOException {
         sleepUntil(deadline);
         ProfileReport report = ProfileCommand.stop(client);
-        Profile cpu = Profile.parse(report.collapsed());
+        Profile cpu = Profile.parse(report.collapsed()).named(client.threads(true));
         directory.write("profile/collapsed.txt", 0, "profile --collapsed --threads",
                 printer -> printer.print(FlameGraph.collapsed(ProfileView.flame(cpu, true))));
         directory.write("profile/flame.html", 0, "profile --html --threads", printer -> printer.print(FlameGraph.html(

@@ -5,6 +5,7 @@ import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
+import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.FlameGraph;
@@ -43,7 +44,7 @@ final class ProfileCommand implements Callable<Integer> {
     Duration interval;
 
     @Option(names = "--thread", paramLabel = "ID|NAME",
-            description = "Only this thread: a Java thread id, or a name (glob: * and ?; the JVM's own threads by their 15-character OS name). Repeatable.")
+            description = "Only this thread: a Java thread id, or a name as the report prints it (glob: * and ?). Repeatable.")
     List<String> threads;
 
     @Option(names = "--threads", description = "One root frame per thread in the flame graph and collapsed stacks.")
@@ -64,7 +65,7 @@ final class ProfileCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(process)) {
             ProfileThreads selection = ProfileThreads.resolve(client, threads);
             start(client, process, event, every);
-            SamplingWindow.run(context, report.duration, () -> print(stop(client), selection));
+            SamplingWindow.run(context, report.duration, () -> print(stop(client), client.threads(true), selection));
         }
         return ExitCode.OK.code();
     }
@@ -79,8 +80,9 @@ final class ProfileCommand implements Callable<Integer> {
         return client.call("profile.stop", Map.of(), ProfileReport.class);
     }
 
-    private void print(ProfileReport result, ProfileThreads selection) {
-        Profile profile = Profile.parse(result.collapsed()).filter(selection::matches);
+    /** Prints the profile, its threads named as live names them, of the threads selected by those names. */
+    private void print(ProfileReport result, ThreadList live, ProfileThreads selection) {
+        Profile profile = Profile.parse(result.collapsed()).named(live).filter(selection::matches);
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html((result.event().equals("wall") ? "Wall-clock" : "CPU") + " profile of JVM "
                     + target.target + " (" + result.engine() + "), samples", "samples", ProfileView.flame(profile, byThread)));

@@ -12,7 +12,7 @@ import java.util.stream.Collectors;
 /**
  * {@code profile --thread ID|NAME}: which of the profile's stacks to keep. A Java thread id is
  * turned into its OS thread id (the engine names threads by that) when the profile starts; a name
- * or glob matches the name the engine gave the thread.
+ * or glob matches the thread's name in the report.
  */
 final class ProfileThreads {
     private final List<String> selectors;

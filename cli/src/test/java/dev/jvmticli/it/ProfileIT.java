@@ -181,6 +181,17 @@ class ProfileIT {
         assertTrue(Json.parse(next.out()).path("samples").asLong() > 0, next.out());
     }
 
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theJvmsOwnThreadsCarryTheNamesJstackPrintsNotTheEnginesFifteenBytes(Jdks.Jdk jdk) {
+        // wall samples every thread, running or not, so the compiler thread is in the report however idle it is
+        Result result = CliRun.run("profile", TIMEOUT, Long.toString(targets.get(jdk).pid()), "--event", "wall", "--duration", "1s", "--json");
+        assertEquals(0, result.exit(), result.toString());
+        List<String> names = new java.util.ArrayList<>();
+        Json.parse(result.out()).path("threads").forEach(t -> names.add(t.path("name").asText()));
+        assertTrue(names.contains("C2 CompilerThread0") && !names.contains("C2 CompilerThre"), names.toString());
+    }
+
     /** Tries to start a profile until one is found running (stopping any this client started first). */
     private static AgentError awaitBusy(AgentClient client, Path library) throws InterruptedException {
         long deadline = System.nanoTime() + 90_000_000_000L; // a CLI JVM on a loaded machine
