@@ -17,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * 10 ms, forever; {@link #churn()} allocates 100 times those bytes in short-lived {@link Churn}
  * arrays. Three direct buffers of 1 MiB are held from the start. Commands: {@code leaked} prints
  * how many Leaked the map holds; {@code memory} prints what the JVM's MXBeans say about itself;
- * {@code gcs} the collections its GC MXBeans counted; {@code gc} runs System.gc() (a major collection on ZGC). With the argument {@code on-command} it only
+ * {@code gcs} the collections its GC MXBeans counted; {@code gc} runs System.gc() (a major collection on ZGC);
+ * {@code gc every N} starts a thread that runs it every N ms, so that no slow client stretches the gaps. With the argument {@code on-command} it only
  * churns until told {@code leak N}: then its churning thread leaks N Leaked at the same rate, from the same site,
  * and prints how many the map holds.
  */
@@ -83,6 +84,20 @@ public final class LeakTarget {
                 .mapToLong(GarbageCollectorMXBean::getCollectionCount).sum();
     }
 
+    static String collectEvery(long millis) {
+        TargetMain.start("gc every " + millis + " ms", () -> {
+            while (true) {
+                System.gc();
+                try {
+                    Thread.sleep(millis);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        return Long.toString(gcs());
+    }
+
     public static void main(String[] args) throws Exception {
         boolean onCommand = List.of(args).contains("on-command");
         for (int i = 0; i < 3; i++) {
@@ -110,6 +125,9 @@ public final class LeakTarget {
                 yield Long.toString(gcs());
             }
             default -> {
+                if (line.startsWith("gc every ")) {
+                    yield collectEvery(Long.parseLong(line.substring("gc every ".length())));
+                }
                 try {
                     yield line.startsWith("leak ") ? leakNow(Integer.parseInt(line.substring(5))) : "unknown command " + line;
                 } catch (InterruptedException e) {
