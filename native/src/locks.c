@@ -51,8 +51,12 @@ static int is_snapshot_source(JNIEnv *jni, int want_owned) {
     return !is_jvmti_source() && want_owned && thread_snapshot_available(jni);
 }
 
-int locks_by_thread(void) {
+int locks_from_jvmti(void) {
     return is_jvmti_source();
+}
+
+int locks_by_thread(JNIEnv *jni, int want_owned) {
+    return is_jvmti_source() || is_snapshot_source(jni, want_owned);
 }
 
 const char *locks_source(JNIEnv *jni, int want_owned) {
@@ -519,41 +523,40 @@ static jint take_methods(jthread thread, jint max_depth, jvmtiFrameInfo *frames,
     return count;
 }
 
-/* Each thread that may own a monitor or waits for one is looked at alone, in a ThreadSnapshot
+/* One thread that may own a monitor or waits for one, looked at alone in a ThreadSnapshot
  * (thread_snapshot.h, a handshake with that thread); no global safepoint. Its owned monitors are
- * placed on the frames the caller took (or, when it kept none, on frames taken here). */
-static int collect_snapshots(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, lock_facts *facts) {
-    jvmtiFrameInfo *frames = malloc((size_t)max_depth * sizeof *frames);
-    jmethodID *methods = malloc((size_t)max_depth * sizeof *methods);
-    unsigned char *unresolved = calloc(count > 0 ? count : 1, 1);
-    if (frames == NULL || methods == NULL || unresolved == NULL) {
-        free(frames);
-        free(methods);
-        free(unresolved);
-        return -1;
+ * placed on the frames the caller took (or, when it kept none, on frames taken here). The owner
+ * of a monitor it is blocked entering is left to name_snapshot_owners. */
+static int collect_snapshot(JNIEnv *jni, const lock_subject *s, jint max_depth, lock_facts *f) {
+    if (s->id < 0 || !needs_thread_info(s, 1)) {
+        return 0;
     }
     int status = 0;
+    if (s->methods != NULL) {
+        status = thread_snapshot_locks(jni, s->thread, s->methods, s->method_count, f);
+    } else {
+        jvmtiFrameInfo *frames = malloc((size_t)max_depth * sizeof *frames);
+        jmethodID *methods = malloc((size_t)max_depth * sizeof *methods);
+        status = frames == NULL || methods == NULL
+            ? -1 : thread_snapshot_locks(jni, s->thread, methods, take_methods(s->thread, max_depth, frames, methods), f);
+        free(frames);
+        free(methods);
+    }
+    if ((s->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0 && f->waiting == WAIT_NOTIFY) {
+        f->waiting = WAIT_ENTER; /* notified, entering the monitor again */
+    }
+    return status;
+}
+
+/* The owners of the monitors the subjects' snapshots are blocked entering: matched among what the
+ * others' snapshots own, and only those not found there asked of ThreadMXBean. */
+static int name_snapshot_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, lock_facts *facts) {
+    unsigned char *unresolved = calloc(count > 0 ? count : 1, 1);
+    if (unresolved == NULL) {
+        return -1;
+    }
+    int status = lock_owners_match(subjects, count, facts, unresolved) != 0 ? -1 : 0;
     int any_unresolved = 0;
-    for (size_t i = 0; i < count; i++) {
-        const lock_subject *s = &subjects[i];
-        if (s->id < 0 || !needs_thread_info(s, 1)) {
-            continue;
-        }
-        if (s->methods != NULL) {
-            status |= thread_snapshot_locks(jni, s->thread, s->methods, s->method_count, &facts[i]);
-        } else {
-            jint n = take_methods(s->thread, max_depth, frames, methods);
-            status |= thread_snapshot_locks(jni, s->thread, methods, n, &facts[i]);
-        }
-        if ((s->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) != 0 && facts[i].waiting == WAIT_NOTIFY) {
-            facts[i].waiting = WAIT_ENTER; /* notified, entering the monitor again */
-        }
-    }
-    free(frames);
-    free(methods);
-    if (lock_owners_match(subjects, count, facts, unresolved) != 0) {
-        status = -1;
-    }
     for (size_t i = 0; i < count; i++) {
         unresolved[i] &= !subjects[i].is_virtual;
         any_unresolved |= unresolved[i];
@@ -563,6 +566,22 @@ static int collect_snapshots(JNIEnv *jni, const lock_subject *subjects, size_t c
     }
     free(unresolved);
     return status;
+}
+
+int locks_collect_one(JNIEnv *jni, const lock_subject *subject, jint max_depth, int want_owned, int *usage_calls_left,
+                      lock_facts *facts) {
+    if (!is_snapshot_source(jni, want_owned)) {
+        return locks_collect(jni, subject, 1, max_depth, want_owned, usage_calls_left, facts);
+    }
+    facts->owner_id = -1;
+    return prepare(jni) != 0 ? -1 : collect_snapshot(jni, subject, max_depth, facts);
+}
+
+int locks_name_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, int want_owned, lock_facts *facts) {
+    if (!is_snapshot_source(jni, want_owned)) {
+        return 0; /* the other sources name every owner themselves */
+    }
+    return prepare(jni) != 0 ? -1 : name_snapshot_owners(jni, subjects, count, facts);
 }
 
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
@@ -597,7 +616,10 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
             status = -1;
         }
     } else if (is_snapshot_source(jni, want_owned)) {
-        status = collect_snapshots(jni, subjects, count, max_depth, facts);
+        for (size_t i = 0; i < count; i++) {
+            status |= collect_snapshot(jni, &subjects[i], max_depth, &facts[i]);
+        }
+        status |= name_snapshot_owners(jni, subjects, count, facts);
     } else {
         status = collect_management(jni, subjects, count, NULL, max_depth, want_owned, facts);
     }

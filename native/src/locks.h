@@ -31,9 +31,12 @@
  * blocked, waiting or parked. */
 int locks_needed(const lock_subject *s, int want_owned);
 
-/* Whether the source answers thread by thread ("jvmti"): the facts of one thread can be read and
- * checked before the next thread's. */
-int locks_by_thread(void);
+/* Whether the facts come from JVMTI's own lock calls ("jvmti": the agent was started with the JVM). */
+int locks_from_jvmti(void);
+
+/* Whether the source looks at one thread at a time ("jvmti", "snapshot"): each thread's facts can
+ * then be read right after its moment is taken (locks_collect_one), not in one pass over all. */
+int locks_by_thread(JNIEnv *jni, int want_owned);
 
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
@@ -49,6 +52,16 @@ const char *locks_source(JNIEnv *jni, int want_owned);
  * Returns 0, or -1 when the facts could not be collected (facts then hold what was found). */
 int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                   int *usage_calls_left, lock_facts *facts);
+
+/* For a source that looks thread by thread (locks_by_thread): locks_collect for one subject, but
+ * for the owners of a monitor it is blocked entering that only the other subjects' facts tell
+ * ("snapshot"): locks_name_owners names those, once every subject's facts are in. */
+int locks_collect_one(JNIEnv *jni, const lock_subject *subject, jint max_depth, int want_owned, int *usage_calls_left,
+                      lock_facts *facts);
+
+/* Names the owners locks_collect_one left out, from the facts of subjects[0..count): 0, or -1 when
+ * some could not be named. */
+int locks_name_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, int want_owned, lock_facts *facts);
 
 /* What a parked thread is parked on (LockSupport.getBlocker) and the synchronizer's owner; facts
  * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */

@@ -176,10 +176,12 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
     size_t *pending = malloc((count > 0 ? count : 1) * sizeof *pending);
     lock_subject *asked = malloc((count > 0 ? count : 1) * sizeof *asked);
     lock_facts *found = calloc(count > 0 ? count : 1, sizeof *found);
-    if (pending == NULL || asked == NULL || found == NULL) {
+    int *fits = malloc((count > 0 ? count : 1) * sizeof *fits); /* settle's answer for found[k] */
+    if (pending == NULL || asked == NULL || found == NULL || fits == NULL) {
         free(pending);
         free(asked);
         free(found);
+        free(fits);
         return -1;
     }
     size_t n = 0;
@@ -196,9 +198,10 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
     }
     int status = 0;
     int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */
-    /* a source that answers thread by thread has each thread's facts read right after its moment
-     * and checked right after them, not after a pass over all threads that outlasts the moment */
-    int by_thread = locks_by_thread();
+    /* a source that looks at one thread at a time has each thread's facts read right after its
+     * moment and checked right after them, not after a pass over all threads that outlasts the
+     * moment; owners that only the other threads' facts tell are named after the pass */
+    int by_thread = locks_by_thread(jni, want_owned);
     for (int attempt = 0; attempt < MOMENT_TRIES && n > 0; attempt++) {
         for (size_t k = 0; k < n; k++) {
             asked[k] = subjects[pending[k]];
@@ -207,30 +210,34 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         if (!by_thread) {
             status |= locks_collect(jni, asked, n, max_depth, want_owned, &usage_calls_left, found);
         }
-        size_t moved = 0;
         for (size_t k = 0; k < n; k++) {
             size_t i = pending[k];
+            fits[k] = -1;
             if (by_thread) {
                 thread_moment now;
                 if (thread_moment_take(subjects[i].thread, max_depth, &now) != 0) {
-                    moments[i].unsettled = 1; /* ended: its last moment stays */
-                    continue;
+                    continue; /* ended: its last moment stays */
                 }
                 become(&moments[i], &now);
                 describe_subject(jni, &moments[i], &subjects[i]);
                 asked[k] = subjects[i];
-                status |= locks_collect(jni, &asked[k], 1, max_depth, want_owned, &usage_calls_left, &found[k]);
+                status |= locks_collect_one(jni, &asked[k], max_depth, want_owned, &usage_calls_left, &found[k]);
             }
-            int settled = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
+            fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
+        }
+        status |= locks_name_owners(jni, asked, n, want_owned, found);
+        size_t moved = 0;
+        for (size_t k = 0; k < n; k++) {
+            size_t i = pending[k];
             /* a monitor not named by a source that looked at the thread in that state is not known to
              * it; one that a separate JVMTI call did not name was missed, and is asked again */
-            int unknowable = settled == LOCK_FIT_NO_MONITOR && found[k].seen.kind != WITNESS_NONE;
-            if (settled == LOCK_FIT || (unknowable && attempt + 1 == MOMENT_TRIES)) {
+            int unknowable = fits[k] == LOCK_FIT_NO_MONITOR && found[k].seen.kind != WITNESS_NONE;
+            if (fits[k] == LOCK_FIT || (unknowable && attempt + 1 == MOMENT_TRIES)) {
                 moments[i].locks = found[k];
                 continue;
             }
             clear_locks(&found[k]);
-            if (settled != -1) {
+            if (fits[k] != -1) {
                 describe_subject(jni, &moments[i], &subjects[i]);
                 pending[moved++] = i;
             } else {
@@ -245,6 +252,7 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
     free(pending);
     free(asked);
     free(found);
+    free(fits);
     return status;
 }
 

@@ -4,9 +4,10 @@
  * and those frames: against what the source saw of the thread itself when it looks at it
  * (ThreadInfo, ThreadSnapshot), otherwise by taking state and frames again after the facts and
  * keeping the facts only when the thread has not moved; and against lock_fit's rules. Where the
- * source answers thread by thread (JVMTI, start-up mode), each thread's moment is taken again right
- * before its facts and checked right after them, before the next thread's; the other sources
- * answer for every pending thread in one call, each checked after it. A thread that moved is
+ * source looks at one thread at a time (JVMTI in start-up mode, ThreadSnapshot), each thread's
+ * moment is taken again right before its facts and checked right after them, before the next
+ * thread's (the owners ThreadSnapshot leaves out are named after the pass, from every thread's
+ * facts); ThreadMXBean answers for every pending thread in one call, each checked after it. A thread that moved is
  * taken again, up to MOMENT_TRIES times; one that never settles keeps the state and frames of its
  * last moment, without lock facts, and is marked unsettled. */
 #ifndef JVMTICLI_THREAD_MOMENT_H

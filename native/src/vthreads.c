@@ -496,7 +496,7 @@ void cmd_vthreads(command_ctx *ctx) {
         command_fail(ctx, "no_virtual_threads", why);
         return;
     }
-    a.checked_locks = thread_snapshot_available(jni) || locks_by_thread();
+    a.checked_locks = thread_snapshot_available(jni) || locks_from_jvmti();
     a.subjects = calloc(MOMENT_BATCH, sizeof *a.subjects);
     a.moments = calloc(MOMENT_BATCH, sizeof *a.moments);
     if (a.want_frames) {
@@ -536,7 +536,7 @@ void cmd_vthreads(command_ctx *ctx) {
         json_end_array(w);
     }
     json_key(w, "lockSource");
-    json_cstring(w, locks_by_thread() ? "jvmti" : thread_snapshot_available(jni) ? "snapshot" : "parked-only");
+    json_cstring(w, locks_from_jvmti() ? "jvmti" : thread_snapshot_available(jni) ? "snapshot" : "parked-only");
     json_key(w, "lockFactsComplete");
     json_bool(w, !a.locks_incomplete && !a.failed && (a.checked_locks || !a.want_locks));
     json_key(w, "complete");

@@ -76,9 +76,8 @@ class DumpConsistencyIT {
         assertTrue(ours.size() <= jstacks.size(), "ours: " + ours + "\njstack's: " + jstacks);
         assertEquals(List.of(), missing);
         /* measured: 0-6 of ~195 in every mode; start-up mode on JDK 25 had 25-33 when every thread's
-         * facts were read before any was checked; with the JVM's own threads in stacks, 13-22 of 216
-         * after a live attach on JDK 25 (a regression, not yet understood: see the closing note) */
-        assertTrue(unsettled * 8 <= threads, unsettled + " of " + threads + " threads unsettled");
+         * facts were read before any was checked */
+        assertTrue(unsettled * 20 <= threads, unsettled + " of " + threads + " threads unsettled");
     }
 
     private static String jstack(Jdks.Jdk jdk, String pid) throws IOException, InterruptedException {
