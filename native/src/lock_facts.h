@@ -41,7 +41,7 @@ typedef struct {
     jint top_line;      /* -2 native, -1 unknown */
     jint top_depth;     /* WITNESS_MAPPED: the subject's frame that top is, the first with its method
                            (below frames the witness hides, as ThreadSnapshot hides a virtual
-                           thread's yield); 0 otherwise */
+                           thread's yield), -1 when none of them has it; 0 otherwise */
 } lock_witness;
 
 typedef struct {

@@ -89,7 +89,7 @@ static int witness_is(JNIEnv *jni, const lock_witness *w, const thread_moment *m
     if (w->frames_seen == 0 || m->count == 0) {
         return w->frames_seen == 0 && m->count == 0;
     }
-    return w->top_depth < m->count
+    return w->top_depth >= 0 && w->top_depth < m->count
         && frames_frame_is(jni, &thread_moment_frames(m)[w->top_depth], w->top_class, w->top_method, w->top_line);
 }
 

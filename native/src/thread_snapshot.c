@@ -202,6 +202,9 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
     lock_facts_witness_frames(jni, stack, &f->seen);
     if (methods != NULL && snapshot_count > 0) {
         match_depths(jni, stack, 0, methods, count, &f->seen.top_depth);
+        if (f->seen.top_depth == count) {
+            f->seen.top_depth = -1; /* none of them is its method */
+        }
     }
     jobject waited = read_blocker(jni, snapshot, f);
     jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
