@@ -7,9 +7,9 @@
  * source looks at one thread at a time (JVMTI in start-up mode, ThreadSnapshot), each thread's
  * moment is taken again right before its facts and checked right after them, before the next
  * thread's (the owners ThreadSnapshot leaves out are named after the pass, from every thread's
- * facts); ThreadMXBean answers for every pending thread in one call, each checked after it. A thread that moved is
- * taken again, up to MOMENT_TRIES times; one that never settles keeps the state and frames of its
- * last moment, without lock facts, and is marked unsettled. */
+ * facts); ThreadMXBean answers for every pending thread in one call, each checked after it. A
+ * thread that moved is taken again, up to MOMENT_TRIES times; one that never settles keeps the
+ * state and frames of its last moment, without lock facts, and is marked unsettled. */
 #ifndef JVMTICLI_THREAD_MOMENT_H
 #define JVMTICLI_THREAD_MOMENT_H
 
