@@ -133,7 +133,11 @@ final class DumpCommand implements Callable<Integer> {
     private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) throws IOException {
         sleepUntil(deadline);
         ProfileReport report = ProfileCommand.stop(client);
-        Profile cpu = Profile.parse(report.collapsed()).named(client.threads(true));
+        List<String> warnings = new ArrayList<>();
+        Profile cpu = ProfileCommand.named(client, report, warnings::add);
+        for (String warning : warnings) {
+            directory.recordError(warning);
+        }
         directory.write("profile/collapsed.txt", 0, "profile --collapsed --threads",
                 printer -> printer.print(FlameGraph.collapsed(ProfileView.flame(cpu, true))));
         directory.write("profile/flame.html", 0, "profile --html --threads", printer -> printer.print(FlameGraph.html(

@@ -3,9 +3,9 @@ package dev.jvmticli.cli;
 import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
-import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.FlameGraph;
@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -65,7 +66,10 @@ final class ProfileCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(process)) {
             ProfileThreads selection = ProfileThreads.resolve(client, threads);
             start(client, process, event, every);
-            SamplingWindow.run(context, report.duration, () -> print(stop(client), client.threads(true), selection));
+            SamplingWindow.run(context, report.duration, () -> {
+                ProfileReport result = stop(client);
+                print(result, named(client, result, context.err()::println), selection);
+            });
         }
         return ExitCode.OK.code();
     }
@@ -80,9 +84,25 @@ final class ProfileCommand implements Callable<Integer> {
         return client.call("profile.stop", Map.of(), ProfileReport.class);
     }
 
-    /** Prints the profile, its threads named as live names them, of the threads selected by those names. */
-    private void print(ProfileReport result, ThreadList live, ProfileThreads selection) {
-        Profile profile = Profile.parse(result.collapsed()).named(live).filter(selection::matches);
+    /**
+     * The profile with its threads named as the live threads are; when the agent cannot list them
+     * after the stop, the profile is still worth having: its threads keep the names the engine saw
+     * (the OS's, cut to 15 bytes), and why goes to warn.
+     */
+    static Profile named(AgentClient client, ProfileReport result, Consumer<String> warn) {
+        Profile profile = Profile.parse(result.collapsed());
+        try {
+            return profile.named(client.threads(true));
+        } catch (AgentError e) {
+            warn.accept("jvmti-cli: threads keep the names the OS gives them (cut to 15 bytes): listing the live threads failed: "
+                    + e.getMessage());
+            return profile;
+        }
+    }
+
+    /** Prints the profile of the threads selected by their names. */
+    private void print(ProfileReport result, Profile named, ProfileThreads selection) {
+        Profile profile = named.filter(selection::matches);
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html((result.event().equals("wall") ? "Wall-clock" : "CPU") + " profile of JVM "
                     + target.target + " (" + result.engine() + "), samples", "samples", ProfileView.flame(profile, byThread)));
