@@ -184,27 +184,7 @@ final class AnswerReader {
                 frames.add(new Frame(null, null, null, -1, false));
                 continue;
             }
-            expect(JsonToken.START_OBJECT);
-            String className = null;
-            String method = null;
-            String file = null;
-            int line = -1;
-            boolean nativeMethod = false;
-            String module = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                p.nextToken();
-                switch (field) {
-                    case "class" -> className = text();
-                    case "method" -> method = text();
-                    case "file" -> file = text();
-                    case "line" -> line = p.getValueAsInt(-1);
-                    case "native" -> nativeMethod = p.getValueAsBoolean(false);
-                    case "module" -> module = text();
-                    default -> p.skipChildren();
-                }
-            }
-            frames.add(new Frame(className, method, file, line, nativeMethod, module));
+            frames.add(frame());
         }
         return frames;
     }
@@ -559,27 +539,38 @@ final class AnswerReader {
                 list.add(null);
                 continue;
             }
-            expect(JsonToken.START_OBJECT);
-            String className = null;
-            String method = null;
-            String file = null;
-            boolean nativeMethod = false;
-            String module = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                p.nextToken();
-                switch (field) {
-                    case "class" -> className = text();
-                    case "method" -> method = text();
-                    case "file" -> file = text();
-                    case "native" -> nativeMethod = p.getValueAsBoolean(false);
-                    case "module" -> module = text();
-                    default -> p.skipChildren();
-                }
-            }
-            list.add(new Method(className, method, file, nativeMethod, module));
+            Frame f = frame();
+            list.add(new Method(f.className(), f.method(), f.file(), f.nativeMethod(), f.module()));
         }
         return list;
+    }
+
+    /**
+     * A frame, {"class","method","file","line","native","module"}, or a method of the frame table,
+     * the same without "line" (then -1).
+     */
+    private Frame frame() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        String className = null;
+        String method = null;
+        String file = null;
+        int line = -1;
+        boolean nativeMethod = false;
+        String module = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "class" -> className = text();
+                case "method" -> method = text();
+                case "file" -> file = text();
+                case "line" -> line = p.getValueAsInt(-1);
+                case "native" -> nativeMethod = p.getValueAsBoolean(false);
+                case "module" -> module = text();
+                default -> p.skipChildren();
+            }
+        }
+        return new Frame(className, method, file, line, nativeMethod, module);
     }
 
     private List<LockedMonitor> locked() throws IOException {
