@@ -27,6 +27,7 @@ static struct {
     int ready;
     jclass lock_support;
     jmethodID get_blocker;
+    jfieldID park_blocker;      /* Thread.parkBlocker, which getBlocker reads; NULL when not found */
     jclass ownable_synchronizer;
     jfieldID exclusive_owner;
     jobject thread_bean;
@@ -114,6 +115,11 @@ static int prepare_parking(JNIEnv *jni) {
     jni_handles.get_blocker = (*jni)->GetStaticMethodID(jni, jni_handles.lock_support, "getBlocker",
                                                           "(Ljava/lang/Thread;)Ljava/lang/Object;");
     if (jni_failed(jni, jni_handles.get_blocker)) return -1;
+    jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (jni_failed(jni, thread)) return -1;
+    jni_handles.park_blocker = (*jni)->GetFieldID(jni, thread, "parkBlocker", "Ljava/lang/Object;");
+    jni_cleared_exception(jni); /* then the blocker is asked of LockSupport */
+    (*jni)->DeleteLocalRef(jni, thread);
     jni_handles.exclusive_owner = (*jni)->GetFieldID(jni, jni_handles.ownable_synchronizer, "exclusiveOwnerThread",
                                                        "Ljava/lang/Thread;");
     return jni_failed(jni, jni_handles.exclusive_owner) ? -1 : 0;
@@ -185,8 +191,17 @@ void locks_release(JNIEnv *jni) {
     memset(&jni_handles, 0, sizeof jni_handles);
 }
 
+/* What LockSupport.getBlocker(thread) returns, read from the field it reads where that was found:
+ * a field read rather than a call into Java, for every parked virtual thread of a walk. */
+static jobject park_blocker(JNIEnv *jni, jthread thread) {
+    if (jni_handles.park_blocker != NULL) {
+        return (*jni)->GetObjectField(jni, thread, jni_handles.park_blocker);
+    }
+    return (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, thread);
+}
+
 static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
-    jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, s->thread);
+    jobject blocker = park_blocker(jni, s->thread);
     if (jni_failed(jni, blocker)) {
         return;
     }
@@ -216,7 +231,7 @@ int locks_has_park_blocker(JNIEnv *jni, jthread thread) {
     if (prepare(jni) != 0) {
         return 0;
     }
-    jobject blocker = (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, thread);
+    jobject blocker = park_blocker(jni, thread);
     if (jni_failed(jni, blocker)) {
         return 0;
     }

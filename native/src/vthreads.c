@@ -52,6 +52,8 @@ static struct {
     jfieldID vt_state;
     jint pinned;
     jint timed_pinned;
+    jint parked;             /* VirtualThread.PARKED and TIMED_PARKED: -1 when not found */
+    jint timed_parked;
 } vt;
 
 static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
@@ -93,6 +95,8 @@ static const char *prepare(JNIEnv *jni) {
     if (ok) {
         vt.pinned = static_int(jni, vt.virtual_thread, "PINNED");
         vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
+        vt.parked = static_int(jni, vt.virtual_thread, "PARKED");
+        vt.timed_parked = static_int(jni, vt.virtual_thread, "TIMED_PARKED");
         vt.continuation = (*jni)->GetFieldID(jni, thread, "cont", "Ljdk/internal/vm/Continuation;");
         if (jni_cleared_exception(jni)) {
             vt.continuation = NULL; /* then carriers are always looked for by the walk */
@@ -248,6 +252,16 @@ static int may_wait_for_lock(JNIEnv *jni, jthread thread, jint state, int mounte
     return (state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_has_park_blocker(jni, thread);
 }
 
+/* Whether an unmounted thread is parked without a blocker, as its VirtualThread state and
+ * Thread.parkBlocker say: one that sleeps (a timed park) or parks that way, which may_wait_for_lock
+ * would pass over too, told from two field reads without the JVMTI call for its state (the most of
+ * a walk of sleeping threads). 0 when it cannot be told so. */
+static int parked_without_blocker(JNIEnv *jni, jthread thread) {
+    jint state = (*jni)->GetIntField(jni, thread, vt.vt_state);
+    return ((vt.parked >= 0 && state == vt.parked) || (vt.timed_parked >= 0 && state == vt.timed_parked))
+        && !locks_has_park_blocker(jni, thread);
+}
+
 static void write_summary(answer *a) {
     json_writer *w = a->ctx->out;
     json_key(w, "summary");
@@ -375,9 +389,12 @@ static int visit(answer *a, jthread thread) {
     if (carrier != NULL) {
         (*jni)->DeleteLocalRef(jni, carrier);
     }
+    if ((a->mounted_only && !mounted) || (a->waiting_only && !mounted && parked_without_blocker(jni, thread))) {
+        return 0;
+    }
     jint state = 0;
     jlong id = thread_java_id(jni, thread);
-    if ((a->mounted_only && !mounted) || !thread_set_wants(a->ctx->req, id)
+    if (!thread_set_wants(a->ctx->req, id)
             || (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &state) != JVMTI_ERROR_NONE
             || (state & JVMTI_THREAD_STATE_ALIVE) == 0
             || (a->waiting_only && !may_wait_for_lock(jni, thread, state, mounted))) {

@@ -36,7 +36,7 @@ public final class VirtualThreads {
         byId.sort(Comparator.comparingLong(v -> v.thread().id()));
         for (VirtualStack v : byId) {
             List<Frame> frames = v.stack() != null && v.stack() < dump.stacks().size() ? dump.stacks().get(v.stack()) : v.frames();
-            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor()));
+            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor(), v.unsettled()));
         }
         return stacks;
     }

@@ -155,8 +155,7 @@ public final class AgentClient implements Closeable {
         arguments.put("mountedOnly", mountedOnly);
         arguments.put("waitingOnly", waitingOnly);
         try {
-            return frames || locks ? call("vthreads", arguments, VirtualDump.class)
-                    : exchange("vthreads", arguments, () -> new AnswerReader(connection.parser).virtualThreads());
+            return exchange("vthreads", arguments, () -> new AnswerReader(connection.parser).virtualThreads());
         } catch (AgentError e) {
             if (e.code().equals("no_virtual_threads")) {
                 throw new CliFailure(ExitCode.NO_VIRTUAL_THREADS, targetName + ": " + e.agentMessage());

@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks}, and
- * {@code vthreads} without frames and locks) straight from the token stream with jackson-core,
+ * Reads the answers of the hot commands ({@code hello}, {@code threads}, {@code stacks} and
+ * {@code vthreads}) straight from the token stream with jackson-core,
  * without Jackson databind: a CLI run that only prints text never loads databind, and a dump of
  * thousands of threads is bound in one pass. A thread of
  * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
@@ -112,13 +112,15 @@ final class AnswerReader {
     }
 
     /**
-     * A {@code vthreads} answer asked for without frames and without lock facts: each thread, the
-     * summary and the flags. The CLI's bare {@code threads} reads one on every JDK 21+ target (to
-     * find carriers), so it is read here rather than by databind.
+     * A {@code vthreads} answer: each thread with, where asked for, its stack (an index into
+     * {@code stacks}, or its own {@code frames} past the agent's table) and lock facts, then the
+     * distinct stacks, the summary and the flags. The bare {@code threads} reads one on every
+     * JDK 21+ target (to find carriers), {@code deadlocks} and {@code monitors} one with lock facts.
      */
     VirtualDump virtualThreads() throws IOException {
         long time = 0;
         List<VirtualDump.VirtualStack> threads = List.of();
+        List<List<Frame>> stacks = List.of();
         String lockSource = null;
         boolean lockFactsComplete = false;
         boolean complete = false;
@@ -130,6 +132,7 @@ final class AnswerReader {
             switch (field) {
                 case "time" -> time = p.getValueAsLong(0);
                 case "threads" -> threads = array(this::virtualThread);
+                case "stacks" -> stacks = array(this::frames);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> lockFactsComplete = p.getValueAsBoolean(false);
                 case "complete" -> complete = p.getValueAsBoolean(false);
@@ -137,24 +140,53 @@ final class AnswerReader {
                 default -> p.skipChildren();
             }
         }
-        return new VirtualDump(time, threads, List.of(), lockSource, lockFactsComplete, complete, summary);
+        return new VirtualDump(time, threads, stacks, lockSource, lockFactsComplete, complete, summary);
     }
 
     private VirtualDump.VirtualStack virtualThread() throws IOException {
         expect(JsonToken.START_OBJECT);
         ThreadEntry thread = null;
+        Integer stack = null;
+        List<Frame> frames = null;
         boolean truncated = false;
+        List<LockedMonitor> locked = null;
+        WaitingFor waitingFor = null;
+        boolean unsettled = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
             switch (field) {
                 case "thread" -> thread = threadEntry();
+                case "stack" -> {
+                    expect(JsonToken.VALUE_NUMBER_INT);
+                    stack = p.getIntValue();
+                }
+                case "frames" -> frames = frames();
                 case "truncated" -> truncated = p.getValueAsBoolean(false);
-                case "stack", "frames" -> throw new JsonParseException(p, "frames in an answer asked for without them");
+                case "locked" -> locked = locked();
+                case "waitingFor" -> waitingFor = waitingFor();
+                case "unsettled" -> unsettled = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
-        return new VirtualDump.VirtualStack(thread, null, null, truncated, null, null);
+        return new VirtualDump.VirtualStack(thread, stack, frames, truncated, locked, waitingFor, unsettled);
+    }
+
+    /** A stack written out frame by frame, top first; a frame the agent could not resolve is null there. */
+    private List<Frame> frames() throws IOException {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return null;
+        }
+        expect(JsonToken.START_ARRAY);
+        List<Frame> frames = new ArrayList<>();
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (p.currentToken() == JsonToken.VALUE_NULL) {
+                frames.add(new Frame(null, null, null, -1, false));
+                continue;
+            }
+            frames.add(frame());
+        }
+        return frames;
     }
 
     private VirtualDump.Summary summary() throws IOException {
@@ -507,27 +539,38 @@ final class AnswerReader {
                 list.add(null);
                 continue;
             }
-            expect(JsonToken.START_OBJECT);
-            String className = null;
-            String method = null;
-            String file = null;
-            boolean nativeMethod = false;
-            String module = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                p.nextToken();
-                switch (field) {
-                    case "class" -> className = text();
-                    case "method" -> method = text();
-                    case "file" -> file = text();
-                    case "native" -> nativeMethod = p.getValueAsBoolean(false);
-                    case "module" -> module = text();
-                    default -> p.skipChildren();
-                }
-            }
-            list.add(new Method(className, method, file, nativeMethod, module));
+            Frame f = frame();
+            list.add(new Method(f.className(), f.method(), f.file(), f.nativeMethod(), f.module()));
         }
         return list;
+    }
+
+    /**
+     * A frame, {"class","method","file","line","native","module"}, or a method of the frame table,
+     * the same without "line" (then -1).
+     */
+    private Frame frame() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        String className = null;
+        String method = null;
+        String file = null;
+        int line = -1;
+        boolean nativeMethod = false;
+        String module = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "class" -> className = text();
+                case "method" -> method = text();
+                case "file" -> file = text();
+                case "line" -> line = p.getValueAsInt(-1);
+                case "native" -> nativeMethod = p.getValueAsBoolean(false);
+                case "module" -> module = text();
+                default -> p.skipChildren();
+            }
+        }
+        return new Frame(className, method, file, line, nativeMethod, module);
     }
 
     private List<LockedMonitor> locked() throws IOException {

@@ -1,5 +1,6 @@
 package dev.jvmticli.client;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 
@@ -28,9 +29,11 @@ public record VirtualDump(long time, List<VirtualStack> threads, List<List<Frame
      * One virtual thread.
      *
      * @param stack  index of its stack in {@link VirtualDump#stacks()}, or null when given in frames
-     * @param frames its frames, when not shared through stacks; null when frames were not asked for
+     * @param frames    its frames, when not shared through stacks; null when frames were not asked for
+     * @param unsettled as {@link ThreadStack#unsettled()}: locked and waitingFor are then left out
      */
     public record VirtualStack(ThreadEntry thread, Integer stack, List<Frame> frames, boolean truncated,
-                               List<LockedMonitor> locked, WaitingFor waitingFor) {
+                               List<LockedMonitor> locked, WaitingFor waitingFor,
+                               @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean unsettled) {
     }
 }

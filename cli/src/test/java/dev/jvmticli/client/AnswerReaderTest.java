@@ -155,6 +155,32 @@ class AnswerReaderTest {
     }
 
     @Test
+    void aVirtualThreadsAnswerWithFramesAndLocksReadsAsDatabindReadsIt() throws IOException {
+        String json = """
+                {"time":1700000000000,
+                 "threads":[
+                  {"thread":{"id":41,"name":"","state":"BLOCKED","virtual":true,"pinned":false},"stack":0,
+                   "locked":[{"class":"java.lang.Object","hash":9,"depth":1}],
+                   "waitingFor":{"kind":"enter","class":"java.lang.Object","hash":7,"ownerId":-1}},
+                  {"thread":{"id":42,"name":"own","state":"WAITING","virtual":true,"flags":["parked"]},"truncated":true,
+                   "frames":[{"class":"a.B","method":"c","file":"B.java","module":"my.app@1","line":3,"native":false},
+                             {"class":"jdk.internal.misc.Unsafe","method":"park","file":"Unsafe.java","line":-2,"native":true}],
+                   "locked":[],"waitingFor":{"kind":"acquire","class":"j.u.c.l.ReentrantLock$NonfairSync","hash":8,"ownerId":21}},
+                  {"thread":{"id":43,"name":"moving","state":"RUNNABLE","virtual":true,"carrierId":23},"stack":0,
+                   "locked":[],"unsettled":true}],
+                 "stacks":[[{"class":"a.B","method":"d","file":"B.java","line":5,"native":false}]],
+                 "lockSource":"snapshot","lockFactsComplete":true,"complete":true,
+                 "summary":{"count":3,"mounted":1,"pinned":0,"byState":{"BLOCKED":1,"RUNNABLE":1,"WAITING":1}}}
+                """;
+        JsonParser parser = new JsonFactory().createParser(json);
+        parser.nextToken();
+        VirtualDump read = new AnswerReader(parser).virtualThreads();
+        assertEquals(AgentClient.mapper().readValue(json, VirtualDump.class), read);
+        assertEquals(List.of(new Frame("a.B", "d", "B.java", 5, false)), read.stacks().get(0));
+        assertTrue(read.threads().get(2).unsettled());
+    }
+
+    @Test
     void aVirtualThreadsAnswerWithoutFramesReadsAsDatabindReadsIt() throws IOException {
         String json = """
                 {"time":1700000000000,
