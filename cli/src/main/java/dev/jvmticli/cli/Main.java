@@ -1,6 +1,5 @@
 package dev.jvmticli.cli;
 
-import dev.jvmticli.client.SocketWarmUp;
 import dev.jvmticli.failure.OutputClosed;
 import dev.jvmticli.render.TextOutput;
 import java.io.OutputStreamWriter;
@@ -17,7 +16,6 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        SocketWarmUp.start(); // nearly every command opens a socket to a JVM
         // buffered, not flushed per line: a dump of thousands of threads is hundreds of thousands
         // of lines; commands flush when they are done (and before any error message)
         PrintWriter out = TextOutput.of(new StandardOutput(), OUTPUT_BUFFER);
