@@ -2,12 +2,14 @@ package dev.jvmticli.attach;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.StringTokenizer;
 
 /**
  * A local process that may be a JVM, as {@code /proc} describes it.
@@ -43,8 +45,8 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
 
     /** The process as its /proc/<pid>/status lines describe it, checked to be a JVM by the caller. */
     static TargetProcess fromStatus(long pid, List<String> status) {
-        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
-        String[] nsPids = field(status, "NSpid:").split("\\s+");
+        int uid = effectiveUid(status);
+        String[] nsPids = words(field(status, "NSpid:"));
         long nsPid = nsPids.length == 0 || nsPids[0].isEmpty() ? pid : Long.parseLong(nsPids[nsPids.length - 1]);
         return new TargetProcess(pid, nsPid, uid, Path.of("/proc", Long.toString(pid), "root"));
     }
@@ -73,13 +75,18 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
     }
 
     private static boolean mapsJvm(Path proc, long pid, List<String> status) {
-        try (var lines = Files.lines(proc.resolve("maps"))) {
-            return lines.anyMatch(line -> line.endsWith("/libjvm.so"));
+        try (BufferedReader lines = Files.newBufferedReader(proc.resolve("maps"))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                if (line.endsWith("/libjvm.so")) {
+                    return true;
+                }
+            }
+            return false;
         } catch (AccessDeniedException e) {
             throw unreadableMaps(proc, pid, status);
         } catch (NoSuchFileException e) {
             throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "no process with pid " + pid);
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException e) {
             throw new CliFailure(ExitCode.PERMISSION_DENIED, "cannot read /proc/" + pid + "/maps: " + e.getMessage());
         }
     }
@@ -90,7 +97,7 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
      */
     private static CliFailure unreadableMaps(Path proc, long pid, List<String> status) {
         int self = ownUid();
-        int uid = Integer.parseInt(field(status, "Uid:").split("\\s+")[1]);
+        int uid = effectiveUid(status);
         if (self != 0 && self != uid) {
             return new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied reading /proc/" + pid + "/maps: attach as the JVM's user or root");
         }
@@ -131,11 +138,28 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         }
     }
 
+    private static int effectiveUid(List<String> status) {
+        return Integer.parseInt(words(field(status, "Uid:"))[1]);
+    }
+
+    // Loops, neither streams nor a regex: every command runs this, and each lambda's first use, as
+    // the first Pattern, costs its cold start (see ThreadsCommand#BY_ID).
     private static String field(List<String> status, String name) {
-        return status.stream()
-                .filter(line -> line.startsWith(name))
-                .map(line -> line.substring(name.length()).trim())
-                .findFirst()
-                .orElse("");
+        for (String line : status) {
+            if (line.startsWith(name)) {
+                return line.substring(name.length()).trim();
+            }
+        }
+        return "";
+    }
+
+    /** The whitespace-separated words of a field's value; none of an empty one. */
+    private static String[] words(String value) {
+        StringTokenizer tokens = new StringTokenizer(value);
+        String[] words = new String[tokens.countTokens()];
+        for (int i = 0; i < words.length; i++) {
+            words[i] = tokens.nextToken();
+        }
+        return words;
     }
 }

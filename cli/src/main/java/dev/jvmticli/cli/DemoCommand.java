@@ -12,14 +12,22 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 @Command(name = "demo", mixinStandardHelpOptions = true, description = "Start a small sample JVM in known states, show its threads, and stop it.")
 final class DemoCommand implements Callable<Integer> {
-    /**
-     * What the demo runs on its JVM. The build's class-data-sharing archive is made from a demo
-     * run, so these are also the commands whose classes a cold start finds ready.
-     */
+    /** What the demo runs on its JVM. */
     private static final List<String> DEMO_COMMANDS = List.of("threads", "deadlocks");
+
+    /**
+     * What the build's class-data-sharing archive is made from (a {@code demo --training} run): the
+     * commands whose classes, and lambdas, a cold start then finds ready. A class the archive lacks
+     * costs its cold start a read and a verification, a lambda its class spun at run time.
+     */
+    private static final List<String> TRAINING_COMMANDS = List.of("threads", "stacks", "monitors", "deadlocks");
+
+    @Option(names = "--training", hidden = true, description = "Run every bare command, for the build's CDS archive.")
+    boolean training;
 
     private final CliContext context;
 
@@ -34,7 +42,7 @@ final class DemoCommand implements Callable<Integer> {
             long pid = awaitReady(demo);
             context.out().println("Started a demo JVM (pid " + pid + "): a busy thread, a sleeper, a waiter, blocked and parked threads, and a deadlock.");
             context.out().println();
-            for (String command : DEMO_COMMANDS) {
+            for (String command : training ? TRAINING_COMMANDS : DEMO_COMMANDS) {
                 context.out().println("$ jvmti-cli " + command + " " + pid);
                 int exit = BareCommand.run(context, command, BareCommand.of(context, new String[] {command, Long.toString(pid)}));
                 if (exit != ExitCode.OK.code() && exit != ExitCode.DEADLOCK_FOUND.code()) {

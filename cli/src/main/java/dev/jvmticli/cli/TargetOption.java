@@ -13,7 +13,7 @@ public final class TargetOption {
     String target;
 
     public TargetProcess resolve() {
-        if (!target.isEmpty() && target.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (isDigits(target)) {
             long pid;
             try {
                 pid = Long.parseLong(target);
@@ -29,5 +29,15 @@ public final class TargetOption {
             throw new CliFailure(ExitCode.USAGE, "'" + target + "' is not a process id");
         }
         return TargetProcess.of(JvmDiscovery.byName(target).pid());
+    }
+
+    /** A loop, not a stream: every command runs this, and each lambda's first use costs its cold start (see ThreadsCommand#BY_ID). */
+    private static boolean isDigits(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (text.charAt(i) < '0' || text.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return !text.isEmpty();
     }
 }

@@ -96,20 +96,34 @@ final class ThreadsCommand implements Callable<Integer> {
         }
     }
 
-    /** Java threads by id, then the JVM's own in the JVM's order (a stable sort keeps it). */
-    private static final Comparator<RunningThread> BY_ID = Comparator.comparing((RunningThread t) -> t instanceof VmThread)
-            .thenComparingLong(t -> t instanceof ThreadEntry java ? java.id() : 0);
+    /**
+     * Java threads by id, then the JVM's own in the JVM's order (a stable sort keeps it). A class, not
+     * composed lambdas, as the orders below are made only when asked for: every lambda's first use
+     * costs a cold start, and those of {@code Comparator}'s own methods are spun at run time, with
+     * ASM, even with a CDS archive.
+     */
+    private static final Comparator<RunningThread> BY_ID = new Comparator<>() {
+        @Override
+        public int compare(RunningThread a, RunningThread b) {
+            boolean aVm = a instanceof VmThread;
+            if (aVm != b instanceof VmThread) {
+                return aVm ? 1 : -1;
+            }
+            return Long.compare(a instanceof ThreadEntry java ? java.id() : 0, b instanceof ThreadEntry java ? java.id() : 0);
+        }
+    };
 
     enum SortKey {
-        cpu(Comparator.comparingLong(RunningThread::cpuNanos).reversed()),
-        name(Comparator.comparing(RunningThread::name, Comparator.nullsFirst(Comparator.naturalOrder()))),
-        state(Comparator.comparing(RunningThread::state, Comparator.nullsLast(Comparator.naturalOrder()))),
-        id(BY_ID);
+        cpu, name, state, id;
 
-        final Comparator<RunningThread> order;
-
-        SortKey(Comparator<RunningThread> order) {
-            this.order = order;
+        /** The order, ties broken by {@link #BY_ID}. */
+        Comparator<RunningThread> order() {
+            return switch (this) {
+                case cpu -> Comparator.comparingLong(RunningThread::cpuNanos).reversed().thenComparing(BY_ID);
+                case name -> Comparator.comparing(RunningThread::name, Comparator.nullsFirst(Comparator.<String>naturalOrder())).thenComparing(BY_ID);
+                case state -> Comparator.comparing(RunningThread::state, Comparator.nullsLast(Comparator.<String>naturalOrder())).thenComparing(BY_ID);
+                case id -> BY_ID;
+            };
         }
     }
 
@@ -167,10 +181,10 @@ final class ThreadsCommand implements Callable<Integer> {
         }
         requireMatch(candidates, name);
         platform = filter(platform.stream().map(t -> carried.containsKey(t.id()) ? t.carrying(carried.get(t.id())) : t).toList(), wanted, name);
-        platform.sort(sort.order.thenComparing(BY_ID));
+        platform.sort(sort.order());
         List<VmThread> vmShown = filter(vm, wanted, name);
         List<ThreadEntry> shown = kinds.virtualThreads() ? filter(virtual, wanted, name) : new ArrayList<>();
-        shown.sort(sort.order.thenComparing(BY_ID));
+        shown.sort(sort.order());
         if (json) {
             Map<String, Object> document = new LinkedHashMap<>();
             if (kind.java()) {
@@ -187,7 +201,7 @@ final class ThreadsCommand implements Callable<Integer> {
         if (kinds.platform()) {
             List<RunningThread> rows = new ArrayList<>(platform);
             rows.addAll(vmShown);
-            rows.sort(sort.order.thenComparing(BY_ID));
+            rows.sort(sort.order());
             ThreadTable.print(context.out(), rows);
             if (kind.vm() && answer.vmThreads() == null) {
                 context.out().println(NO_VM_THREADS);
