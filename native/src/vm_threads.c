@@ -275,8 +275,16 @@ static void place_non_java(JNIEnv *jni, const thread_addresses *non_java, size_t
     free(natives);
 }
 
-/* The threads not placed get a nid only where their name tells their task for certain. */
+/* The threads not placed get a nid only where their name tells their task for certain. That reads
+ * the name of every task of the process (2,000 threads: ~15 ms): only when some thread is unplaced. */
 static void name_unplaced(vm_thread_list *out) {
+    size_t unplaced = 0;
+    for (size_t i = 0; i < out->count; i++) {
+        unplaced += out->threads[i].kind == VM_THREAD_UNPLACED;
+    }
+    if (unplaced == 0) {
+        return;
+    }
     const char **names = calloc(out->count > 0 ? out->count : 1, sizeof *names);
     native_thread *natives = calloc(out->count > 0 ? out->count : 1, sizeof *natives);
     if (names != NULL && natives != NULL) {
