@@ -7,6 +7,7 @@
 #include "hotspot_threads.h"
 #include "jni_util.h"
 #include "own_memory.h"
+#include "task_stat.h"
 #include "thread_facts.h"
 #include "thread_state.h"
 #include "vm_structs.h"
@@ -375,6 +376,10 @@ int vm_threads_collect(JNIEnv *jni, const native_thread *visible, size_t visible
     }
     name_unplaced(out);
     keep_own_nids(visible, visible_count, out);
+    for (size_t i = 0; i < out->count; i++) {
+        native_thread *native = &out->threads[i].native;
+        native->has_task = native->nid > 0 && task_stat_read(native->nid, &native->task) == 0;
+    }
     return 0;
 }
 
