@@ -31,6 +31,10 @@
  * blocked, waiting or parked. */
 int locks_needed(const lock_subject *s, int want_owned);
 
+/* Whether locks_collect asks its source about this subject (a needed one that is not asked is only
+ * parked: its facts are its blocker, locks_collect_parked). */
+int locks_asks_source(const lock_subject *s, int want_owned);
+
 /* Whether the source answers thread by thread ("jvmti"): the facts of one thread can be read and
  * checked before the next thread's. */
 int locks_by_thread(void);
