@@ -4,6 +4,8 @@ package dev.jvmticli.client;
 public record LockRef(String className, long hash) {
     /** {@code <0x...>}, the same for the same object everywhere in one dump. */
     public String address() {
-        return String.format("<0x%016x>", hash);
+        // what String.format("<0x%016x>", hash) prints, without Formatter's cost on each of thousands of lock lines
+        String hex = Long.toHexString(hash);
+        return "<0x" + "0".repeat(Math.max(0, 16 - hex.length())) + hex + ">";
     }
 }
