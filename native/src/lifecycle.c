@@ -13,6 +13,7 @@
 #include "park_blocker.h"
 #include "server.h"
 #include "session.h"
+#include "task_stat.h"
 #include "thread_snapshot.h"
 #include "vm_threads.h"
 #include "vthreads.h"
@@ -112,6 +113,7 @@ static void release(JNIEnv *jni) {
     thread_snapshot_release(jni);
     vm_threads_release(jni);
     frames_cache_clear();
+    task_stat_forget();
     class_module_release(jni);
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;

@@ -386,6 +386,10 @@ int locks_needed(const lock_subject *s, int want_owned) {
     return needs_thread_info(s, want_owned) || (s->state & JVMTI_THREAD_STATE_PARKED) != 0;
 }
 
+int locks_asks_source(const lock_subject *s, int want_owned) {
+    return is_jvmti_source() || needs_thread_info(s, want_owned);
+}
+
 /* The stack depth a management call must walk for this subject: with its owned monitors, as deep
  * as they may be; without, its top frame, which tells whether ThreadInfo saw the moment whose
  * frames were taken. */

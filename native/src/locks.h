@@ -31,6 +31,10 @@
  * blocked, waiting or parked. */
 int locks_needed(const lock_subject *s, int want_owned);
 
+/* Whether locks_collect asks its source about this subject (a needed one that is not asked is only
+ * parked: its facts are its blocker, locks_collect_parked). */
+int locks_asks_source(const lock_subject *s, int want_owned);
+
 /* Whether the facts come from JVMTI's own lock calls ("jvmti": the agent was started with the JVM). */
 int locks_from_jvmti(void);
 

@@ -9,10 +9,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "task_stat.h"
+
 typedef struct {
     pid_t nid;            /* the kernel's thread id; 0 when unknown */
     const char *os_state; /* what jstack prints after the nid ("waiting on condition"); NULL when unknown */
     uint64_t address;     /* HotSpot's JavaThread (jstack's tid); 0 when unknown */
+    int has_task;         /* task holds the kernel's record of the nid's task */
+    task_stat task;
 } native_thread;
 
 /* The most of a thread's name the kernel keeps (/proc/self/task/<nid>/comm). */

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "agent.h"
-#include "task_stat.h"
 #include "jni_util.h"
 #include "thread_state.h"
 
@@ -110,12 +109,11 @@ void thread_facts_write_native(json_writer *w, const native_thread *native) {
         json_key(w, "osState");
         json_cstring(w, native->os_state);
     }
-    task_stat task;
-    if (native->nid > 0 && task_stat_read(native->nid, &task) == 0) {
+    if (native->has_task) {
         json_key(w, "osPriority");
-        json_int(w, task.nice);
+        json_int(w, native->task.nice);
         json_key(w, "started");
-        json_int(w, task.started_millis);
+        json_int(w, native->task.started_millis);
     }
     if (native->address != 0) {
         char tid[2 + 16 + 1];

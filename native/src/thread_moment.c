@@ -136,8 +136,9 @@ static void become(thread_moment *m, thread_moment *latest) {
 
 /* How the facts just collected for m's thread fit m, or the moment taken right after them; m
  * becomes that one when it is what they describe. LOCK_FIT_NOT when the thread moved (m is then
- * its latest moment); -1 when it has ended (m is left as it was). */
-static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_moment *m, lock_facts *f) {
+ * its latest moment); -1 when it has ended (m is left as it was). fresh: nothing was asked since m
+ * was taken but this thread's own facts, so m is the look before a parked thread's blocker. */
+static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_moment *m, lock_facts *f, int fresh) {
     int parked = (m->state & JVMTI_THREAD_STATE_PARKED) != 0;
     lock_fit_result fit = lock_fit(m->state, m->count, id, f);
     if (!parked && fit == LOCK_FIT && witness_is(jni, &f->seen, m)) {
@@ -147,10 +148,11 @@ static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_
      * the thread's state and frames, and the source's pass over all threads may outlast a park */
     int only_blocker = parked && f->seen.kind == WITNESS_NONE && f->owned_count == 0 && f->waiting == WAIT_NONE;
     thread_moment before = { 0 };
-    if (parked && thread_moment_take(thread, max_depth, &before) != 0) {
+    if (parked && !fresh && thread_moment_take(thread, max_depth, &before) != 0) {
         return -1;
     }
-    if (parked && (before.state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, f) != 0) {
+    const thread_moment *look = fresh ? m : &before;
+    if (parked && (look->state & JVMTI_THREAD_STATE_PARKED) != 0 && locks_collect_parked(jni, thread, f) != 0) {
         release_stack(&before);
         return -1;
     }
@@ -165,7 +167,7 @@ static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_
     int parked_since = !parked && (after.state & JVMTI_THREAD_STATE_PARKED) != 0;
     int fits = !parked_since && (f->seen.kind == WITNESS_NONE || witness_is(jni, &f->seen, &after))
         && (only_blocker || f->seen.kind == WITNESS_OWN_STACK || same_moment(m, &after))
-        && (!parked || same_moment(&before, &after)) ? (int)fit : LOCK_FIT_NOT;
+        && (!parked || same_moment(look, &after)) ? (int)fit : LOCK_FIT_NOT;
     release_stack(&before);
     become(m, &after);
     return fits;
@@ -192,9 +194,20 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         describe_subject(jni, &moments[i], &subjects[i]);
         /* the agent's own thread is busy with this very dump: it holds no lock worth checking */
         int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
-        if (!own && locks_needed(&subjects[i], want_owned)) {
-            pending[n++] = i;
+        if (own || !locks_needed(&subjects[i], want_owned)) {
+            continue;
         }
+        if (!locks_asks_source(&subjects[i], want_owned)) {
+            /* parked, with nothing to ask the source: its blocker is read now, right after this look */
+            lock_facts blocker = { .owner_id = -1 };
+            if (settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &blocker, 1) == LOCK_FIT) {
+                moments[i].locks = blocker;
+                continue;
+            }
+            clear_locks(&blocker);
+            describe_subject(jni, &moments[i], &subjects[i]);
+        }
+        pending[n++] = i;
     }
     int status = 0;
     int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */
@@ -223,7 +236,7 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
                 asked[k] = subjects[i];
                 status |= locks_collect_one(jni, &asked[k], max_depth, want_owned, &usage_calls_left, &found[k]);
             }
-            fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k]);
+            fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k], by_thread);
         }
         status |= locks_name_owners(jni, asked, n, want_owned, found);
         size_t moved = 0;

@@ -8,8 +8,12 @@
  * moment is taken again right before its facts and checked right after them, before the next
  * thread's (the owners ThreadSnapshot leaves out are named after the pass, from every thread's
  * facts); ThreadMXBean answers for every pending thread in one call, each checked after it. A
- * thread that moved is taken again, up to MOMENT_TRIES times; one that never settles keeps the
- * state and frames of its last moment, without lock facts, and is marked unsettled. */
+ * parked thread is checked against two looks with its blocker read between them: the second look
+ * right after the blocker, the first the moment itself where nothing else was asked since (a thread
+ * the source is not asked about has its blocker read right after its first look). A thread that
+ * moved is taken again, up to MOMENT_TRIES times (once more when it moved since that first check);
+ * one that never settles keeps the state and frames of its last moment, without lock facts, and is
+ * marked unsettled. */
 #ifndef JVMTICLI_THREAD_MOMENT_H
 #define JVMTICLI_THREAD_MOMENT_H
 

@@ -78,6 +78,25 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
         free(names);
     }
     native_ids_keep_own(set->natives, set->count);
+    int64_t *ids = malloc((set->count > 0 ? set->count : 1) * sizeof *ids);
+    pid_t *nids = malloc((set->count > 0 ? set->count : 1) * sizeof *nids);
+    task_stat *tasks = malloc((set->count > 0 ? set->count : 1) * sizeof *tasks);
+    unsigned char *read = malloc(set->count > 0 ? set->count : 1);
+    if (ids != NULL && nids != NULL && tasks != NULL && read != NULL) { /* else no task facts */
+        for (size_t i = 0; i < set->count; i++) {
+            ids[i] = set->facts[i].id;
+            nids[i] = set->natives[i].nid;
+        }
+        task_stat_read_threads(ids, nids, set->count, tasks, read);
+        for (size_t i = 0; i < set->count; i++) {
+            set->natives[i].has_task = read[i];
+            set->natives[i].task = tasks[i];
+        }
+    }
+    free(ids);
+    free(nids);
+    free(tasks);
+    free(read);
 }
 
 void thread_set_free(JNIEnv *jni, thread_set *set) {

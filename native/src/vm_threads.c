@@ -7,6 +7,7 @@
 #include "hotspot_threads.h"
 #include "jni_util.h"
 #include "own_memory.h"
+#include "task_stat.h"
 #include "thread_facts.h"
 #include "thread_state.h"
 #include "vm_structs.h"
@@ -275,8 +276,16 @@ static void place_non_java(JNIEnv *jni, const thread_addresses *non_java, size_t
     free(natives);
 }
 
-/* The threads not placed get a nid only where their name tells their task for certain. */
+/* The threads not placed get a nid only where their name tells their task for certain. That reads
+ * the name of every task of the process (2,000 threads: ~15 ms): only when some thread is unplaced. */
 static void name_unplaced(vm_thread_list *out) {
+    size_t unplaced = 0;
+    for (size_t i = 0; i < out->count; i++) {
+        unplaced += out->threads[i].kind == VM_THREAD_UNPLACED;
+    }
+    if (unplaced == 0) {
+        return;
+    }
     const char **names = calloc(out->count > 0 ? out->count : 1, sizeof *names);
     native_thread *natives = calloc(out->count > 0 ? out->count : 1, sizeof *natives);
     if (names != NULL && natives != NULL) {
@@ -367,6 +376,10 @@ int vm_threads_collect(JNIEnv *jni, const native_thread *visible, size_t visible
     }
     name_unplaced(out);
     keep_own_nids(visible, visible_count, out);
+    for (size_t i = 0; i < out->count; i++) {
+        native_thread *native = &out->threads[i].native;
+        native->has_task = native->nid > 0 && task_stat_read(native->nid, &native->task) == 0;
+    }
     return 0;
 }
 

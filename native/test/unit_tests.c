@@ -504,8 +504,9 @@ static void test_native_ids(void) {
     CHECK(one[0].nid == tids[1] && one[1].nid == 0);
 
     /* kept: a task of this process, once; cleared: a pid of no task, and both of a pair */
-    native_thread checked[5] = { { tids[0], "runnable", 0x1000 }, { 0x7fffffff, "runnable", 0x2000 },
-                                 { tids[1], NULL, 0x3000 }, { tids[1], NULL, 0x4000 }, { 0, NULL, 0 } };
+    native_thread checked[5] = { { .nid = tids[0], .os_state = "runnable", .address = 0x1000 },
+                                 { .nid = 0x7fffffff, .os_state = "runnable", .address = 0x2000 },
+                                 { .nid = tids[1], .address = 0x3000 }, { .nid = tids[1], .address = 0x4000 }, { .nid = 0 } };
     native_ids_keep_own(checked, 5);
     CHECK(checked[0].nid == tids[0] && checked[0].address == 0x1000);
     CHECK(checked[1].nid == 0 && checked[1].os_state == NULL && checked[1].address == 0);
@@ -749,6 +750,53 @@ static void test_task_stat(void) {
     CHECK(task_stat_read(0, &own) == -1);
 }
 
+static int stat_pipe[2];
+static volatile pid_t stat_tid;
+
+static void *waits_on_pipe(void *unused) {
+    (void)unused;
+    stat_tid = gettid();
+    char c;
+    (void)!read(stat_pipe[0], &c, 1);
+    return NULL;
+}
+
+static int same_millis(int64_t a, int64_t b) {
+    return a - b <= 2 && b - a <= 2; /* each computes the boot time in its own milliseconds */
+}
+
+static void test_task_stat_threads(void) {
+    usleep(30 * 1000); /* a thread that starts some clock ticks after the process */
+    CHECK(pipe(stat_pipe) == 0);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, waits_on_pipe, NULL) == 0);
+    while (stat_tid == 0) {
+        usleep(1000);
+    }
+    task_stat main_task, thread_task;
+    CHECK(task_stat_read(getpid(), &main_task) == 0 && task_stat_read(stat_tid, &thread_task) == 0);
+    CHECK(thread_task.started_millis - main_task.started_millis >= 20);
+    int64_t ids[3] = { 1, 2, 3 };
+    pid_t nids[3] = { getpid(), 0, 0x7fffffff };
+    task_stat out[3];
+    unsigned char ok[3];
+    task_stat_read_threads(ids, nids, 3, out, ok);
+    CHECK(ok[0] && !ok[1] && !ok[2] && out[0].nice == main_task.nice && same_millis(out[0].started_millis, main_task.started_millis));
+    /* kept for the thread while it has that nid; the same thread with another nid: that task, read anew */
+    task_stat_read_threads(ids, nids, 1, out, ok);
+    CHECK(ok[0] && same_millis(out[0].started_millis, main_task.started_millis));
+    nids[0] = stat_tid;
+    task_stat_read_threads(ids, nids, 1, out, ok);
+    CHECK(ok[0] && out[0].nice == thread_task.nice && same_millis(out[0].started_millis, thread_task.started_millis));
+    close(stat_pipe[1]);
+    pthread_join(thread, NULL);
+    close(stat_pipe[0]);
+    /* its task gone: nothing, though its start was kept */
+    task_stat_read_threads(ids, nids, 1, out, ok);
+    CHECK(!ok[0]);
+    task_stat_forget();
+}
+
 static void test_lock_fit(void) {
     const jint blocked = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
     const jint in_wait = JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_IN_OBJECT_WAIT;
@@ -865,6 +913,7 @@ int main(void) {
     test_big_block();
     test_lock_owners();
     test_task_stat();
+    test_task_stat_threads();
     test_lock_fit();
     test_sha256();
     test_chunk_lines();

@@ -2,12 +2,14 @@ package dev.jvmticli.attach;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.StringTokenizer;
 
@@ -22,6 +24,7 @@ import java.util.StringTokenizer;
 public record TargetProcess(long pid, long nsPid, int uid, Path root) {
     /** Every HotSpot JVM runs a native thread of this name (its OS name, /proc/<pid>/task/<tid>/comm). */
     private static final String JVM_THREAD = "VM Thread";
+    private static final byte[] LIBJVM_LINE_END = "/libjvm.so\n".getBytes(StandardCharsets.US_ASCII);
 
     /** Checks that pid names a live JVM this user may look at. */
     public static TargetProcess of(long pid) {
@@ -75,13 +78,8 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
     }
 
     private static boolean mapsJvm(Path proc, long pid, List<String> status) {
-        try (BufferedReader lines = Files.newBufferedReader(proc.resolve("maps"))) {
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (line.endsWith("/libjvm.so")) {
-                    return true;
-                }
-            }
-            return false;
+        try (InputStream maps = Files.newInputStream(proc.resolve("maps"))) {
+            return mapsLibjvm(maps);
         } catch (AccessDeniedException e) {
             throw unreadableMaps(proc, pid, status);
         } catch (NoSuchFileException e) {
@@ -89,6 +87,35 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
         } catch (IOException e) {
             throw new CliFailure(ExitCode.PERMISSION_DENIED, "cannot read /proc/" + pid + "/maps: " + e.getMessage());
         }
+    }
+
+    /**
+     * Whether a line of maps ends with {@code /libjvm.so}, looked for in the bytes: a JVM of 2,000
+     * threads has 4,000 lines of maps, and the shell checks its target before every command.
+     */
+    static boolean mapsLibjvm(InputStream maps) throws IOException {
+        byte[] buffer = new byte[64 * 1024];
+        int kept = 0; // the end of the last read, where a line ending in libjvm may have begun
+        int n;
+        while ((n = maps.read(buffer, kept, buffer.length - kept)) > 0) {
+            int end = kept + n;
+            if (contains(buffer, end, LIBJVM_LINE_END)) {
+                return true;
+            }
+            kept = Math.min(end, LIBJVM_LINE_END.length - 1);
+            System.arraycopy(buffer, end - kept, buffer, 0, kept);
+        }
+        return false;
+    }
+
+    /** Whether bytes[0..length) hold lineEnd, which ends with a newline: compared at each newline. */
+    private static boolean contains(byte[] bytes, int length, byte[] lineEnd) {
+        for (int end = lineEnd.length; end <= length; end++) {
+            if (bytes[end - 1] == '\n' && Arrays.equals(bytes, end - lineEnd.length, end, lineEnd, 0, lineEnd.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -19,7 +19,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -57,11 +57,11 @@ public final class ThreadDumpText {
                              OwnableSynchronizers synchronizers) {
         printPreamble(out, dump, jvm);
         Map<Long, ThreadEntry> byId = byId(dump);
-        Map<Frame, byte[]> frameLines = new HashMap<>();
+        FrameText frameText = new FrameText();
         Layout layout = Layout.of(jvm, dump.time());
         Utf8Lines text = new Utf8Lines();
         for (ThreadStack t : withHidden(shown, dump.vmThreads())) {
-            printThread(text, t, byId, frameLines, layout);
+            printThread(text, t, byId, frameText, layout);
             if (synchronizers != null) {
                 text.writeTo(out);
                 printSynchronizers(out, synchronizers, t.thread().id());
@@ -160,7 +160,7 @@ public final class ThreadDumpText {
      * One thread: header, state line, frames with their lock lines, as UTF-8 (a large dump has
      * hundreds of thousands of frame lines, each encoded once per distinct frame).
      */
-    private static void printThread(Utf8Lines b, ThreadStack t, Map<Long, ThreadEntry> byId, Map<Frame, byte[]> frameLines,
+    private static void printThread(Utf8Lines b, ThreadStack t, Map<Long, ThreadEntry> byId, FrameText frameText,
                                     Layout layout) {
         ThreadEntry thread = t.thread();
         b.line(header(thread, layout));
@@ -176,27 +176,70 @@ public final class ThreadDumpText {
             ThreadEntry carried = byId.get(thread.carrying());
             b.line("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
         }
-        appendFrames(b, t, frameLines);
+        appendFrames(b, t, frameText);
     }
 
     /** A thread's frames and lock lines alone, as jstack's deadlock section lists them. */
     public static void printFrames(PrintWriter out, ThreadStack t) {
         Utf8Lines b = new Utf8Lines();
-        appendFrames(b, t, new HashMap<>());
+        appendFrames(b, t, new FrameText());
         b.writeTo(out);
+    }
+
+    /**
+     * The frame lines of a dump's stacks, each stack's made once for all the threads that have it
+     * (the answer gives those threads one list, see AnswerReader): a dump of 2,000 threads 100 deep
+     * is 200,000 frame lines, of a few thousand distinct frames and far fewer distinct stacks.
+     */
+    private static final class FrameText {
+        /** Past this many bytes of stacks kept, a stack's lines are made for each thread again: memory stays bounded when few are shared. */
+        private static final long KEPT_BYTES = 16 << 20;
+
+        private final Map<Frame, byte[]> lines = new IdentityHashMap<>();
+        private final Map<List<Frame>, Block> blocks = new IdentityHashMap<>();
+        private final Utf8Lines scratch = new Utf8Lines();
+        private long kept;
+
+        /** A stack's lines, each ended, one after the other; the line of frame i ends at ends[i]. */
+        private record Block(byte[] bytes, int[] ends) {
+            int start(int depth) {
+                return depth == 0 ? 0 : ends[depth - 1];
+            }
+        }
+
+        Block of(List<Frame> frames) {
+            Block block = blocks.get(frames);
+            if (block == null) {
+                scratch.length = 0;
+                int[] ends = new int[frames.size()];
+                for (int depth = 0; depth < ends.length; depth++) {
+                    scratch.line(lines.computeIfAbsent(frames.get(depth), f -> frameLine(f).getBytes(StandardCharsets.UTF_8)));
+                    ends[depth] = scratch.length;
+                }
+                block = new Block(Arrays.copyOf(scratch.bytes, scratch.length), ends);
+                if (kept + scratch.length <= KEPT_BYTES) {
+                    blocks.put(frames, block);
+                    kept += scratch.length;
+                }
+            }
+            return block;
+        }
     }
 
     /**
      * Under each frame, the lock lines it has in jstack: the top frame's wait, then the monitors
      * the frame entered, the one a thread in Object.wait takes back when woken included.
      */
-    private static void appendFrames(Utf8Lines b, ThreadStack t, Map<Frame, byte[]> frameLines) {
+    private static void appendFrames(Utf8Lines b, ThreadStack t, FrameText frameText) {
         List<Frame> frames = t.frames();
         WaitingFor wait = t.waitingFor();
         Integer waitEnteredAt = wait == null ? null : wait.enteredAt();
         List<LockedMonitor> locked = t.locked();
-        for (int depth = 0; depth < frames.size(); depth++) {
-            b.line(frameLines.computeIfAbsent(frames.get(depth), f -> frameLine(f).getBytes(StandardCharsets.UTF_8)));
+        FrameText.Block block = frameText.of(frames);
+        int written = 0; // frames whose lines are in b
+        for (int depth : lockLineDepths(frames.size(), wait, locked)) {
+            b.append(block.bytes(), block.start(written), block.ends()[depth] - block.start(written));
+            written = depth + 1;
             if (depth == 0 && wait != null) {
                 appendWait(b, wait);
             }
@@ -209,6 +252,7 @@ public final class ThreadDumpText {
                 }
             }
         }
+        b.append(block.bytes(), block.start(written), block.bytes().length - block.start(written));
         if (frames.isEmpty() && wait != null) {
             appendWait(b, wait);
         }
@@ -220,6 +264,31 @@ public final class ThreadDumpText {
         if (t.truncated()) {
             b.line("\t...");
         }
+    }
+
+    /** The depths, in order, of the frames of a stack of that many that have lock lines under them. */
+    private static int[] lockLineDepths(int frames, WaitingFor wait, List<LockedMonitor> locked) {
+        int[] depths = new int[locked.size() + 2];
+        int n = 0;
+        if (wait != null && frames > 0) {
+            depths[n++] = 0;
+            if (wait.enteredAt() != null && wait.enteredAt() >= 0 && wait.enteredAt() < frames) {
+                depths[n++] = wait.enteredAt();
+            }
+        }
+        for (LockedMonitor monitor : locked) {
+            if (monitor.depth() >= 0 && monitor.depth() < frames) {
+                depths[n++] = monitor.depth();
+            }
+        }
+        Arrays.sort(depths, 0, n);
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            if (distinct == 0 || depths[distinct - 1] != depths[i]) {
+                depths[distinct++] = depths[i];
+            }
+        }
+        return Arrays.copyOf(depths, distinct);
     }
 
     /** Lines of text as UTF-8 in one reused buffer, handed to a writer as bytes where it takes them. */
@@ -243,11 +312,15 @@ public final class ThreadDumpText {
         }
 
         private void append(byte[] text) {
-            if (length + text.length > bytes.length) {
-                bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, length + text.length));
+            append(text, 0, text.length);
+        }
+
+        void append(byte[] text, int offset, int count) {
+            if (length + count > bytes.length) {
+                bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, length + count));
             }
-            System.arraycopy(text, 0, bytes, length, text.length);
-            length += text.length;
+            System.arraycopy(text, offset, bytes, length, count);
+            length += count;
         }
 
         /** Writes what was added since the last call. */

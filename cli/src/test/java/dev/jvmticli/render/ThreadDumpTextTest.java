@@ -190,4 +190,32 @@ class ThreadDumpTextTest {
         assertTrue(chars.toString().contains("\"Ünï-线程-\uD83D\uDE00\" #8 daemon"), chars.toString());
         assertEquals("before " + chars + "after", bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
     }
+    @Test
+    void threadsThatShareAStackEachHaveTheirOwnLockLinesUnderItsFrames() {
+        List<Frame> stack = List.of(new Frame("java.lang.Object", "wait", null, -2, true, "java.base@17.0.15"),
+                new Frame("a.B", "hold", "B.java", 12, false), new Frame("a.B", "run", "B.java", 3, false));
+        ThreadEntry plain = new ThreadEntry(1, "plain", "RUNNABLE", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadEntry waiter = new ThreadEntry(2, "waiter", "WAITING", List.of("in_object_wait"), false, 5, "main", -1, 0, false, null);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(
+                new ThreadStack(plain, stack, false, List.of(), null),
+                new ThreadStack(waiter, stack, true, List.of(new LockedMonitor("a.Outer", 0xb, 2), new LockedMonitor("a.Inner", 0xc, 2),
+                        new LockedMonitor("a.Jni", 0xd, -1)), new WaitingFor("notify", "a.Cond", 0xa, -1).enteredAt(1)),
+                new ThreadStack(plain, stack, false, List.of(), null)));
+        StringWriter text = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", null), null);
+        String frames = "\tat java.lang.Object.wait(java.base@17.0.15/Native Method)\n\tat a.B.hold(B.java:12)\n\tat a.B.run(B.java:3)\n";
+        String plainThread = "\"plain\" #1 prio=5 runnable\n   java.lang.Thread.State: RUNNABLE\n" + frames + "\n";
+        assertTrue(text.toString().endsWith("\n\n" + plainThread
+                + "\"waiter\" #2 prio=5 in Object.wait()\n   java.lang.Thread.State: WAITING (on object monitor)\n"
+                + "\tat java.lang.Object.wait(java.base@17.0.15/Native Method)\n"
+                + "\t- waiting on <0x000000000000000a> (a a.Cond)\n"
+                + "\tat a.B.hold(B.java:12)\n"
+                + "\t- locked <0x000000000000000a> (a a.Cond)\n"
+                + "\tat a.B.run(B.java:3)\n"
+                + "\t- locked <0x000000000000000b> (a a.Outer)\n"
+                + "\t- locked <0x000000000000000c> (a a.Inner)\n"
+                + "\t- locked <0x000000000000000d> (a a.Jni) by JNI\n"
+                + "\t...\n\n"
+                + plainThread), text.toString());
+    }
 }
