@@ -4,6 +4,7 @@ import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.HeapReport;
+import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.HeapView;
@@ -24,6 +25,12 @@ import picocli.CommandLine.Option;
             "By default every object, garbage included, and no GC; --live runs a full GC first (as jmap -histo:live).",
             "With --count N: the classes that grew most in bytes between the first and the last of N histograms."})
 final class HeapCommand implements Callable<Integer> {
+    private static final Duration HISTOGRAM_BASE = Duration.ofSeconds(30);
+    private static final Duration HISTOGRAM_PER_GIB = Duration.ofSeconds(10);
+    /** The agent gives up on a histogram after 600 s (heap.c) and says so: its answer must still be waited for. */
+    private static final Duration HISTOGRAM_LIMIT = Duration.ofSeconds(610);
+    private static final long GIB = 1L << 30;
+
     private final CliContext context;
 
     @Mixin
@@ -61,11 +68,12 @@ final class HeapCommand implements Callable<Integer> {
         List<HeapReport> reports = new ArrayList<>();
         List<Histogram> histograms = new ArrayList<>();
         try (AgentClient client = context.connect(process)) {
+            Duration answerTimeout = answerTimeout(context, client.vm());
             for (int round = 1; round <= count; round++) {
                 if (round > 1) {
                     client.pause(interval);
                 }
-                HeapReport report = histogram(client, live);
+                HeapReport report = histogram(client, live, answerTimeout);
                 reports.add(report);
                 histograms.add(Histogram.parse(report.histogram()));
                 if (count > 1 && !json) {
@@ -92,8 +100,25 @@ final class HeapCommand implements Callable<Integer> {
     }
 
     /** One histogram through the resident agent. */
-    static HeapReport histogram(AgentClient client, boolean live) {
-        return client.call("heap", Map.of("live", live), HeapReport.class);
+    static HeapReport histogram(AgentClient client, boolean live, Duration answerTimeout) {
+        return client.call("heap", Map.of("live", live), HeapReport.class, answerTimeout);
+    }
+
+    /**
+     * How long to wait for a histogram: --timeout when given, else a time that grows with the heap a
+     * healthy JVM walks (and, with --live, collects first): 30 s and 10 s per GiB of its maximum heap,
+     * bounded by the agent's own limit.
+     */
+    static Duration answerTimeout(CliContext context, VmInfo vm) {
+        return context.givenTimeout().orElseGet(() -> {
+            VmInfo.Flag maxHeap = vm.flags().get("MaxHeapSize");
+            if (maxHeap == null || !maxHeap.value().matches("\\d{1,18}")) {
+                return HISTOGRAM_LIMIT;
+            }
+            long gib = (Long.parseLong(maxHeap.value()) + GIB - 1) / GIB;
+            Duration scaled = HISTOGRAM_BASE.plus(HISTOGRAM_PER_GIB.multipliedBy(gib));
+            return scaled.compareTo(HISTOGRAM_LIMIT) < 0 ? scaled : HISTOGRAM_LIMIT;
+        });
     }
 
     private static String totals(Histogram histogram) {
