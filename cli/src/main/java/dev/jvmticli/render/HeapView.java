@@ -77,7 +77,7 @@ public final class HeapView {
         String what = report.live() ? "full GC and histogram" : "histogram, no GC";
         return String.format(java.util.Locale.ROOT, "%s: target paused %d ms (reaching the safepoint %d ms, at it %d ms; %d safepoint%s%s, in whole ms as the JVM counts them); %s",
                 what, s.pausedMillis(), s.reachingMillis(), s.atSafepointMillis(), s.count(), s.count() == 1 ? "" : "s",
-                s.count() > 1 ? ", other causes' included" : "", took);
+                s.count() > 1 ? ", those of any other cause meanwhile included" : "", took);
     }
 
     private static String signed(long value) {
