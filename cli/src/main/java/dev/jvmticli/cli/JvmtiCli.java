@@ -66,8 +66,8 @@ public final class JvmtiCli implements Callable<Integer> {
     }
 
     @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", converter = DurationConverter.class,
-            description = {"How long to wait for the attach and for each answer (default: 10s;",
-                "for a heap histogram 30s plus 10s per GiB of the target's maximum heap, at most 10m)."})
+            description = "How long to wait for the attach and for each answer (default: 10s; for a heap histogram "
+                    + "30s plus 10s per GiB of the target's maximum heap, at most 10m).")
     void timeout(Duration timeout) {
         context.timeout(timeout);
     }
