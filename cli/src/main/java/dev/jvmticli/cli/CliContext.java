@@ -9,10 +9,10 @@ import java.util.Optional;
 
 /** What every command of one CLI run shares: where output goes and how to reach a target. */
 public class CliContext {
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
     private final PrintWriter out;
     private final PrintWriter err;
-    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
-
     private Duration givenTimeout; // --timeout, or null when not given
     private boolean verbose;
     private Thread windowWaiter;   // the thread waiting out a sampling window, or null; guarded by this
