@@ -67,6 +67,16 @@ public final class HeapView {
         }
     }
 
+    /** Whether the histogram came right after a GC pause it waited for: empty when it waited for none. */
+    public static String gcWait(HeapReport report) {
+        HeapReport.AfterGc wait = report.afterGc();
+        if (wait == null) {
+            return "";
+        }
+        return wait.gcCame() ? "right after a GC pause (waited " + Sizes.millis(wait.waitedNanos()) + " ms); "
+                : "no GC pause within " + wait.gcWaitMillis() + " ms: garbage included; ";
+    }
+
     /** How long the target was stopped for this histogram, as the JVM counted it. */
     public static String pause(HeapReport report) {
         String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";
