@@ -118,7 +118,11 @@ final class HeapCommand implements Callable<Integer> {
     /** One histogram, with gcWait not null right after the next GC pause of the target's own if one comes within gcWait. */
     private static HeapReport histogram(AgentClient client, boolean live, Duration gcWait, Duration answerTimeout) {
         Map<String, Object> args = gcWait == null ? Map.of("live", live) : Map.of("live", live, "afterGc", true, "gcWaitMillis", gcWait.toMillis());
-        return client.call("heap", args, HeapReport.class, answerTimeout);
+        HeapReport report = client.call("heap", args, HeapReport.class, answerTimeout);
+        if (gcWait != null && report.afterGc() == null) {
+            throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in the target is older than this CLI and cannot wait for a GC: detach it (jvmti-cli detach <pid>) and retry");
+        }
+        return report;
     }
 
     /** What the histograms counted, so what the growth between them is of. */
