@@ -14,11 +14,13 @@
 #include "diagnostic_command.h"
 #include "gc_count.h"
 #include "jni_util.h"
+#include "server.h"
 
 #define HEAP_MAX_ANSWER (256u << 20)
 #define HEAP_TIMEOUT_SECONDS 600
 /* Requests are served one at a time: a longer wait would keep every other client (and a detach) waiting. */
 #define HEAP_GC_WAIT_MAX_MILLIS 60000
+#define HEAP_GC_WAIT_SLICE_MILLIS 200 /* how soon a requester that hung up (Ctrl-C) frees the agent */
 
 typedef struct {
     jlong count;
@@ -58,6 +60,21 @@ static int64_t monotonic_nanos(void) {
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
+/* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
+ * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
+static int wait_for_gc(int client_id, int64_t began, int64_t wait_millis) {
+    int64_t started = monotonic_nanos();
+    for (int64_t left = wait_millis; left > 0; left = wait_millis - (monotonic_nanos() - started) / 1000000) {
+        if (server_client_hung_up(client_id)) {
+            return -1;
+        }
+        if (gc_count_wait_past(began, left < HEAP_GC_WAIT_SLICE_MILLIS ? left : HEAP_GC_WAIT_SLICE_MILLIS)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void cmd_heap(command_ctx *ctx) {
     int live = request_bool(ctx->req, "live", 0);
     int after_gc = request_bool(ctx->req, "afterGc", 0);
@@ -75,9 +92,13 @@ void cmd_heap(command_ctx *ctx) {
             return;
         }
         int64_t wait_started = monotonic_nanos();
-        gc_came = gc_count_wait_past(began, gc_wait_millis);
+        gc_came = wait_for_gc(ctx->client_id, began, gc_wait_millis);
         gc_waited = monotonic_nanos() - wait_started;
         (void)gc_count_end(began);
+        if (gc_came < 0) {
+            command_fail(ctx, "client_gone", "the client hung up while the histogram waited for a GC");
+            return;
+        }
     }
     const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
     safepoint_totals before, after;

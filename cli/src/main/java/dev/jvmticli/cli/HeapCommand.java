@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
             "By default every object, garbage included, and no GC; --live runs a full GC first (as jmap -histo:live).",
             "With --count N: the classes that grew most in bytes between the first and the last of N histograms;"
                 + " without --live each is taken right after a GC pause the target runs on its own (young garbage gone), waiting up to half the interval"
-                + " (and saying when none came). On ZGC every histogram holds only objects reachable from the roots, and none is waited for."})
+                + " (and saying when none came). On ZGC and Shenandoah every histogram holds only objects reachable from the roots, and none is waited for."})
 final class HeapCommand implements Callable<Integer> {
     private static final Duration HISTOGRAM_BASE = Duration.ofSeconds(30);
     private static final Duration HISTOGRAM_PER_GIB = Duration.ofSeconds(10);
@@ -73,8 +73,7 @@ final class HeapCommand implements Callable<Integer> {
         List<Histogram> histograms = new ArrayList<>();
         boolean reachableOnly;
         try (AgentClient client = context.connect(process)) {
-            VmInfo.Flag zgc = client.vm().flags().get("UseZGC");
-            reachableOnly = !live && zgc != null && zgc.value().equals("true");
+            reachableOnly = !live && (flagOn(client.vm(), "UseZGC") || flagOn(client.vm(), "UseShenandoahGC"));
             Duration gcWait = count > 1 && !live && !reachableOnly ? min(interval.dividedBy(2), GC_WAIT_LIMIT) : null;
             Duration answerTimeout = answerTimeout(context, client.vm()).plus(gcWait == null ? Duration.ZERO : gcWait);
             long asked = 0;
@@ -131,13 +130,21 @@ final class HeapCommand implements Callable<Integer> {
             return "live objects only";
         }
         if (reachableOnly) {
-            return "objects reachable from the roots only (ZGC's heap walk visits no others), no GC forced";
+            return "objects reachable from the roots only (ZGC and Shenandoah walk the heap from them), no GC forced";
         }
         long afterGc = reports.stream().filter(r -> r.afterGc() != null && r.afterGc().gcCame()).count();
         if (afterGc == reports.size()) {
             return "all objects, each histogram right after a GC pause of the target's own";
         }
+        if (afterGc == 0) {
+            return "all objects, garbage included: no GC pause of the target's own came while a histogram waited";
+        }
         return "all objects, " + afterGc + " of " + reports.size() + " histograms right after a GC pause of the target's own, the others with garbage included";
+    }
+
+    private static boolean flagOn(VmInfo vm, String name) {
+        VmInfo.Flag flag = vm.flags().get(name);
+        return flag != null && flag.value().equals("true");
     }
 
     private static Duration min(Duration a, Duration b) {
