@@ -14,7 +14,6 @@
 #include "diagnostic_command.h"
 #include "gc_count.h"
 #include "jni_util.h"
-#include "server.h"
 
 #define HEAP_MAX_ANSWER (256u << 20)
 #define HEAP_TIMEOUT_SECONDS 600
@@ -62,10 +61,10 @@ static int64_t monotonic_nanos(void) {
 
 /* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
  * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
-static int wait_for_gc(int client_id, int64_t began, int64_t wait_millis) {
+static int wait_for_gc(const command_ctx *ctx, int64_t began, int64_t wait_millis) {
     int64_t started = monotonic_nanos();
     for (int64_t left = wait_millis; left > 0; left = wait_millis - (monotonic_nanos() - started) / 1000000) {
-        if (server_client_hung_up(client_id)) {
+        if (command_client_hung_up(ctx)) {
             return -1;
         }
         if (gc_count_wait_past(began, left < HEAP_GC_WAIT_SLICE_MILLIS ? left : HEAP_GC_WAIT_SLICE_MILLIS)) {
@@ -92,7 +91,7 @@ void cmd_heap(command_ctx *ctx) {
             return;
         }
         int64_t wait_started = monotonic_nanos();
-        gc_came = wait_for_gc(ctx->client_id, began, gc_wait_millis);
+        gc_came = wait_for_gc(ctx, began, gc_wait_millis);
         gc_waited = monotonic_nanos() - wait_started;
         (void)gc_count_end(began);
         if (gc_came < 0) {

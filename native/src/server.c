@@ -165,17 +165,6 @@ static int peer_allowed(int fd) {
     return cred.uid == 0 || cred.uid == geteuid();
 }
 
-int server_client_hung_up(int client_id) {
-    for (int i = 0; i < MAX_CLIENTS; i++) {
-        client *c = &server.clients[i];
-        if (c->fd >= 0 && c->id == client_id) {
-            struct pollfd peer = { .fd = c->fd, .events = POLLRDHUP };
-            return poll(&peer, 1, 0) > 0 && (peer.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
-        }
-    }
-    return 1;
-}
-
 static void drop_client(client *c) {
     dispatch_client_gone(c->id);
     close(c->fd);
@@ -262,7 +251,7 @@ static int serve_lines(JNIEnv *jni, client *c) {
             continue;
         }
         begin_answer(c);
-        dispatch_line(jni, c->id, c->buf + start, i - start, &writer);
+        dispatch_line(jni, c->id, c->fd, c->buf + start, i - start, &writer);
         if (json_flush(&writer) != 0) {
             return -1;
         }

@@ -16,10 +16,6 @@ void server_run(JNIEnv *jni);
  * (a re-attach after a temp cleaner removed it). Safe from any thread. */
 void server_check_socket_soon(void);
 
-/* Whether the client of this id closed its end (or is not connected): a command that waits can
- * stop waiting for nobody. Agent thread only. */
-int server_client_hung_up(int client_id);
-
 /* Closes every connection and removes the socket file. */
 void server_close(void);
 
