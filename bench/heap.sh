@@ -38,6 +38,7 @@ pause_ms_since() { # $1 = log, $2 = byte offset: the summed safepoint Total logg
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
+load_at_start=$(uptime | sed 's/.*load average: //') # the machine's other work stretches every pause
 printf '| live heap |'; for t in "${tools[@]}"; do printf ' %s |' "$t"; done; echo
 printf '|---|'; for _ in "${tools[@]}"; do printf -- '---:|'; done; echo
 for size in "${sizes[@]}"; do
@@ -64,6 +65,7 @@ for size in "${sizes[@]}"; do
   target=
 done
 echo "pause in ms: the median over $rounds rounds of the safepoints the target logged while the tool ran ($("$java" -version 2>&1 | head -1))"
+echo "load average at the start: $load_at_start; at the end:$(uptime | sed 's/.*load average://')"
 
 # The GC cost of alloc --live's weak refs: a target whose survivors fill the agent's table (64k weak
 # refs), young collections logged with -Xlog:gc,gc+phases=debug; the "JNI Weak" phase and the pause

@@ -1,5 +1,6 @@
 #include "answer.h"
 
+#include <poll.h>
 #include <stdio.h>
 
 #include "agent.h"
@@ -54,4 +55,9 @@ void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error) {
     char message[160];
     snprintf(message, sizeof message, "%s failed: JVMTI error %d", what, jvmti_error);
     command_fail(ctx, "jvmti_error", message);
+}
+
+int command_client_hung_up(const command_ctx *ctx) {
+    struct pollfd peer = { .fd = ctx->client_fd, .events = POLLRDHUP };
+    return poll(&peer, 1, 0) > 0 && (peer.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }

@@ -16,6 +16,7 @@ typedef struct {
     const request *req;
     json_writer *out;
     int client_id;
+    int client_fd;   /* the requester's connection: only to see whether it hung up */
     int failed;      /* the command answered with an error */
     int started;     /* the command began its result */
 } command_ctx;
@@ -25,6 +26,9 @@ void command_result(command_ctx *ctx);
 
 /* Answers with an error instead of a result; only before command_result. */
 void command_fail(command_ctx *ctx, const char *code, const char *message);
+
+/* Whether the requester closed its end: a command that waits can stop waiting for nobody. */
+int command_client_hung_up(const command_ctx *ctx);
 
 /* Answers a JVMTI failure by name. */
 void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error);

@@ -42,7 +42,7 @@ static const command commands[] = {
 
 static request parsed; /* one request at a time, on the agent thread */
 
-void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, json_writer *out) {
+void dispatch_line(JNIEnv *jni, int client_id, int client_fd, const char *line, size_t len, json_writer *out) {
     const char *error = NULL;
     if (request_parse(line, len, &parsed, &error) != 0) {
         answer_error(out, 0, "bad_request", error);
@@ -66,7 +66,7 @@ void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, jso
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(commands[i].name, name) == 0) {
-            command_ctx ctx = { jni, &parsed, out, client_id, 0, 0 };
+            command_ctx ctx = { jni, &parsed, out, client_id, client_fd, 0, 0 };
             answer_begin(out, id);
             /* the agent thread never returns to Java: its local references go only with a frame */
             if ((*jni)->PushLocalFrame(jni, JNI_COMMAND_LOCALS) != 0) {

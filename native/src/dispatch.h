@@ -9,7 +9,7 @@
 
 #include "json.h"
 
-void dispatch_line(JNIEnv *jni, int client_id, const char *line, size_t len, json_writer *out);
+void dispatch_line(JNIEnv *jni, int client_id, int client_fd, const char *line, size_t len, json_writer *out);
 
 /* The client's connection closed: end whatever it had running. */
 void dispatch_client_gone(int client_id);

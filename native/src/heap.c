@@ -2,17 +2,24 @@
  * safepoint; with "live" a full GC first, as jmap -histo:live) as its text, and how long the JVM
  * was paused for it: the safepoints the JVM counted while the command ran (HotSpot's
  * HotspotRuntimeMBean, the counters behind -Xlog:safepoint, in whole milliseconds), read before
- * and after. A safepoint another cause took meanwhile is counted too, and the count says so. */
+ * and after. A safepoint another cause took meanwhile is counted too, and the count says so.
+ * With "afterGc" (not with "live") it first waits, up to "gcWaitMillis", for the next GC pause the
+ * JVM runs on its own, and walks the heap right after it: with the young generation's garbage
+ * gone, the growth between histograms is not swamped by how full it happened to be. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "answer.h"
 #include "diagnostic_command.h"
+#include "gc_count.h"
 #include "jni_util.h"
 
 #define HEAP_MAX_ANSWER (256u << 20)
 #define HEAP_TIMEOUT_SECONDS 600
+/* Requests are served one at a time: a longer wait would keep every other client (and a detach) waiting. */
+#define HEAP_GC_WAIT_MAX_MILLIS 60000
+#define HEAP_GC_WAIT_SLICE_MILLIS 200 /* how soon a requester that hung up (Ctrl-C) frees the agent */
 
 typedef struct {
     jlong count;
@@ -52,8 +59,46 @@ static int64_t monotonic_nanos(void) {
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
+/* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
+ * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
+static int wait_for_gc(const command_ctx *ctx, int64_t began, int64_t wait_millis) {
+    int64_t started = monotonic_nanos();
+    for (int64_t left = wait_millis; left > 0; left = wait_millis - (monotonic_nanos() - started) / 1000000) {
+        if (command_client_hung_up(ctx)) {
+            return -1;
+        }
+        if (gc_count_wait_past(began, left < HEAP_GC_WAIT_SLICE_MILLIS ? left : HEAP_GC_WAIT_SLICE_MILLIS)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void cmd_heap(command_ctx *ctx) {
     int live = request_bool(ctx->req, "live", 0);
+    int after_gc = request_bool(ctx->req, "afterGc", 0);
+    int64_t gc_wait_millis = request_int(ctx->req, "gcWaitMillis", 0);
+    if (after_gc && (live || gc_wait_millis < 0 || gc_wait_millis > HEAP_GC_WAIT_MAX_MILLIS)) {
+        command_fail(ctx, "bad_request", "afterGc takes gcWaitMillis from 0 to 60000, and not live");
+        return;
+    }
+    int gc_came = 0;
+    int64_t gc_waited = 0;
+    if (after_gc) {
+        int64_t began = gc_count_begin();
+        if (began < 0) {
+            command_fail(ctx, "gc_events_unavailable", "cannot watch for garbage collections (GarbageCollectionFinish)");
+            return;
+        }
+        int64_t wait_started = monotonic_nanos();
+        gc_came = wait_for_gc(ctx, began, gc_wait_millis);
+        gc_waited = monotonic_nanos() - wait_started;
+        (void)gc_count_end(began);
+        if (gc_came < 0) {
+            command_fail(ctx, "client_gone", "the client hung up while the histogram waited for a GC");
+            return;
+        }
+    }
     const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
     safepoint_totals before, after;
     int counted = read_safepoint_totals(ctx->jni, &before) == 0;
@@ -74,8 +119,21 @@ void cmd_heap(command_ctx *ctx) {
     json_bool(w, live);
     json_key(w, "command");
     json_cstring(w, command_line);
+    json_key(w, "startedNanos"); /* CLOCK_MONOTONIC: only the difference between two answers means something */
+    json_int(w, started);
     json_key(w, "elapsedNanos");
     json_int(w, elapsed);
+    if (after_gc) {
+        json_key(w, "afterGc");
+        json_begin_object(w);
+        json_key(w, "gcCame");
+        json_bool(w, gc_came);
+        json_key(w, "waitedNanos");
+        json_int(w, gc_waited);
+        json_key(w, "gcWaitMillis");
+        json_int(w, gc_wait_millis);
+        json_end_object(w);
+    }
     if (counted) {
         json_key(w, "safepoints");
         json_begin_object(w);

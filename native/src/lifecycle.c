@@ -8,6 +8,7 @@
 #include "capabilities.h"
 #include "class_module.h"
 #include "frames.h"
+#include "gc_count.h"
 #include "locks.h"
 #include "events.h"
 #include "park_blocker.h"
@@ -106,6 +107,7 @@ static int start_server(JNIEnv *jni) {
 /* On the server thread when it stops: gives back everything the agent took. */
 static void release(JNIEnv *jni) {
     session_shutdown();
+    gc_count_release();
     events_forget();
     locks_release(jni);
     park_blocker_release(jni);

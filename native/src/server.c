@@ -251,7 +251,7 @@ static int serve_lines(JNIEnv *jni, client *c) {
             continue;
         }
         begin_answer(c);
-        dispatch_line(jni, c->id, c->buf + start, i - start, &writer);
+        dispatch_line(jni, c->id, c->fd, c->buf + start, i - start, &writer);
         if (json_flush(&writer) != 0) {
             return -1;
         }

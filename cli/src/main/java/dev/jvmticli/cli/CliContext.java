@@ -5,12 +5,15 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentConnector;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Optional;
 
 /** What every command of one CLI run shares: where output goes and how to reach a target. */
 public class CliContext {
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+
     private final PrintWriter out;
     private final PrintWriter err;
-    private Duration timeout = Duration.ofSeconds(10);
+    private Duration givenTimeout; // --timeout, or null when not given
     private boolean verbose;
     private Thread windowWaiter;   // the thread waiting out a sampling window, or null; guarded by this
     private boolean windowEnded;   // guarded by this
@@ -23,7 +26,7 @@ public class CliContext {
     /** Another output, with the timeout and verbosity of settings. */
     protected CliContext(PrintWriter out, PrintWriter err, CliContext settings) {
         this(out, err);
-        this.timeout = settings.timeout;
+        this.givenTimeout = settings.givenTimeout;
         this.verbose = settings.verbose;
     }
 
@@ -35,12 +38,18 @@ public class CliContext {
         return err;
     }
 
+    /** How long to wait for the attach and for each answer: --timeout, else 10 s. */
     public Duration timeout() {
-        return timeout;
+        return givenTimeout == null ? DEFAULT_TIMEOUT : givenTimeout;
+    }
+
+    /** --timeout when it was given; a command whose answer takes as long as the heap is big has its own default. */
+    public Optional<Duration> givenTimeout() {
+        return Optional.ofNullable(givenTimeout);
     }
 
     void timeout(Duration timeout) {
-        this.timeout = timeout;
+        this.givenTimeout = timeout;
     }
 
     public boolean verbose() {
@@ -80,6 +89,6 @@ public class CliContext {
 
     /** A connection to the target's agent, loading the agent first if it is not resident. */
     public AgentClient connect(TargetProcess target) {
-        return new AgentConnector(timeout).open(target);
+        return new AgentConnector(timeout()).open(target);
     }
 }

@@ -102,7 +102,7 @@ final class DumpCommand implements Callable<Integer> {
                 Outcome outcome = round(client, directory, round, snapshot);
                 writeMemory(client, directory, round, vm);
                 if (heap && (round == 1 || round == count)) {
-                    histograms.add(writeHistogram(client, directory, round));
+                    histograms.add(writeHistogram(client, directory, round, HeapCommand.answerTimeout(context, vm)));
                 }
                 rounds.add(outcome.round());
                 snapshot = outcome.next();
@@ -154,9 +154,10 @@ final class DumpCommand implements Callable<Integer> {
         directory.writeJson(prefix + "memory.json", round, "memory --json", Map.of("memory", memory));
     }
 
-    private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round) throws IOException {
+    private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round, Duration answerTimeout)
+            throws IOException {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
-        HeapReport report = HeapCommand.histogram(client, false);
+        HeapReport report = HeapCommand.histogram(client, false, answerTimeout);
         Histogram histogram = Histogram.parse(report.histogram());
         directory.write(prefix + "heap.txt", round, "heap --top " + HISTOGRAM_CLASSES, printer -> {
             HeapView.printHistogram(printer, histogram, HISTOGRAM_CLASSES);

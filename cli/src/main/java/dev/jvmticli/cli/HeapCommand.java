@@ -4,6 +4,7 @@ import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.HeapReport;
+import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.HeapView;
@@ -22,8 +23,18 @@ import picocli.CommandLine.Option;
 @Command(name = "heap", mixinStandardHelpOptions = true,
         description = {"A class histogram of the heap (the JDK's GC.class_histogram, run inside the target), and how long it paused the target.",
             "By default every object, garbage included, and no GC; --live runs a full GC first (as jmap -histo:live).",
-            "With --count N: the classes that grew most in bytes between the first and the last of N histograms."})
+            "With --count N: the classes that grew most in bytes between the first and the last of N histograms;"
+                + " without --live each is taken right after a GC pause the target runs on its own (young garbage gone), waiting up to half the interval"
+                + " (and saying when none came). On ZGC and Shenandoah every histogram holds only objects reachable from the roots, and none is waited for."})
 final class HeapCommand implements Callable<Integer> {
+    private static final Duration HISTOGRAM_BASE = Duration.ofSeconds(30);
+    private static final Duration HISTOGRAM_PER_GIB = Duration.ofSeconds(10);
+    /** The agent gives up on a histogram after 600 s (heap.c) and says so: its answer must still be waited for. */
+    private static final Duration HISTOGRAM_LIMIT = Duration.ofSeconds(610);
+    private static final long GIB = 1L << 30;
+    /** The agent waits no longer (heap.c): it serves one request at a time. */
+    private static final Duration GC_WAIT_LIMIT = Duration.ofSeconds(60);
+
     private final CliContext context;
 
     @Mixin
@@ -39,7 +50,7 @@ final class HeapCommand implements Callable<Integer> {
     int count;
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
-            description = "Time between histograms (default: ${DEFAULT-VALUE}).")
+            description = "Time between histograms (default: ${DEFAULT-VALUE}); without --live, each waits up to half of it for a GC pause.")
     Duration interval;
 
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
@@ -60,22 +71,29 @@ final class HeapCommand implements Callable<Integer> {
         TargetProcess process = target.resolve();
         List<HeapReport> reports = new ArrayList<>();
         List<Histogram> histograms = new ArrayList<>();
+        boolean reachableOnly;
         try (AgentClient client = context.connect(process)) {
+            reachableOnly = !live && (flagOn(client.vm(), "UseZGC") || flagOn(client.vm(), "UseShenandoahGC"));
+            Duration gcWait = count > 1 && !live && !reachableOnly ? min(interval.dividedBy(2), GC_WAIT_LIMIT) : null;
+            Duration answerTimeout = answerTimeout(context, client.vm()).plus(gcWait == null ? Duration.ZERO : gcWait);
+            long asked = 0;
             for (int round = 1; round <= count; round++) {
-                if (round > 1) {
-                    client.pause(interval);
+                if (round > 1) { // the requests an interval apart: a histogram comes at most gcWait after its request
+                    Duration left = interval.minusNanos(System.nanoTime() - asked);
+                    client.pause(left.isNegative() ? Duration.ZERO : left);
                 }
-                HeapReport report = histogram(client, live);
+                asked = System.nanoTime();
+                HeapReport report = histogram(client, live, gcWait, answerTimeout);
                 reports.add(report);
                 histograms.add(Histogram.parse(report.histogram()));
                 if (count > 1 && !json) {
-                    context.err().printf("histogram %d of %d: %s%n", round, count, HeapView.pause(report));
+                    context.err().printf("histogram %d of %d: %s%s%n", round, count, HeapView.gcWait(report), HeapView.pause(report));
                     context.err().flush();
                 }
             }
         }
         if (json) {
-            JsonOutput.print(context.out(), document(reports, histograms));
+            JsonOutput.print(context.out(), document(reports, histograms, reachableOnly));
             return ExitCode.OK.code();
         }
         if (count == 1) {
@@ -83,30 +101,89 @@ final class HeapCommand implements Callable<Integer> {
             context.out().println(HeapView.pause(reports.get(0)));
         } else {
             HeapView.printGrowth(context.out(), Histogram.growth(histograms), top);
-            context.out().printf("growth from histogram 1 to %d, %s ms apart, %s; first: %s, last: %s%n", count, interval.toMillis(),
-                    live ? "live objects only" : "all objects, garbage included",
-                    totals(histograms.get(0)), totals(histograms.get(count - 1)));
+            long apartNanos = reports.get(count - 1).startedNanos() - reports.get(0).startedNanos();
+            context.out().printf("growth from histogram 1 to %d, %s ms apart, %s; first: %s, last: %s%n", count, Sizes.millis(apartNanos),
+                    measured(reports, reachableOnly), totals(histograms.get(0)), totals(histograms.get(count - 1)));
         }
         context.out().flush();
         return ExitCode.OK.code();
     }
 
     /** One histogram through the resident agent. */
-    static HeapReport histogram(AgentClient client, boolean live) {
-        return client.call("heap", Map.of("live", live), HeapReport.class);
+    static HeapReport histogram(AgentClient client, boolean live, Duration answerTimeout) {
+        return histogram(client, live, null, answerTimeout);
+    }
+
+    /** One histogram, with gcWait not null right after the next GC pause of the target's own if one comes within gcWait. */
+    private static HeapReport histogram(AgentClient client, boolean live, Duration gcWait, Duration answerTimeout) {
+        Map<String, Object> args = gcWait == null ? Map.of("live", live) : Map.of("live", live, "afterGc", true, "gcWaitMillis", gcWait.toMillis());
+        HeapReport report = client.call("heap", args, HeapReport.class, answerTimeout);
+        if (gcWait != null && report.afterGc() == null) {
+            throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in the target is older than this CLI and cannot wait for a GC: detach it (jvmti-cli detach <pid>) and retry");
+        }
+        return report;
+    }
+
+    /** What the histograms counted, so what the growth between them is of. */
+    private String measured(List<HeapReport> reports, boolean reachableOnly) {
+        if (live) {
+            return "live objects only";
+        }
+        if (reachableOnly) {
+            return "objects reachable from the roots only (ZGC and Shenandoah walk the heap from them), no GC forced";
+        }
+        long afterGc = reports.stream().filter(r -> r.afterGc() != null && r.afterGc().gcCame()).count();
+        if (afterGc == reports.size()) {
+            return "all objects, each histogram right after a GC pause of the target's own";
+        }
+        if (afterGc == 0) {
+            return "all objects, garbage included: no GC pause of the target's own came while a histogram waited";
+        }
+        return "all objects, " + afterGc + " of " + reports.size() + " histograms right after a GC pause of the target's own, the others with garbage included";
+    }
+
+    private static boolean flagOn(VmInfo vm, String name) {
+        VmInfo.Flag flag = vm.flags().get(name);
+        return flag != null && flag.value().equals("true");
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    /**
+     * How long to wait for a histogram: --timeout when given, else a time that grows with the heap a
+     * healthy JVM walks (and, with --live, collects first): 30 s and 10 s per GiB of its maximum heap,
+     * bounded by the agent's own limit.
+     */
+    static Duration answerTimeout(CliContext context, VmInfo vm) {
+        return context.givenTimeout().orElseGet(() -> {
+            VmInfo.Flag maxHeap = vm.flags().get("MaxHeapSize");
+            if (maxHeap == null || !maxHeap.value().matches("\\d{1,18}")) {
+                return HISTOGRAM_LIMIT;
+            }
+            long gib = (Long.parseLong(maxHeap.value()) + GIB - 1) / GIB;
+            Duration scaled = HISTOGRAM_BASE.plus(HISTOGRAM_PER_GIB.multipliedBy(gib));
+            return scaled.compareTo(HISTOGRAM_LIMIT) < 0 ? scaled : HISTOGRAM_LIMIT;
+        });
     }
 
     private static String totals(Histogram histogram) {
         return Sizes.bytes(histogram.bytes()) + " in " + histogram.instances() + " instances";
     }
 
-    private Map<String, Object> document(List<HeapReport> reports, List<Histogram> histograms) {
+    private Map<String, Object> document(List<HeapReport> reports, List<Histogram> histograms, boolean reachableOnly) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("live", live);
+        doc.put("reachableOnly", reachableOnly);
         List<Map<String, Object>> rounds = new ArrayList<>();
         for (int i = 0; i < reports.size(); i++) {
             Map<String, Object> round = new LinkedHashMap<>();
+            round.put("startedNanos", reports.get(i).startedNanos());
             round.put("elapsedNanos", reports.get(i).elapsedNanos());
+            if (reports.get(i).afterGc() != null) {
+                round.put("afterGc", reports.get(i).afterGc());
+            }
             round.put("safepoints", reports.get(i).safepoints());
             round.put("instances", histograms.get(i).instances());
             round.put("bytes", histograms.get(i).bytes());
@@ -116,6 +193,7 @@ final class HeapCommand implements Callable<Integer> {
         doc.put("histograms", rounds);
         if (reports.size() > 1) {
             List<Histogram.Growth> growth = Histogram.growth(histograms);
+            doc.put("growthOf", measured(reports, reachableOnly));
             doc.put("growth", growth.subList(0, Math.min(top, growth.size())));
         }
         return doc;

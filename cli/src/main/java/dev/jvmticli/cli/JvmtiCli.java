@@ -65,9 +65,9 @@ public final class JvmtiCli implements Callable<Integer> {
         this.context = context;
     }
 
-    @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", defaultValue = "10s",
-            converter = DurationConverter.class,
-            description = "How long to wait for the attach and for each answer (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", scope = ScopeType.INHERIT, paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long to wait for the attach and for each answer (default: 10s; for a heap histogram "
+                    + "30s plus 10s per GiB of the target's maximum heap, at most 10m).")
     void timeout(Duration timeout) {
         context.timeout(timeout);
     }

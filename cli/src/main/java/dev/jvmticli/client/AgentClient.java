@@ -220,6 +220,16 @@ public final class AgentClient implements Closeable {
         return exchange(command, arguments, () -> mapper().readValue(connection.parser, type));
     }
 
+    /** As {@link #call(String, Map, Class)}, waiting up to answerTimeout for this answer instead of the connection's timeout. */
+    public <T> T call(String command, Map<String, ?> arguments, Class<T> type, Duration answerTimeout) {
+        Duration usual = connection.streams.timeout(answerTimeout);
+        try {
+            return call(command, arguments, type);
+        } finally {
+            connection.streams.timeout(usual);
+        }
+    }
+
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
         return exchange(command, arguments, () -> mapper().readTree(connection.parser));
@@ -283,10 +293,16 @@ public final class AgentClient implements Closeable {
             }
             return result;
         } catch (SocketTimeoutException e) {
-            throw new CliFailure(ExitCode.TIMEOUT, targetName + " did not answer " + command + " in time", e);
+            throw new CliFailure(ExitCode.TIMEOUT, targetName + " did not answer " + command + " within "
+                    + text(connection.streams.timeout()) + " (--timeout)", e);
         } catch (IOException e) {
             throw lost(command, e);
         }
+    }
+
+    private static String text(Duration timeout) {
+        long millis = timeout.toMillis();
+        return millis % 1000 == 0 ? millis / 1000 + " s" : millis + " ms";
     }
 
     private static byte[] request(long id, String command, Map<String, ?> arguments) throws IOException {

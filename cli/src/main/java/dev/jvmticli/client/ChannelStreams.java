@@ -19,7 +19,7 @@ import java.time.Duration;
 final class ChannelStreams implements AutoCloseable {
     private final SocketChannel channel;
     private final Selector selector;
-    private final long timeoutMillis;
+    private long timeoutMillis;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
 
     ChannelStreams(SocketChannel channel, Duration timeout) throws IOException {
@@ -27,6 +27,17 @@ final class ChannelStreams implements AutoCloseable {
         this.timeoutMillis = Math.max(1, timeout.toMillis());
         channel.configureBlocking(false);
         this.selector = Selector.open();
+    }
+
+    Duration timeout() {
+        return Duration.ofMillis(timeoutMillis);
+    }
+
+    /** The timeout from now on; returns the one it replaces. */
+    Duration timeout(Duration timeout) {
+        Duration previous = Duration.ofMillis(timeoutMillis);
+        timeoutMillis = Math.max(1, timeout.toMillis());
+        return previous;
     }
 
     private void await(int operation) throws IOException {

@@ -3,9 +3,16 @@ package dev.jvmticli.client;
 /**
  * The answer to {@code heap}: the text of the JDK's GC.class_histogram (with {@code -all} unless
  * live, when the JVM runs a full GC first) and what it cost. safepoints is null when the JVM does
- * not count its safepoints (it runs with -XX:-UsePerfData).
+ * not count its safepoints (it runs with -XX:-UsePerfData). startedNanos is the target's monotonic
+ * clock when the histogram began: only the difference between two reports means something.
+ * afterGc is null unless the request asked to wait for a GC first.
  */
-public record HeapReport(boolean live, String command, long elapsedNanos, Safepoints safepoints, String histogram) {
+public record HeapReport(boolean live, String command, long startedNanos, long elapsedNanos, AfterGc afterGc, Safepoints safepoints,
+                         String histogram) {
+    /** The wait for the next GC pause before the histogram: whether one came within gcWaitMillis, and how long it took. */
+    public record AfterGc(boolean gcCame, long waitedNanos, long gcWaitMillis) {
+    }
+
     /**
      * The safepoints the JVM counted while the histogram ran, in whole milliseconds as the JVM
      * keeps them: reaching them (bringing every thread to a stop) and at them (the operation).

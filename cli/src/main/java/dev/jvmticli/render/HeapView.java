@@ -67,6 +67,16 @@ public final class HeapView {
         }
     }
 
+    /** Whether the histogram came right after a GC pause it waited for: empty when it waited for none. */
+    public static String gcWait(HeapReport report) {
+        HeapReport.AfterGc wait = report.afterGc();
+        if (wait == null) {
+            return "";
+        }
+        return wait.gcCame() ? "right after a GC pause (waited " + Sizes.millis(wait.waitedNanos()) + " ms); "
+                : "no GC pause within " + wait.gcWaitMillis() + " ms: garbage included; ";
+    }
+
     /** How long the target was stopped for this histogram, as the JVM counted it. */
     public static String pause(HeapReport report) {
         String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";
@@ -77,7 +87,7 @@ public final class HeapView {
         String what = report.live() ? "full GC and histogram" : "histogram, no GC";
         return String.format(java.util.Locale.ROOT, "%s: target paused %d ms (reaching the safepoint %d ms, at it %d ms; %d safepoint%s%s, in whole ms as the JVM counts them); %s",
                 what, s.pausedMillis(), s.reachingMillis(), s.atSafepointMillis(), s.count(), s.count() == 1 ? "" : "s",
-                s.count() > 1 ? ", other causes' included" : "", took);
+                s.count() > 1 ? ", those of any other cause meanwhile included" : "", took);
     }
 
     private static String signed(long value) {

@@ -320,7 +320,7 @@ public final class Shell {
         commandLine.setDefaultValueProvider(argument -> {
             if (argument instanceof OptionSpec option) {
                 return switch (option.longestName()) {
-                    case "--timeout" -> launch.timeout().toMillis() + "ms";
+                    case "--timeout" -> launch.givenTimeout().map(timeout -> timeout.toMillis() + "ms").orElse(null);
                     case "--verbose" -> Boolean.toString(launch.verbose());
                     default -> null;
                 };

@@ -63,6 +63,22 @@ class HeapIT {
         }
     }
 
+    /** Without --live each histogram waits for a young GC of the target's own (every second or so in 8 MB of young generation). */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void growthOfAllObjectsRightAfterGcsPutsTheLeakingClassFirst(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseG1GC", "-Xmx64m", "-Xmn8m"))) {
+            Result result = CliRun.run("heap", Long.toString(target.pid()), "--count", "3", "--interval", "2s", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            assertEquals(LEAKED, doc.path("growth").get(0).path("className").asText(), result.out());
+            for (JsonNode histogram : doc.path("histograms")) {
+                assertTrue(histogram.path("afterGc").path("gcCame").asBoolean(), "each right after a GC: " + histogram.path("afterGc"));
+            }
+            assertEquals("all objects, each histogram right after a GC pause of the target's own", doc.path("growthOf").asText());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("jdks")
     void allObjectsCountsTheLeakExactlyAndPrintsATable(Jdks.Jdk jdk) throws Exception {
