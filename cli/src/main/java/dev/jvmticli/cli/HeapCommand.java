@@ -73,9 +73,10 @@ final class HeapCommand implements Callable<Integer> {
         List<Histogram> histograms = new ArrayList<>();
         boolean reachableOnly;
         try (AgentClient client = context.connect(process)) {
-            reachableOnly = !live && (flagOn(client.vm(), "UseZGC") || flagOn(client.vm(), "UseShenandoahGC"));
+            VmInfo vm = client.vm();
+            reachableOnly = !live && (flagOn(vm, "UseZGC") || flagOn(vm, "UseShenandoahGC"));
             Duration gcWait = count > 1 && !live && !reachableOnly ? min(interval.dividedBy(2), GC_WAIT_LIMIT) : null;
-            Duration answerTimeout = answerTimeout(context, client.vm()).plus(gcWait == null ? Duration.ZERO : gcWait);
+            Duration answerTimeout = answerTimeout(context, vm).plus(gcWait == null ? Duration.ZERO : gcWait);
             long asked = 0;
             for (int round = 1; round <= count; round++) {
                 if (round > 1) { // the requests an interval apart: a histogram comes at most gcWait after its request
