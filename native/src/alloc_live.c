@@ -3,19 +3,28 @@
  * Ages are counted with sentinels, not with GarbageCollectionFinish events: JVMTI posts those per
  * pause, which under ZGC is three or more per cycle, and an object allocated during a concurrent
  * cycle outlives that cycle without having been looked at. So every PRUNE_MILLIS the pruner
- * allocates an unreachable object and keeps a weak ref to it: a sentinel. A poll that finds
- * sentinels cleared has seen one collection (two between polls count as one), whose marking
- * covered everything allocated before the newest sentinel it cleared. A sentinel's index is
- * published before it is allocated, so a sample that read index k is older than sentinel k + 1:
- * its age is the number of collections that cleared that sentinel or a later one. The
- * age is thereby a lower bound: an object allocated after the last sentinel a collection cleared
- * is not credited with that collection.
+ * allocates an unreachable object and keeps a weak ref to it: a sentinel. A collection that clears
+ * sentinel k has marked everything allocated before k. A sentinel's index is published before it
+ * is allocated, so a sample that read index k is older than sentinel k + 1.
+ *
+ * A collection counts only once it is settled. Serial, Parallel and G1 clear weak refs inside a
+ * pause, so a collection seen is settled. ZGC and Shenandoah clear them concurrently,
+ * after marking: a poll may find a sentinel cleared while the refs of dead samples older than it
+ * are not cleared yet, and a report then would credit garbage with the collection. So the first
+ * poll that finds sentinels cleared opens a pending collection, and it is settled (it enters
+ * newest_cleared) when a later poll finds a sentinel cleared that was allocated after it was
+ * opened: that sentinel was not yet allocated when the pending collection began, so a later
+ * collection of the same kind cleared it, and collections of one kind do not overlap. Sentinels
+ * cleared in between, older than that one, are the pending collection's own late ones and are not
+ * counted again. A sample's age is the number of settled collections that cleared the sentinel
+ * allocated after it or a later one: a lower bound, which leaves out the newest collection and any
+ * two that fell between the same polls.
  *
  * Entries: a callback makes the weak ref outside the lock, then takes a free slot under it and
  * marks it used last; only the pruner (and, once it has stopped, the agent thread) frees a used
  * slot, so it reads a used slot's ref and calls IsSameObject/DeleteWeakGlobalRef holding nothing,
- * and gives the slots back under the lock in batches. It prunes after each collection it sees and
- * after each GarbageCollectionFinish (gc_count), the only times objects die. */
+ * and gives the slots back under the lock in batches. It prunes after each poll that finds
+ * sentinels cleared and after each GarbageCollectionFinish (gc_count), the only times objects die. */
 #include "alloc_live.h"
 
 #include <stdlib.h>
@@ -48,8 +57,12 @@ static struct {
     jweak sentinels[SENTINELS]; /* a FIFO of the sentinels not yet cleared, oldest at first */
     uint32_t sentinel_index[SENTINELS];
     size_t first, outstanding;
-    uint32_t newest_cleared[MAX_COLLECTIONS]; /* per collection seen: the newest sentinel it cleared */
+    uint32_t newest_cleared[MAX_COLLECTIONS]; /* per settled collection: the newest sentinel it cleared */
     size_t collections;
+    int cleared_in_pauses;
+    int pending;                /* a collection seen, not yet settled */
+    uint32_t pending_newest;    /* the newest sentinel it cleared when first seen */
+    uint32_t pending_settler;   /* the first sentinel allocated after that: clearing it or a later one settles it */
     jclass object_class;
     jthread pruner;
     int run;
@@ -91,7 +104,13 @@ int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
     return 0;
 }
 
-/* Pops the sentinels found cleared; records a collection when there were some. 1 if so. */
+static void settle(uint32_t newest_cleared) {
+    /* past MAX_COLLECTIONS the last one stands for the rest: ages stay lower bounds */
+    live.collections += live.collections < MAX_COLLECTIONS;
+    live.newest_cleared[live.collections - 1] = newest_cleared;
+}
+
+/* Pops the sentinels found cleared, and settles or opens a collection by them. 1 if there were some. */
 static int observe_sentinels(JNIEnv *jni) {
     int cleared = 0;
     uint32_t newest = 0;
@@ -102,12 +121,20 @@ static int observe_sentinels(JNIEnv *jni) {
         live.outstanding--;
         cleared = 1;
     }
-    if (cleared) {
-        /* past MAX_COLLECTIONS the last one stands for the rest: ages stay lower bounds */
-        live.collections += live.collections < MAX_COLLECTIONS;
-        live.newest_cleared[live.collections - 1] = newest;
+    if (!cleared || (live.pending && newest < live.pending_settler)) {
+        return cleared;
     }
-    return cleared;
+    if (live.pending) {
+        settle(live.pending_newest);
+    }
+    if (live.cleared_in_pauses) {
+        settle(newest);
+    } else {
+        live.pending = 1;
+        live.pending_newest = newest;
+        live.pending_settler = live.newest_sentinel + 1;
+    }
+    return 1;
 }
 
 static void add_sentinel(JNIEnv *jni) {
@@ -190,8 +217,9 @@ static void free_memory(void) {
     live.free_slots = NULL;
 }
 
-int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure) {
+int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure) {
     live.lock = lock;
+    live.cleared_in_pauses = cleared_in_pauses;
     live.entries = calloc(LIVE_CAPACITY, sizeof *live.entries);
     live.free_slots = malloc(LIVE_CAPACITY * sizeof *live.free_slots);
     if (live.entries == NULL || live.free_slots == NULL) {
@@ -205,6 +233,7 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure) {
     live.free_count = LIVE_CAPACITY;
     live.newest_sentinel = 0;
     live.first = live.outstanding = live.collections = 0;
+    live.pending = 0;
     live.tracked = live.table_full = live.no_ref = live.collected = 0;
     live.object_class = jni_global_class(jni, "java/lang/Object");
     live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
@@ -244,7 +273,7 @@ void live_quiesce(JNIEnv *jni) {
     live.pruner = NULL;
 }
 
-/* The collections that cleared the sentinel allocated after a sample, or a later one. */
+/* The settled collections that cleared the sentinel allocated after a sample, or a later one. */
 static uint32_t age_of(uint32_t next_sentinel) {
     size_t low = 0, high = live.collections; /* newest_cleared grows: the first one >= next_sentinel */
     while (low < high) {
