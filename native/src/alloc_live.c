@@ -3,22 +3,9 @@
  * Ages are counted with sentinels, not with GarbageCollectionFinish events: JVMTI posts those per
  * pause, which under ZGC is three or more per cycle, and an object allocated during a concurrent
  * cycle outlives that cycle without having been looked at. So every PRUNE_MILLIS the pruner
- * allocates an unreachable object and keeps a weak ref to it: a sentinel. A collection that clears
- * sentinel k has marked everything allocated before k. A sentinel's index is published before it
- * is allocated, so a sample that read index k is older than sentinel k + 1.
- *
- * A collection counts only once it is settled. Serial, Parallel and G1 clear weak refs inside a
- * pause, so a collection seen is settled. ZGC and Shenandoah clear them concurrently,
- * after marking: a poll may find a sentinel cleared while the refs of dead samples older than it
- * are not cleared yet, and a report then would credit garbage with the collection. So the first
- * poll that finds sentinels cleared opens a pending collection, and it is settled (it enters
- * newest_cleared) when a later poll finds a sentinel cleared that was allocated after it was
- * opened: that sentinel was not yet allocated when the pending collection began, so a later
- * collection of the same kind cleared it, and collections of one kind do not overlap. Sentinels
- * cleared in between, older than that one, are the pending collection's own late ones and are not
- * counted again. A sample's age is the number of settled collections that cleared the sentinel
- * allocated after it or a later one: a lower bound, which leaves out the newest collection and any
- * two that fell between the same polls.
+ * allocates an unreachable object and keeps a weak ref to it: a sentinel. The collections that
+ * clear them are counted in a collection_ledger. A sentinel's index is published before it is
+ * allocated, so a sample that read index k is older than sentinel k + 1.
  *
  * Entries: a callback makes the weak ref outside the lock, then takes a free slot under it and
  * marks it used last; only the pruner (and, once it has stopped, the agent thread) frees a used
@@ -32,12 +19,12 @@
 #include <time.h>
 
 #include "agent.h"
+#include "collection_ledger.h"
 #include "gc_count.h"
 #include "jni_util.h"
 
 #define PRUNE_MILLIS 20
 #define SENTINELS 1024          /* outstanding at once: 20 s without a collection at one per poll */
-#define MAX_COLLECTIONS 8192
 #define FREE_BATCH 1024
 
 typedef struct {
@@ -57,12 +44,7 @@ static struct {
     jweak sentinels[SENTINELS]; /* a FIFO of the sentinels not yet cleared, oldest at first */
     uint32_t sentinel_index[SENTINELS];
     size_t first, outstanding;
-    uint32_t newest_cleared[MAX_COLLECTIONS]; /* per settled collection: the newest sentinel it cleared */
-    size_t collections;
-    int cleared_in_pauses;
-    int pending;                /* a collection seen, not yet settled */
-    uint32_t pending_newest;    /* the newest sentinel it cleared when first seen */
-    uint32_t pending_settler;   /* the first sentinel allocated after that: clearing it or a later one settles it */
+    collection_ledger collections;
     jclass object_class;
     jthread pruner;
     int run;
@@ -104,13 +86,7 @@ int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
     return 0;
 }
 
-static void settle(uint32_t newest_cleared) {
-    /* past MAX_COLLECTIONS the last one stands for the rest: ages stay lower bounds */
-    live.collections += live.collections < MAX_COLLECTIONS;
-    live.newest_cleared[live.collections - 1] = newest_cleared;
-}
-
-/* Pops the sentinels found cleared, and settles or opens a collection by them. 1 if there were some. */
+/* Pops the sentinels found cleared, and tells the ledger. 1 if there were some. */
 static int observe_sentinels(JNIEnv *jni) {
     int cleared = 0;
     uint32_t newest = 0;
@@ -121,20 +97,10 @@ static int observe_sentinels(JNIEnv *jni) {
         live.outstanding--;
         cleared = 1;
     }
-    if (!cleared || (live.pending && newest < live.pending_settler)) {
-        return cleared;
+    if (cleared) {
+        ledger_observe(&live.collections, newest, live.newest_sentinel);
     }
-    if (live.pending) {
-        settle(live.pending_newest);
-    }
-    if (live.cleared_in_pauses) {
-        settle(newest);
-    } else {
-        live.pending = 1;
-        live.pending_newest = newest;
-        live.pending_settler = live.newest_sentinel + 1;
-    }
-    return 1;
+    return cleared;
 }
 
 static void add_sentinel(JNIEnv *jni) {
@@ -219,7 +185,6 @@ static void free_memory(void) {
 
 int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure) {
     live.lock = lock;
-    live.cleared_in_pauses = cleared_in_pauses;
     live.entries = calloc(LIVE_CAPACITY, sizeof *live.entries);
     live.free_slots = malloc(LIVE_CAPACITY * sizeof *live.free_slots);
     if (live.entries == NULL || live.free_slots == NULL) {
@@ -232,8 +197,8 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char
     }
     live.free_count = LIVE_CAPACITY;
     live.newest_sentinel = 0;
-    live.first = live.outstanding = live.collections = 0;
-    live.pending = 0;
+    live.first = live.outstanding = 0;
+    ledger_init(&live.collections, cleared_in_pauses);
     live.tracked = live.table_full = live.no_ref = live.collected = 0;
     live.object_class = jni_global_class(jni, "java/lang/Object");
     live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
@@ -273,26 +238,12 @@ void live_quiesce(JNIEnv *jni) {
     live.pruner = NULL;
 }
 
-/* The settled collections that cleared the sentinel allocated after a sample, or a later one. */
-static uint32_t age_of(uint32_t next_sentinel) {
-    size_t low = 0, high = live.collections; /* newest_cleared grows: the first one >= next_sentinel */
-    while (low < high) {
-        size_t mid = (low + high) / 2;
-        if (live.newest_cleared[mid] < next_sentinel) {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    return (uint32_t)(live.collections - low);
-}
-
 void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg) {
     (void)observe_sentinels(jni);
     for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
         const live_entry *e = &live.entries[i];
         if (e->used && !(*jni)->IsSameObject(jni, e->ref, NULL)) {
-            visit(arg, e->stack, e->bytes, age_of(e->next_sentinel));
+            visit(arg, e->stack, e->bytes, ledger_age(&live.collections, e->next_sentinel));
         }
     }
 }
@@ -309,7 +260,7 @@ void live_write_counts(json_writer *w) {
     json_key(w, "collected");
     json_int(w, (int64_t)live.collected);
     json_key(w, "collections");
-    json_int(w, (int64_t)live.collections);
+    json_int(w, (int64_t)live.collections.settled);
 }
 
 int live_close(JNIEnv *jni) {
