@@ -56,6 +56,7 @@ static struct {
     uint64_t dropped_stacks;
     uint64_t dropped_classes;
     int live;
+    int weak_refs_cleared_in_pauses;        /* live mode: the client knows the collector does */
     int64_t min_age;
     age_range *stack_ages;                  /* live mode: per stack table slot */
     age_range class_ages[ALLOC_MAX_CLASSES];
@@ -145,6 +146,7 @@ static int check(command_ctx *ctx) {
     }
     session.interval = interval;
     session.live = request_bool(ctx->req, "live", 0);
+    session.weak_refs_cleared_in_pauses = request_bool(ctx->req, "weakRefsClearedInPauses", 0);
     session.min_age = min_age;
     return 0;
 }
@@ -178,7 +180,7 @@ static int open_tables(command_ctx *ctx) {
         return -1;
     }
     const char *failure = NULL;
-    if (session.live && live_open(ctx->jni, session.run.lock, &failure) != 0) {
+    if (session.live && live_open(ctx->jni, session.run.lock, session.weak_refs_cleared_in_pauses, &failure) != 0) {
         free_tables();
         command_fail(ctx, "internal", failure);
         return -1;

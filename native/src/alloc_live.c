@@ -3,19 +3,15 @@
  * Ages are counted with sentinels, not with GarbageCollectionFinish events: JVMTI posts those per
  * pause, which under ZGC is three or more per cycle, and an object allocated during a concurrent
  * cycle outlives that cycle without having been looked at. So every PRUNE_MILLIS the pruner
- * allocates an unreachable object and keeps a weak ref to it: a sentinel. A poll that finds
- * sentinels cleared has seen one collection (two between polls count as one), whose marking
- * covered everything allocated before the newest sentinel it cleared. A sentinel's index is
- * published before it is allocated, so a sample that read index k is older than sentinel k + 1:
- * its age is the number of collections that cleared that sentinel or a later one. The
- * age is thereby a lower bound: an object allocated after the last sentinel a collection cleared
- * is not credited with that collection.
+ * allocates an unreachable object and keeps a weak ref to it: a sentinel. The collections that
+ * clear them are counted in a collection_ledger. A sentinel's index is published before it is
+ * allocated, so a sample that read index k is older than sentinel k + 1.
  *
  * Entries: a callback makes the weak ref outside the lock, then takes a free slot under it and
  * marks it used last; only the pruner (and, once it has stopped, the agent thread) frees a used
  * slot, so it reads a used slot's ref and calls IsSameObject/DeleteWeakGlobalRef holding nothing,
- * and gives the slots back under the lock in batches. It prunes after each collection it sees and
- * after each GarbageCollectionFinish (gc_count), the only times objects die. */
+ * and gives the slots back under the lock in batches. It prunes after each poll that finds
+ * sentinels cleared and after each GarbageCollectionFinish (gc_count), the only times objects die. */
 #include "alloc_live.h"
 
 #include <stdlib.h>
@@ -23,12 +19,12 @@
 #include <time.h>
 
 #include "agent.h"
+#include "collection_ledger.h"
 #include "gc_count.h"
 #include "jni_util.h"
 
 #define PRUNE_MILLIS 20
 #define SENTINELS 1024          /* outstanding at once: 20 s without a collection at one per poll */
-#define MAX_COLLECTIONS 8192
 #define FREE_BATCH 1024
 
 typedef struct {
@@ -48,8 +44,7 @@ static struct {
     jweak sentinels[SENTINELS]; /* a FIFO of the sentinels not yet cleared, oldest at first */
     uint32_t sentinel_index[SENTINELS];
     size_t first, outstanding;
-    uint32_t newest_cleared[MAX_COLLECTIONS]; /* per collection seen: the newest sentinel it cleared */
-    size_t collections;
+    collection_ledger collections;
     jclass object_class;
     jthread pruner;
     int run;
@@ -91,7 +86,7 @@ int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
     return 0;
 }
 
-/* Pops the sentinels found cleared; records a collection when there were some. 1 if so. */
+/* Pops the sentinels found cleared, and tells the ledger. 1 if there were some. */
 static int observe_sentinels(JNIEnv *jni) {
     int cleared = 0;
     uint32_t newest = 0;
@@ -103,9 +98,7 @@ static int observe_sentinels(JNIEnv *jni) {
         cleared = 1;
     }
     if (cleared) {
-        /* past MAX_COLLECTIONS the last one stands for the rest: ages stay lower bounds */
-        live.collections += live.collections < MAX_COLLECTIONS;
-        live.newest_cleared[live.collections - 1] = newest;
+        ledger_observe(&live.collections, newest, live.newest_sentinel);
     }
     return cleared;
 }
@@ -190,7 +183,7 @@ static void free_memory(void) {
     live.free_slots = NULL;
 }
 
-int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure) {
+int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure) {
     live.lock = lock;
     live.entries = calloc(LIVE_CAPACITY, sizeof *live.entries);
     live.free_slots = malloc(LIVE_CAPACITY * sizeof *live.free_slots);
@@ -204,7 +197,8 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure) {
     }
     live.free_count = LIVE_CAPACITY;
     live.newest_sentinel = 0;
-    live.first = live.outstanding = live.collections = 0;
+    live.first = live.outstanding = 0;
+    ledger_init(&live.collections, cleared_in_pauses);
     live.tracked = live.table_full = live.no_ref = live.collected = 0;
     live.object_class = jni_global_class(jni, "java/lang/Object");
     live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
@@ -244,26 +238,12 @@ void live_quiesce(JNIEnv *jni) {
     live.pruner = NULL;
 }
 
-/* The collections that cleared the sentinel allocated after a sample, or a later one. */
-static uint32_t age_of(uint32_t next_sentinel) {
-    size_t low = 0, high = live.collections; /* newest_cleared grows: the first one >= next_sentinel */
-    while (low < high) {
-        size_t mid = (low + high) / 2;
-        if (live.newest_cleared[mid] < next_sentinel) {
-            low = mid + 1;
-        } else {
-            high = mid;
-        }
-    }
-    return (uint32_t)(live.collections - low);
-}
-
 void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg) {
     (void)observe_sentinels(jni);
     for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
         const live_entry *e = &live.entries[i];
         if (e->used && !(*jni)->IsSameObject(jni, e->ref, NULL)) {
-            visit(arg, e->stack, e->bytes, age_of(e->next_sentinel));
+            visit(arg, e->stack, e->bytes, ledger_age(&live.collections, e->next_sentinel));
         }
     }
 }
@@ -280,7 +260,7 @@ void live_write_counts(json_writer *w) {
     json_key(w, "collected");
     json_int(w, (int64_t)live.collected);
     json_key(w, "collections");
-    json_int(w, (int64_t)live.collections);
+    json_int(w, (int64_t)live.collections.settled);
 }
 
 int live_close(JNIEnv *jni) {

@@ -16,9 +16,11 @@
 
 #define LIVE_CAPACITY 65536
 
-/* Allocates the table and starts the pruner; lock guards the table as it guards the stacks. 0, or
- * -1 with *failure set to a static message (nothing is left allocated). */
-int live_open(JNIEnv *jni, jrawMonitorID lock, const char **failure);
+/* Allocates the table and starts the pruner; lock guards the table as it guards the stacks.
+ * cleared_in_pauses: the collector clears weak refs inside its pauses (Serial, Parallel, G1), so a
+ * collection counts as soon as it is seen. 0, or -1 with *failure set to a static message
+ * (nothing is left allocated). */
+int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure);
 
 /* In the sampling callback, before taking the lock: a weak ref to object, or NULL (counted) when
  * an exception is pending on the thread or the ref cannot be made. */

@@ -1,7 +1,6 @@
 #include "gc_count.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "events.h"
@@ -70,22 +69,16 @@ int64_t gc_count_now(void) {
     return __atomic_load_n(&finished, __ATOMIC_RELAXED);
 }
 
-static int64_t now_millis(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
 int gc_count_wait_past(int64_t seen, int64_t timeout_millis) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     if (seen < 0 || finish_lock == NULL) {
         return 0;
     }
-    int64_t deadline = now_millis() + timeout_millis;
+    int64_t deadline = events_now_nanos() / 1000000 + timeout_millis;
     __atomic_add_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
     if ((*jvmti)->RawMonitorEnter(jvmti, finish_lock) == JVMTI_ERROR_NONE) {
         int64_t left;
-        while (__atomic_load_n(&finished, __ATOMIC_SEQ_CST) == seen && (left = deadline - now_millis()) > 0
+        while (__atomic_load_n(&finished, __ATOMIC_SEQ_CST) == seen && (left = deadline - events_now_nanos() / 1000000) > 0
                 && (*jvmti)->RawMonitorWait(jvmti, finish_lock, left) == JVMTI_ERROR_NONE) {
         }
         (void)(*jvmti)->RawMonitorExit(jvmti, finish_lock);

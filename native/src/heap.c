@@ -8,10 +8,10 @@
  * gone, the growth between histograms is not swamped by how full it happened to be. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "answer.h"
 #include "diagnostic_command.h"
+#include "events.h"
 #include "gc_count.h"
 #include "jni_util.h"
 
@@ -53,17 +53,11 @@ static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
     return failed ? -1 : 0;
 }
 
-static int64_t monotonic_nanos(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-}
-
 /* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
  * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
 static int wait_for_gc(const command_ctx *ctx, int64_t began, int64_t wait_millis) {
-    int64_t started = monotonic_nanos();
-    for (int64_t left = wait_millis; left > 0; left = wait_millis - (monotonic_nanos() - started) / 1000000) {
+    int64_t started = events_now_nanos();
+    for (int64_t left = wait_millis; left > 0; left = wait_millis - (events_now_nanos() - started) / 1000000) {
         if (command_client_hung_up(ctx)) {
             return -1;
         }
@@ -90,9 +84,9 @@ void cmd_heap(command_ctx *ctx) {
             command_fail(ctx, "gc_events_unavailable", "cannot watch for garbage collections (GarbageCollectionFinish)");
             return;
         }
-        int64_t wait_started = monotonic_nanos();
+        int64_t wait_started = events_now_nanos();
         gc_came = wait_for_gc(ctx, began, gc_wait_millis);
-        gc_waited = monotonic_nanos() - wait_started;
+        gc_waited = events_now_nanos() - wait_started;
         (void)gc_count_end(began);
         if (gc_came < 0) {
             command_fail(ctx, "client_gone", "the client hung up while the histogram waited for a GC");
@@ -102,11 +96,11 @@ void cmd_heap(command_ctx *ctx) {
     const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
     safepoint_totals before, after;
     int counted = read_safepoint_totals(ctx->jni, &before) == 0;
-    int64_t started = monotonic_nanos();
+    int64_t started = events_now_nanos();
     char error[256] = "";
     size_t length = 0;
     char *text = diagnostic_command_run(command_line, HEAP_MAX_ANSWER, HEAP_TIMEOUT_SECONDS, error, sizeof error, &length);
-    int64_t elapsed = monotonic_nanos() - started;
+    int64_t elapsed = events_now_nanos() - started;
     counted = counted && read_safepoint_totals(ctx->jni, &after) == 0;
     if (text == NULL) {
         command_fail(ctx, "histogram_failed", error);

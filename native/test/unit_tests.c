@@ -13,6 +13,7 @@
 #include "aggregate.h"
 #include "big_block.h"
 #include "chunk_lines.h"
+#include "collection_ledger.h"
 #include "json.h"
 #include "lock_fit.h"
 #include "lock_owners.h"
@@ -68,6 +69,43 @@ static json_writer writer;
 static void start(sink_buffer *b) {
     memset(b, 0, sizeof *b);
     json_init(&writer, to_buffer, b);
+}
+
+static void test_collection_ledger(void) {
+    static collection_ledger ledger;
+    /* a concurrent collector: sentinels 1-5 found cleared while 10 was the newest published */
+    ledger_init(&ledger, 0);
+    ledger_observe(&ledger, 5, 10);
+    CHECK(ledger.settled == 0);
+    CHECK(ledger_age(&ledger, 3) == 0); /* it may still be clearing the sample's ref: no credit yet */
+    ledger_observe(&ledger, 8, 12);      /* its own late ones, all published before it was seen */
+    CHECK(ledger.settled == 0);
+    ledger_observe(&ledger, 11, 15);     /* sentinel 11 came after it: a later collection, it is settled */
+    CHECK(ledger.settled == 1);
+    CHECK(ledger_age(&ledger, 3) == 1);
+    CHECK(ledger_age(&ledger, 5) == 1);
+    CHECK(ledger_age(&ledger, 6) == 0);  /* sentinels 6-8 were not yet cleared when it was first seen */
+    ledger_observe(&ledger, 16, 20);
+    CHECK(ledger.settled == 2);
+    CHECK(ledger_age(&ledger, 3) == 2);
+    CHECK(ledger_age(&ledger, 11) == 1);
+    CHECK(ledger_age(&ledger, 12) == 0);
+
+    /* a collector that clears weak refs in its pauses: each collection counts once seen */
+    ledger_init(&ledger, 1);
+    ledger_observe(&ledger, 5, 10);
+    CHECK(ledger.settled == 1 && ledger_age(&ledger, 5) == 1 && ledger_age(&ledger, 6) == 0);
+    ledger_observe(&ledger, 7, 12);
+    CHECK(ledger.settled == 2 && ledger_age(&ledger, 5) == 2 && ledger_age(&ledger, 7) == 1);
+
+    /* past the last slot the last one stands for the rest */
+    ledger_init(&ledger, 1);
+    for (uint32_t i = 1; i <= LEDGER_MAX_COLLECTIONS + 5; i++) {
+        ledger_observe(&ledger, i, i);
+    }
+    CHECK(ledger.settled == LEDGER_MAX_COLLECTIONS);
+    CHECK(ledger_age(&ledger, 1) == LEDGER_MAX_COLLECTIONS);
+    CHECK(ledger_age(&ledger, LEDGER_MAX_COLLECTIONS + 5) == 1);
 }
 
 static void test_mutf8(void) {
@@ -891,6 +929,7 @@ static void test_chunk_lines(void) {
 }
 
 int main(void) {
+    test_collection_ledger();
     test_mutf8();
     test_json_structure();
     test_json_escaping();

@@ -51,20 +51,27 @@ final class AllocCommand implements Callable<Integer> {
         if (minAge != null && minAge < 0) {
             throw new CliFailure(ExitCode.USAGE, "--min-age takes a number of GCs, 0 or more");
         }
-        Map<String, Object> start = live ? Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge)
-                : Map.of("interval", interval);
         try (AgentClient client = context.connect(target.resolve())) {
-            boolean majorOnly = live && onZgc(client);
-            client.call("alloc.start", start, Map.class);
+            VmInfo vm = live ? client.vm() : null;
+            client.call("alloc.start", startRequest(vm), Map.class);
+            boolean majorOnly = live && vm.flagOn("UseZGC");
             SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
         }
         return ExitCode.OK.code();
     }
 
-    /** ZGC clears weak refs only in its major collections (its old generation's marking): only those age a sample. */
-    private static boolean onZgc(AgentClient client) {
-        VmInfo.Flag zgc = client.vm().flags().get("UseZGC");
-        return zgc != null && zgc.value().equals("true");
+    /**
+     * ZGC clears weak refs only in its major collections (its old generation's marking): only those
+     * age a sample. It and Shenandoah clear them concurrently, after marking, so the agent counts a
+     * collection only once a later one is seen; collectors that clear them in a pause let it count
+     * each collection at once.
+     */
+    private Map<String, Object> startRequest(VmInfo vm) {
+        if (!live) {
+            return Map.of("interval", interval);
+        }
+        boolean clearedInPauses = vm.flagOn("UseSerialGC") || vm.flagOn("UseParallelGC") || vm.flagOn("UseG1GC");
+        return Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge, "weakRefsClearedInPauses", clearedInPauses);
     }
 
     private void print(AllocReport result, boolean majorOnly) {

@@ -73,9 +73,10 @@ final class HeapCommand implements Callable<Integer> {
         List<Histogram> histograms = new ArrayList<>();
         boolean reachableOnly;
         try (AgentClient client = context.connect(process)) {
-            reachableOnly = !live && (flagOn(client.vm(), "UseZGC") || flagOn(client.vm(), "UseShenandoahGC"));
+            VmInfo vm = client.vm();
+            reachableOnly = !live && (vm.flagOn("UseZGC") || vm.flagOn("UseShenandoahGC"));
             Duration gcWait = count > 1 && !live && !reachableOnly ? min(interval.dividedBy(2), GC_WAIT_LIMIT) : null;
-            Duration answerTimeout = answerTimeout(context, client.vm()).plus(gcWait == null ? Duration.ZERO : gcWait);
+            Duration answerTimeout = answerTimeout(context, vm).plus(gcWait == null ? Duration.ZERO : gcWait);
             long asked = 0;
             for (int round = 1; round <= count; round++) {
                 if (round > 1) { // the requests an interval apart: a histogram comes at most gcWait after its request
@@ -140,11 +141,6 @@ final class HeapCommand implements Callable<Integer> {
             return "all objects, garbage included: no GC pause of the target's own came while a histogram waited";
         }
         return "all objects, " + afterGc + " of " + reports.size() + " histograms right after a GC pause of the target's own, the others with garbage included";
-    }
-
-    private static boolean flagOn(VmInfo vm, String name) {
-        VmInfo.Flag flag = vm.flags().get(name);
-        return flag != null && flag.value().equals("true");
     }
 
     private static Duration min(Duration a, Duration b) {

@@ -175,6 +175,10 @@ public final class AllocView {
                         + " and an object is known dead only after one)");
             }
         }
+        if (live != null && live.survivors().samples() == 0) {
+            out.flush(); // the line above says there are none: no empty tables
+            return;
+        }
         out.println();
         String prefix = live == null ? "Top " : "Top live ";
         Table classes = live == null ? new Table("SAMPLES", "SAMPLED", "ESTIMATED", "%", "CLASS").alignRight(0, 1, 2, 3)

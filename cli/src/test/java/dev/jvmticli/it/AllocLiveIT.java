@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * `alloc --live` against a target that leaks a known number of objects from one site while another
- * churns 100 times those bytes of garbage, and against the same target without the leak: on G1 and
- * Parallel on JDK 17; and the leak on ZGC on JDK 25, whose young collections do not clear weak refs
+ * churns 100 times those bytes of garbage, and against the same target without the leak: on G1,
+ * Parallel and Shenandoah (which clears weak refs concurrently) on JDK 17; and the leak on ZGC on JDK 25, whose young collections do not clear weak refs
  * (only its old generation's marking processes them), so there the test has the target run major
  * collections (System.gc()) and the report says that its ages count those only; the control
  * without the leak on each.
@@ -46,14 +46,23 @@ class AllocLiveIT {
         Jdks.stream().filter(jdk -> jdk.feature() == 17).forEach(jdk -> {
             runs.add(Arguments.of(jdk, "-XX:+UseG1GC"));
             runs.add(Arguments.of(jdk, "-XX:+UseParallelGC"));
+            runs.add(Arguments.of(jdk, "-XX:+UseShenandoahGC")); // clears weak refs concurrently, as ZGC does
         });
         return runs.stream();
     }
 
-    /** A small heap, so that the churn is collected about once a second; on G1 a small young generation too. */
+    /**
+     * A small heap, so that the churn is collected about once a second; on G1 a small young
+     * generation too. Shenandoah's own cycles are fewer, and a collection counts there only once a
+     * later one is seen: the target runs one every 250 ms.
+     */
     private static TargetJvm start(Jdks.Jdk jdk, String collector) {
         List<String> options = collector.equals("-XX:+UseG1GC") ? List.of(collector, "-Xmx64m", "-Xmn8m") : List.of(collector, "-Xmx64m");
-        return TargetJvm.start(jdk, LeakTarget.class, options, "on-command");
+        TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, options, "on-command");
+        if (collector.equals("-XX:+UseShenandoahGC")) {
+            target.ask("gc every 250");
+        }
+        return target;
     }
 
     /** Starts `alloc --live` with args on a resident agent, and returns once its session runs. */

@@ -1,6 +1,7 @@
 package dev.jvmticli.render;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -71,5 +72,18 @@ class AllocViewTest {
                 + "1 more samples alive but younger, about 1000 B)"), out);
         assertTrue(out.contains("(2 samples were not followed: 2 found the agent's table of 65536 full, 0 got no reference)"), out);
         assertTrue(out.contains("Top live classes:") && out.lines().anyMatch(l -> l.matches(".*100\\.0\\s+2-6\\s+app\\.Leak")), out);
+    }
+
+    @Test
+    void aLiveReportWithoutSurvivorsSaysSoWithoutEmptyTables() {
+        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 0, 0, 10, 3,
+                new AllocReport.Totals(0, 0, 0), new AllocReport.Totals(0, 0, 0));
+        AllocReport report = new AllocReport(1024, 1_000_000_000L, 10, 800, 10000, 0, 0,
+                List.of(new ClassTotal("Lapp/Gone;", 0, 0, 0)), List.of(), METHODS, 4L, live);
+        java.io.StringWriter text = new java.io.StringWriter();
+        AllocView.print(new java.io.PrintWriter(text), report, 10, false);
+        String out = text.toString();
+        assertTrue(out.contains("having survived at least 1 GC: 0 samples"), out);
+        assertFalse(out.contains("Top live"), out);
     }
 }
