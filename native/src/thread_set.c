@@ -66,25 +66,30 @@ int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned
 }
 
 void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
-    if (hotspot_threads_read(jni, set->threads, set->count, set->natives) != 0) {
-        const char **names = malloc((set->count > 0 ? set->count : 1) * sizeof *names);
-        if (names == NULL) {
-            return; /* every nid stays 0, unknown */
-        }
-        for (size_t i = 0; i < set->count; i++) {
+    size_t room = set->count > 0 ? set->count : 1;
+    jlong *ids = malloc(room * sizeof *ids);
+    if (ids == NULL) {
+        return; /* every nid stays 0, unknown */
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        ids[i] = set->facts[i].id;
+    }
+    if (hotspot_threads_read(jni, set->threads, ids, set->count, set->natives) != 0) {
+        const char **names = malloc(room * sizeof *names);
+        for (size_t i = 0; names != NULL && i < set->count; i++) {
             names[i] = set->facts[i].name;
         }
-        native_ids_from_names(names, set->count, set->natives);
+        if (names != NULL) { /* else every nid stays 0, unknown */
+            native_ids_from_names(names, set->count, set->natives);
+        }
         free(names);
     }
     native_ids_keep_own(set->natives, set->count);
-    int64_t *ids = malloc((set->count > 0 ? set->count : 1) * sizeof *ids);
-    pid_t *nids = malloc((set->count > 0 ? set->count : 1) * sizeof *nids);
-    task_stat *tasks = malloc((set->count > 0 ? set->count : 1) * sizeof *tasks);
-    unsigned char *read = malloc(set->count > 0 ? set->count : 1);
-    if (ids != NULL && nids != NULL && tasks != NULL && read != NULL) { /* else no task facts */
+    pid_t *nids = malloc(room * sizeof *nids);
+    task_stat *tasks = malloc(room * sizeof *tasks);
+    unsigned char *read = malloc(room);
+    if (nids != NULL && tasks != NULL && read != NULL) { /* else no task facts */
         for (size_t i = 0; i < set->count; i++) {
-            ids[i] = set->facts[i].id;
             nids[i] = set->natives[i].nid;
         }
         task_stat_read_threads(ids, nids, set->count, tasks, read);
