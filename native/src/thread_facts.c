@@ -70,10 +70,6 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     if (find_getters(jni) != 0) {
         return JVMTI_ERROR_INTERNAL;
     }
-    jvmtiError err = (*jvmti)->GetThreadState(jvmti, thread, &facts->state);
-    if (err != JVMTI_ERROR_NONE) {
-        return err;
-    }
     if (jni_call_int(jni, thread, getters.get_priority, &facts->priority) != 0
             || jni_call_boolean(jni, thread, getters.is_daemon, &facts->daemon) != 0) {
         return JVMTI_ERROR_INTERNAL;

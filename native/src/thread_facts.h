@@ -14,13 +14,15 @@ typedef struct {
     char *group;       /* modified UTF-8, malloc'd, NULL once terminated */
     jint priority;
     jboolean daemon;
-    jint state;        /* GetThreadState bits */
+    jint state;        /* GetThreadState bits, set by the caller: see thread_facts_get */
     jlong cpu_nanos;   /* -1 when unknown */
     int is_agent;      /* the agent's own thread */
 } thread_facts;
 
-/* Fills facts for a live thread; returns JVMTI_ERROR_NONE or the first error (then nothing
- * needs freeing). */
+/* Fills facts for a live thread but its state (left 0), which the caller takes with the thread's
+ * frames (thread_moment.h) or alone: from JDK 21 on each JVMTI call about a platform thread costs
+ * a walk of the list of all threads, and one taken here would be overwritten. Returns
+ * JVMTI_ERROR_NONE or the first error (then nothing needs freeing). */
 jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts);
 
 void thread_facts_free(thread_facts *facts);

@@ -58,8 +58,10 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned) {
     int status = thread_moments_take(jni, set->subjects, set->count, max_depth, want_owned, set->moments);
     for (size_t i = 0; i < set->count; i++) {
-        if (set->moments[i].state != 0) { /* 0: it ended before its moment was taken */
-            set->facts[i].state = set->moments[i].state;
+        set->facts[i].state = set->moments[i].state;
+        if (set->facts[i].state == 0 /* it ended before its moment was taken */
+                && (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, set->threads[i], &set->facts[i].state) != JVMTI_ERROR_NONE) {
+            set->facts[i].state = JVMTI_THREAD_STATE_TERMINATED;
         }
     }
     return status;
