@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "jni_util.h"
 #include "own_memory.h"
@@ -87,6 +88,8 @@ typedef struct {
     uintptr_t os_thread;
     int32_t tid;
     int32_t state;
+    int has_cpu;
+    int64_t cpu_nanos;
 } thread_record;
 
 /* For each record but those marked in skip (NULL: none), size bytes at offset in its OSThread
@@ -212,6 +215,19 @@ static void remember(const jlong *ids, const thread_record *records, const nativ
     known.count = kept == NULL ? 0 : n;
 }
 
+/* The CPU time of each record's task, as HotSpot reads a thread's (the task's clock, which the
+ * kernel gives only to a thread of the same process): read here, where the eetop check that
+ * follows also proves the task was still the thread's, rather than by one JVMTI call a thread. */
+static void read_cpu_times(thread_record *records, const unsigned char *has_tid, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        struct timespec ts;
+        /* glibc's MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), what pthread_getcpuclockid gives */
+        clockid_t clock = (clockid_t)((~(unsigned int)records[i].tid) << 3) | 6;
+        records[i].has_cpu = has_tid[i] && records[i].tid > 0 && clock_gettime(clock, &ts) == 0;
+        records[i].cpu_nanos = records[i].has_cpu ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec : -1;
+    }
+}
+
 /* A JavaThread is freed only after its thread cleared eetop (JavaThread::exit, ensure_join), and
  * eetop is never set again: an eetop unchanged after the reads proves they read the live thread. */
 int hotspot_threads_read(JNIEnv *jni, const jthread *threads, const jlong *ids, size_t count, native_thread *out) {
@@ -239,12 +255,15 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, const jlong *ids, 
         recalled[i] = (unsigned char)recall(ids[i], records[i].thread, &records[i]);
     }
     read_os_threads(records, recalled, reads, read_tid, count);
+    read_cpu_times(records, read_tid, count);
     for (size_t i = 0; i < count; i++) {
         thread_record *r = &records[i];
         if (read_tid[i] && r->tid > 0 && (uintptr_t)(*jni)->GetLongField(jni, threads[i], layout.eetop) == r->thread) {
             out[i].nid = r->tid;
             out[i].address = (uint64_t)r->thread;
             out[i].os_state = reads[i].ok ? state_text(r->state) : NULL;
+            out[i].has_cpu = r->has_cpu;
+            out[i].cpu_nanos = r->cpu_nanos;
         }
     }
     remember(ids, records, out, count);

@@ -100,6 +100,13 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
             set->natives[i].task = tasks[i];
         }
     }
+    for (size_t i = 0; i < set->count; i++) {
+        if (set->natives[i].has_cpu) {
+            set->facts[i].cpu_nanos = set->natives[i].cpu_nanos;
+        } else {
+            thread_facts_read_cpu(set->threads[i], &set->facts[i]);
+        }
+    }
     free(ids);
     free(nids);
     free(tasks);

@@ -35,7 +35,8 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
  * facts could not be collected. */
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned);
 
-/* Fills natives (see native_ids.h), with their tasks' records (task_stat.h). */
+/* Fills natives (see native_ids.h), with their tasks' records (task_stat.h), and the facts' CPU
+ * times. */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);
