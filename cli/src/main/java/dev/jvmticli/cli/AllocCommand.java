@@ -53,7 +53,7 @@ final class AllocCommand implements Callable<Integer> {
         }
         Map<String, Object> start = live ? Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge)
                 : Map.of("interval", interval);
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             boolean majorOnly = live && onZgc(client);
             client.call("alloc.start", start, Map.class);
             SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
