@@ -80,6 +80,7 @@ public final class ShellBench {
             }
             long pid = target.pid();
             Shell shell = new Shell(pid);
+            shell.stacks(); // the shell loads its own build's agent, which this bench's connection then finds resident
             try (AgentClient client = new AgentConnector(Duration.ofSeconds(120)).open(TargetProcess.of(pid))) {
                 for (int i = 0; i < WARMUP; i++) {
                     shell.stacks();

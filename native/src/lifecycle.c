@@ -11,6 +11,7 @@
 #include "gc_count.h"
 #include "locks.h"
 #include "events.h"
+#include "hotspot_threads.h"
 #include "park_blocker.h"
 #include "server.h"
 #include "session.h"
@@ -116,6 +117,7 @@ static void release(JNIEnv *jni) {
     vm_threads_release(jni);
     frames_cache_clear();
     task_stat_forget();
+    hotspot_threads_forget();
     class_module_release(jni);
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;

@@ -1,10 +1,12 @@
 #include "native_ids.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define MAX_TASKS 100000
@@ -185,21 +187,54 @@ static int by_nid(const void *a, const void *b) {
     return by_pid(&((const nid_entry *)a)->nid, &((const nid_entry *)b)->nid);
 }
 
-void native_ids_keep_own(native_thread *threads, size_t count) {
+/* Whether each nid is a task of this process: tgkill with signal 0 sends nothing but fails with
+ * ESRCH for a thread not in the thread group, one syscall a thread; where it is refused (a seccomp
+ * profile), the listing of /proc/self/task serves. Returns -1 when neither can tell. */
+static int mark_own(const native_thread *threads, size_t count, unsigned char *own) {
+    pid_t pid = getpid();
+    size_t i = 0;
+    for (; i < count; i++) {
+        own[i] = 0;
+        if (threads[i].nid == 0) {
+            continue;
+        }
+        if (syscall(SYS_tgkill, pid, threads[i].nid, 0) == 0) {
+            own[i] = 1;
+        } else if (errno != ESRCH) {
+            break;
+        }
+    }
+    if (i == count) {
+        return 0;
+    }
     task_entry *tasks;
     long task_count = list_tasks(&tasks, 0);
-    pid_t *own = task_count >= 0 ? malloc((task_count > 0 ? (size_t)task_count : 1) * sizeof *own) : NULL;
+    pid_t *listed = task_count >= 0 ? malloc((task_count > 0 ? (size_t)task_count : 1) * sizeof *listed) : NULL;
+    if (listed == NULL) {
+        free(tasks);
+        return -1;
+    }
+    for (long k = 0; k < task_count; k++) {
+        listed[k] = tasks[k].tid;
+    }
+    qsort(listed, (size_t)task_count, sizeof *listed, by_pid);
+    for (i = 0; i < count; i++) {
+        own[i] = threads[i].nid != 0 && bsearch(&threads[i].nid, listed, (size_t)task_count, sizeof *listed, by_pid) != NULL;
+    }
+    free(listed);
+    free(tasks);
+    return 0;
+}
+
+void native_ids_keep_own(native_thread *threads, size_t count) {
+    unsigned char *own = malloc(count > 0 ? count : 1);
     nid_entry *nids = malloc((count > 0 ? count : 1) * sizeof *nids);
-    if (own == NULL || nids == NULL) {
+    if (own == NULL || nids == NULL || mark_own(threads, count, own) != 0) {
         memset(threads, 0, count * sizeof *threads);
     } else {
-        for (long i = 0; i < task_count; i++) {
-            own[i] = tasks[i].tid;
-        }
-        qsort(own, (size_t)task_count, sizeof *own, by_pid);
         size_t n = 0;
         for (size_t i = 0; i < count; i++) {
-            if (threads[i].nid != 0 && bsearch(&threads[i].nid, own, (size_t)task_count, sizeof *own, by_pid) == NULL) {
+            if (threads[i].nid != 0 && !own[i]) {
                 threads[i] = (native_thread) { 0 };
             } else if (threads[i].nid != 0) {
                 nids[n++] = (nid_entry) { threads[i].nid, i };
@@ -215,5 +250,4 @@ void native_ids_keep_own(native_thread *threads, size_t count) {
     }
     free(nids);
     free(own);
-    free(tasks);
 }

@@ -17,6 +17,8 @@ typedef struct {
     uint64_t address;     /* HotSpot's JavaThread (jstack's tid); 0 when unknown */
     int has_task;         /* task holds the kernel's record of the nid's task */
     task_stat task;
+    int has_cpu;          /* cpu_nanos holds the CPU time of the nid's task, read while it was the thread's */
+    int64_t cpu_nanos;
 } native_thread;
 
 /* The most of a thread's name the kernel keeps (/proc/self/task/<nid>/comm). */

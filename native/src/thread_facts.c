@@ -65,14 +65,9 @@ static int find_getters(JNIEnv *jni) {
 }
 
 jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
     memset(facts, 0, sizeof *facts);
     if (find_getters(jni) != 0) {
         return JVMTI_ERROR_INTERNAL;
-    }
-    jvmtiError err = (*jvmti)->GetThreadState(jvmti, thread, &facts->state);
-    if (err != JVMTI_ERROR_NONE) {
-        return err;
     }
     if (jni_call_int(jni, thread, getters.get_priority, &facts->priority) != 0
             || jni_call_boolean(jni, thread, getters.is_daemon, &facts->daemon) != 0) {
@@ -86,13 +81,16 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     facts->group = jni_call_string(jni, group, getters.group_name);
     if (group != NULL) (*jni)->DeleteLocalRef(jni, group);
     facts->cpu_nanos = -1;
-    if (the_agent.held.can_get_thread_cpu_time
-            && (*jvmti)->GetThreadCpuTime(jvmti, thread, &facts->cpu_nanos) != JVMTI_ERROR_NONE) {
-        facts->cpu_nanos = -1;
-    }
     facts->id = thread_java_id(jni, thread);
     facts->is_agent = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, thread, the_agent.server_thread);
     return JVMTI_ERROR_NONE;
+}
+
+void thread_facts_read_cpu(jthread thread, thread_facts *facts) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (!the_agent.held.can_get_thread_cpu_time || (*jvmti)->GetThreadCpuTime(jvmti, thread, &facts->cpu_nanos) != JVMTI_ERROR_NONE) {
+        facts->cpu_nanos = -1;
+    }
 }
 
 void thread_facts_free(thread_facts *facts) {

@@ -58,39 +58,53 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned) {
     int status = thread_moments_take(jni, set->subjects, set->count, max_depth, want_owned, set->moments);
     for (size_t i = 0; i < set->count; i++) {
-        if (set->moments[i].state != 0) { /* 0: it ended before its moment was taken */
-            set->facts[i].state = set->moments[i].state;
+        set->facts[i].state = set->moments[i].state;
+        if (set->facts[i].state == 0 /* it ended before its moment was taken */
+                && (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, set->threads[i], &set->facts[i].state) != JVMTI_ERROR_NONE) {
+            set->facts[i].state = JVMTI_THREAD_STATE_TERMINATED;
         }
     }
     return status;
 }
 
 void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
-    if (hotspot_threads_read(jni, set->threads, set->count, set->natives) != 0) {
-        const char **names = malloc((set->count > 0 ? set->count : 1) * sizeof *names);
-        if (names == NULL) {
-            return; /* every nid stays 0, unknown */
-        }
-        for (size_t i = 0; i < set->count; i++) {
+    size_t room = set->count > 0 ? set->count : 1;
+    jlong *ids = malloc(room * sizeof *ids);
+    if (ids == NULL) {
+        return; /* every nid stays 0, unknown */
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        ids[i] = set->facts[i].id;
+    }
+    if (hotspot_threads_read(jni, set->threads, ids, set->count, set->natives) != 0) {
+        const char **names = malloc(room * sizeof *names);
+        for (size_t i = 0; names != NULL && i < set->count; i++) {
             names[i] = set->facts[i].name;
         }
-        native_ids_from_names(names, set->count, set->natives);
+        if (names != NULL) { /* else every nid stays 0, unknown */
+            native_ids_from_names(names, set->count, set->natives);
+        }
         free(names);
     }
     native_ids_keep_own(set->natives, set->count);
-    int64_t *ids = malloc((set->count > 0 ? set->count : 1) * sizeof *ids);
-    pid_t *nids = malloc((set->count > 0 ? set->count : 1) * sizeof *nids);
-    task_stat *tasks = malloc((set->count > 0 ? set->count : 1) * sizeof *tasks);
-    unsigned char *read = malloc(set->count > 0 ? set->count : 1);
-    if (ids != NULL && nids != NULL && tasks != NULL && read != NULL) { /* else no task facts */
+    pid_t *nids = malloc(room * sizeof *nids);
+    task_stat *tasks = malloc(room * sizeof *tasks);
+    unsigned char *read = malloc(room);
+    if (nids != NULL && tasks != NULL && read != NULL) { /* else no task facts */
         for (size_t i = 0; i < set->count; i++) {
-            ids[i] = set->facts[i].id;
             nids[i] = set->natives[i].nid;
         }
         task_stat_read_threads(ids, nids, set->count, tasks, read);
         for (size_t i = 0; i < set->count; i++) {
             set->natives[i].has_task = read[i];
             set->natives[i].task = tasks[i];
+        }
+    }
+    for (size_t i = 0; i < set->count; i++) {
+        if (set->natives[i].has_cpu) {
+            set->facts[i].cpu_nanos = set->natives[i].cpu_nanos;
+        } else {
+            thread_facts_read_cpu(set->threads[i], &set->facts[i]);
         }
     }
     free(ids);

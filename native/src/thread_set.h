@@ -25,15 +25,18 @@ typedef struct {
     int complete;              /* every live thread, not those of a "threads" list */
 } thread_set;
 
-/* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). */
+/* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). The facts' states are
+ * thread_set_take's to set. */
 jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
 
 /* Takes each thread's moment (thread_moment.h: frames up to max_depth, none when 0; owned monitors
- * when want_owned) and sets its facts' state to the moment's. Returns 0, or -1 when some lock
+ * when want_owned) and sets its facts' state to the moment's (a thread that ended before its
+ * moment: GetThreadState's, TERMINATED when even that fails). Returns 0, or -1 when some lock
  * facts could not be collected. */
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned);
 
-/* Fills natives (see native_ids.h), with their tasks' records (task_stat.h). */
+/* Fills natives (see native_ids.h), with their tasks' records (task_stat.h), and the facts' CPU
+ * times. */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);

@@ -310,8 +310,12 @@ static void write_thread(answer *a, jthread thread, const thread_moment *m) {
     if (thread_facts_get(jni, thread, &facts) != JVMTI_ERROR_NONE) {
         return; /* ended meanwhile */
     }
+    thread_facts_read_cpu(thread, &facts);
     if (m != NULL) {
         facts.state = m->state;
+    } else if ((*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &facts.state) != JVMTI_ERROR_NONE) {
+        thread_facts_free(&facts);
+        return;
     }
     jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
     int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);

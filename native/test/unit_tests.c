@@ -541,14 +541,18 @@ static void test_native_ids(void) {
     native_ids_from_names(beta, 2, one);
     CHECK(one[0].nid == tids[1] && one[1].nid == 0);
 
-    /* kept: a task of this process, once; cleared: a pid of no task, and both of a pair */
-    native_thread checked[5] = { { .nid = tids[0], .os_state = "runnable", .address = 0x1000 },
+    /* kept: a task of this process, once; cleared: a pid of no task, a task of another process
+     * (the parent's first), and both of a pair */
+    native_thread checked[7] = { { .nid = tids[0], .os_state = "runnable", .address = 0x1000 },
                                  { .nid = 0x7fffffff, .os_state = "runnable", .address = 0x2000 },
-                                 { .nid = tids[1], .address = 0x3000 }, { .nid = tids[1], .address = 0x4000 }, { .nid = 0 } };
-    native_ids_keep_own(checked, 5);
+                                 { .nid = tids[1], .address = 0x3000 }, { .nid = tids[1], .address = 0x4000 }, { .nid = 0 },
+                                 { .nid = getppid(), .address = 0x5000 }, { .nid = tids[2], .address = 0x6000 } };
+    native_ids_keep_own(checked, 7);
     CHECK(checked[0].nid == tids[0] && checked[0].address == 0x1000);
     CHECK(checked[1].nid == 0 && checked[1].os_state == NULL && checked[1].address == 0);
     CHECK(checked[2].nid == 0 && checked[3].nid == 0 && checked[2].address == 0 && checked[4].nid == 0);
+    CHECK(checked[5].nid == 0 && checked[5].address == 0);
+    CHECK(checked[6].nid == tids[2] && checked[6].address == 0x6000);
 
     pthread_mutex_lock(&named_lock);
     named_release = 1;

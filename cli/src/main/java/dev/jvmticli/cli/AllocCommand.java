@@ -51,7 +51,7 @@ final class AllocCommand implements Callable<Integer> {
         if (minAge != null && minAge < 0) {
             throw new CliFailure(ExitCode.USAGE, "--min-age takes a number of GCs, 0 or more");
         }
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             VmInfo vm = live ? client.vm() : null;
             client.call("alloc.start", startRequest(vm), Map.class);
             boolean majorOnly = live && vm.flagOn("UseZGC");

@@ -91,4 +91,9 @@ public class CliContext {
     public AgentClient connect(TargetProcess target) {
         return new AgentConnector(timeout()).open(target);
     }
+
+    /** A connection to the agent of the target the option names, checked to be a JVM first. */
+    public AgentClient connect(TargetOption target) {
+        return connect(target.resolve());
+    }
 }

@@ -34,7 +34,7 @@ final class ContentionCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         report.validate();
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             client.call("contention.start", Map.of(), Map.class);
             SamplingWindow.run(context, report.duration, () -> print(client.call("contention.stop", Map.of(), ContentionReport.class)));
         }

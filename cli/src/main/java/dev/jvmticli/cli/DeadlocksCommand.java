@@ -30,7 +30,7 @@ final class DeadlocksCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             DeadlockSearch.Result found = DeadlockSearch.run(client, !noVirtual);
             if (json) {
                 JsonOutput.print(context.out(), Map.of("count", found.cycles().size(), "deadlocks", found.detailed()));

@@ -38,7 +38,7 @@ final class MonitorsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             StackDump dump = Dumps.collect(client, null, MaxDepth.LIMIT, true, true, true, !noVirtual, false, true, false);
             if (byLock) {
                 List<LockTable.Lock> locks = LockTable.of(dump);

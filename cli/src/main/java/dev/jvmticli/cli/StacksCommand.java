@@ -58,7 +58,7 @@ final class StacksCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         MaxDepth.check(maxDepth);
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             Set<Long> ids = selection.resolve(client, kinds);
             StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
                     kinds.virtualRequired(), false, ids == null && kinds.platform());

@@ -31,6 +31,11 @@ public final class TargetOption {
         return TargetProcess.of(JvmDiscovery.byName(target).pid());
     }
 
+    /** Whether the option is this process id, as digits. */
+    public boolean names(long pid) {
+        return isDigits(target) && target.equals(Long.toString(pid));
+    }
+
     /** A loop, not a stream: every command runs this, and each lambda's first use costs its cold start (see ThreadsCommand#BY_ID). */
     private static boolean isDigits(String text) {
         for (int i = 0; i < text.length(); i++) {

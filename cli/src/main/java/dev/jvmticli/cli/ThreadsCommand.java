@@ -146,7 +146,7 @@ final class ThreadsCommand implements Callable<Integer> {
         if (withStacks && top == null) {
             throw new CliFailure(ExitCode.USAGE, "--stacks goes with --top");
         }
-        try (AgentClient client = context.connect(target.resolve())) {
+        try (AgentClient client = context.connect(target)) {
             if (top != null) {
                 printTop(client, wanted, name);
             } else if (summary) {

@@ -77,7 +77,7 @@ public final class Shell {
         this.target = target;
         this.io = io;
         this.jvm = JvmDiscovery.describe(target.pid()).orElse(null);
-        this.connection = new SharedConnection(() -> launch.connect(target));
+        this.connection = new SharedConnection(() -> launch.connect(TargetProcess.of(target.pid())));
     }
 
     /**
@@ -185,7 +185,7 @@ public final class Shell {
             now.shut();
         }
         SharedConnection old = connection;
-        connection = new SharedConnection(() -> launch.connect(target));
+        connection = new SharedConnection(() -> launch.connect(TargetProcess.of(target.pid())));
         worker.interrupt();
         // closing waits for the worker to leave a read it is blocked in: not on the caller's thread
         Thread closer = new Thread(old::close, "jvmti-cli cancel");

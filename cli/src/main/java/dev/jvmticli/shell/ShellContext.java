@@ -2,6 +2,7 @@ package dev.jvmticli.shell;
 
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
+import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.client.AgentClient;
 import java.io.PrintWriter;
 
@@ -23,5 +24,15 @@ final class ShellContext extends CliContext {
     @Override
     public AgentClient connect(TargetProcess target) {
         return target.pid() == pid ? connection.client().borrowed() : super.connect(target);
+    }
+
+    /**
+     * The shell's target is not checked again before each command (2,000 threads are 4,000 lines of
+     * /proc/PID/maps): the connection's hello proves the JVM is there, and one that must be opened
+     * again checks the target first.
+     */
+    @Override
+    public AgentClient connect(TargetOption target) {
+        return target.names(pid) ? connection.client().borrowed() : super.connect(target);
     }
 }
