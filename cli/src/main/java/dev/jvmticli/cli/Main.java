@@ -1,5 +1,6 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.client.ConnectionWarmUp;
 import dev.jvmticli.failure.OutputClosed;
 import dev.jvmticli.render.TextOutput;
 import java.io.OutputStreamWriter;
@@ -16,6 +17,7 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        ConnectionWarmUp.start(); // nearly every command connects to a JVM
         // buffered, not flushed per line: a dump of thousands of threads is hundreds of thousands
         // of lines; commands flush when they are done (and before any error message)
         PrintWriter out = TextOutput.of(new StandardOutput(), OUTPUT_BUFFER);

@@ -322,6 +322,21 @@ public final class AgentClient implements Closeable {
         return bytes.toByteArray();
     }
 
+    /**
+     * Writes a request and reads it back, in memory, as a connection does: the protocol's writer and
+     * reader initialized before the first connection needs them (see {@link ConnectionWarmUp}).
+     */
+    static void warmUpProtocol() {
+        try (JsonParser parser = FACTORY.createParser(request(0, "hello", Map.of()))) {
+            JsonToken token;
+            do {
+                token = parser.nextToken();
+            } while (token != null);
+        } catch (IOException | RuntimeException e) {
+            // nothing to warm up: the command's own connection reports what is wrong
+        }
+    }
+
     /** Plain values without databind; anything else through it. */
     private static void writeValue(JsonGenerator json, Object value) throws IOException {
         if (value == null) {

@@ -167,7 +167,9 @@ class ProfileIT {
         Path library = AgentLibrary.profiler().extract();
         Process cli = CliProcess.start(List.of(), jdk, CliProcess.jar(), "profile", TIMEOUT, Long.toString(pid), "--duration", "120s");
         try (AgentClient other = AgentProbe.open(pid)) {
-            AgentError busy = awaitBusy(other, library);
+            awaitProfileOfAnotherClient(other, cli);
+            AgentError busy = assertThrows(AgentError.class, () -> start(other, library));
+            assertEquals("busy", busy.code(), busy.toString());
             assertTrue(busy.agentMessage().contains("profiling is already running for another client"), busy.agentMessage());
         } finally {
             cli.destroyForcibly();
@@ -192,18 +194,22 @@ class ProfileIT {
         assertTrue(names.contains("C2 CompilerThread0") && !names.contains("C2 CompilerThre"), names.toString());
     }
 
-    /** Tries to start a profile until one is found running (stopping any this client started first). */
-    private static AgentError awaitBusy(AgentClient client, Path library) throws InterruptedException {
+    /**
+     * Waits until the CLI's profile runs, asking by a stop, which only the profile's own client may
+     * do and which starts nothing: a probe that started profiles of its own could hold the profiler
+     * just when the CLI's start arrives, and the CLI would end refused as busy.
+     */
+    private static void awaitProfileOfAnotherClient(AgentClient client, Process cli) throws Exception {
         long deadline = System.nanoTime() + 90_000_000_000L; // a CLI JVM on a loaded machine
         while (System.nanoTime() < deadline) {
-            try {
-                start(client, library);
-                client.call("profile.stop", Map.of(), JsonNode.class);
-            } catch (AgentError e) {
-                if (e.code().equals("busy")) {
-                    return e;
-                }
-                throw e;
+            AgentError refused = assertThrows(AgentError.class, () -> client.call("profile.stop", Map.of(), JsonNode.class));
+            if (refused.code().equals("not_owner")) {
+                return;
+            }
+            assertEquals("not_running", refused.code(), refused.toString());
+            if (!cli.isAlive()) {
+                throw new AssertionError("the CLI ended before its profile started, exit " + cli.exitValue() + ": "
+                        + new String(cli.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
             }
             Thread.sleep(200);
         }
