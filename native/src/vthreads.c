@@ -310,7 +310,7 @@ static void write_thread(answer *a, jthread thread, const thread_moment *m) {
     if (thread_facts_get(jni, thread, &facts) != JVMTI_ERROR_NONE) {
         return; /* ended meanwhile */
     }
-    thread_facts_read_cpu(thread, &facts);
+    /* no thread_facts_read_cpu: HotSpot's GetThreadCpuTime refuses a virtual thread, and the facts' -1 says unknown */
     if (m != NULL) {
         facts.state = m->state;
     } else if ((*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &facts.state) != JVMTI_ERROR_NONE) {

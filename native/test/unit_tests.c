@@ -833,7 +833,13 @@ static void test_task_stat_threads(void) {
     close(stat_pipe[1]);
     pthread_join(thread, NULL);
     close(stat_pipe[0]);
-    /* its task gone: nothing, though its start was kept */
+    /* its task gone: nothing, though its start was kept. pthread_join returns once the thread
+     * has left, a moment before the kernel drops its task from /proc */
+    char task_dir[64];
+    snprintf(task_dir, sizeof task_dir, "/proc/self/task/%d", (int)stat_tid);
+    for (int waited = 0; waited < 1000 && access(task_dir, F_OK) == 0; waited++) {
+        usleep(1000);
+    }
     task_stat_read_threads(ids, nids, 1, out, ok);
     CHECK(!ok[0]);
     task_stat_forget();
