@@ -90,6 +90,7 @@ typedef struct {
     int32_t state;
     int has_cpu;
     int64_t cpu_nanos;
+    int own_task; /* recalled with its tid proven a task of this process */
 } thread_record;
 
 /* For each record but those marked in skip (NULL: none), size bytes at offset in its OSThread
@@ -164,12 +165,15 @@ int hotspot_threads_read_native(JNIEnv *jni, const uintptr_t *threads, size_t co
  * Thread's eetop is set once, when it starts, and cleared when it ends, and a JavaThread's
  * OSThread and kernel thread id are set when it is made and kept until it is freed: so while the
  * Thread of that Java id holds the same JavaThread in eetop, they are the ones remembered, and
- * only the OS thread's state, which changes, is read again. */
+ * only the OS thread's state, which changes, is read again. A tid once proven a task of this
+ * process (hotspot_threads_confirm) stays one while eetop holds the JavaThread: its task ends only
+ * after the thread cleared eetop, and a tid is not reused before its task ends. */
 typedef struct {
     jlong id;
     uintptr_t java_thread;
     uintptr_t os_thread;
     int32_t tid;
+    int own_task;
 } known_thread;
 
 static struct {
@@ -193,6 +197,7 @@ static int recall(jlong id, uintptr_t java_thread, thread_record *r) {
     }
     r->os_thread = seen->os_thread;
     r->tid = seen->tid;
+    r->own_task = seen->own_task;
     return 1;
 }
 
@@ -204,7 +209,7 @@ static void remember(const jlong *ids, const thread_record *records, const nativ
     size_t n = 0;
     for (size_t i = 0; kept != NULL && i < count; i++) {
         if (out[i].nid != 0 && ids[i] >= 0) {
-            kept[n++] = (known_thread) { ids[i], records[i].thread, records[i].os_thread, records[i].tid };
+            kept[n++] = (known_thread) { ids[i], records[i].thread, records[i].os_thread, records[i].tid, records[i].own_task };
         }
     }
     if (kept != NULL) {
@@ -264,6 +269,7 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, const jlong *ids, 
             out[i].os_state = reads[i].ok ? state_text(r->state) : NULL;
             out[i].has_cpu = r->has_cpu;
             out[i].cpu_nanos = r->cpu_nanos;
+            out[i].own_task = r->own_task;
         }
     }
     remember(ids, records, out, count);
@@ -272,6 +278,16 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, const jlong *ids, 
     free(recalled);
     free(read_tid);
     return 0;
+}
+
+void hotspot_threads_confirm(const jlong *ids, const native_thread *threads, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        known_thread key = { .id = ids[i] };
+        known_thread *seen = known.count == 0 ? NULL : bsearch(&key, known.threads, known.count, sizeof key, by_id);
+        if (seen != NULL && threads[i].own_task && threads[i].nid == seen->tid && threads[i].address == (uint64_t)seen->java_thread) {
+            seen->own_task = 1;
+        }
+    }
 }
 
 void hotspot_threads_forget(void) {

@@ -24,6 +24,11 @@ int hotspot_threads_read(JNIEnv *jni, const jthread *threads, const jlong *ids, 
  * the caller does. Returns 0, or -1 as hotspot_threads_read does. */
 int hotspot_threads_read_native(JNIEnv *jni, const uintptr_t *threads, size_t count, native_thread *out);
 
+/* Remembers, of the threads the last hotspot_threads_read was asked about (their Java ids and its
+ * answer, since checked by native_ids_keep_own), which nids are proven tasks of this process:
+ * while a thread keeps its JavaThread, later reads mark its nid own_task. */
+void hotspot_threads_confirm(const jlong *ids, const native_thread *threads, size_t count);
+
 /* Forgets what hotspot_threads_read remembered (agent shutdown). */
 void hotspot_threads_forget(void);
 

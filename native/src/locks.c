@@ -200,11 +200,8 @@ static jobject park_blocker(JNIEnv *jni, jthread thread) {
     return (*jni)->CallStaticObjectMethod(jni, jni_handles.lock_support, jni_handles.get_blocker, thread);
 }
 
-static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
-    jobject blocker = park_blocker(jni, s->thread);
-    if (jni_failed(jni, blocker)) {
-        return;
-    }
+/* The facts of a thread parked on blocker (not NULL). */
+static void describe_parked(JNIEnv *jni, jobject blocker, lock_facts *f) {
     f->waiting = park_blocker_kind(jni, blocker);
     lock_facts_describe_object(jni, blocker, &f->waits_for);
     f->owner_id = -1;
@@ -215,6 +212,14 @@ static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
             (*jni)->DeleteLocalRef(jni, owner);
         }
     }
+}
+
+static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
+    jobject blocker = park_blocker(jni, s->thread);
+    if (jni_failed(jni, blocker)) {
+        return;
+    }
+    describe_parked(jni, blocker, f);
     (*jni)->DeleteLocalRef(jni, blocker);
 }
 
@@ -224,6 +229,22 @@ int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts) {
     }
     lock_subject subject = { .thread = thread, .id = -1, .state = JVMTI_THREAD_STATE_PARKED };
     collect_parked(jni, &subject, facts);
+    return 0;
+}
+
+jobject locks_read_park_blocker(JNIEnv *jni, jthread thread) {
+    if (prepare(jni) != 0 || jni_handles.park_blocker == NULL) {
+        return NULL;
+    }
+    jobject blocker = (*jni)->GetObjectField(jni, thread, jni_handles.park_blocker);
+    return jni_failed(jni, blocker) ? NULL : blocker;
+}
+
+int locks_collect_parked_on(JNIEnv *jni, jobject blocker, lock_facts *facts) {
+    if (prepare(jni) != 0) {
+        return -1;
+    }
+    describe_parked(jni, blocker, facts);
     return 0;
 }
 

@@ -71,6 +71,13 @@ int locks_name_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, i
  * are left as they are when it has no blocker. Works for virtual threads. Returns 0 or -1. */
 int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
 
+/* The thread's park blocker as a local reference, read as the field LockSupport.getBlocker reads
+ * (no call into Java); NULL when it has none, or where that field is not known. */
+jobject locks_read_park_blocker(JNIEnv *jni, jthread thread);
+
+/* What locks_collect_parked tells of a thread parked on blocker (not NULL), which the caller read. */
+int locks_collect_parked_on(JNIEnv *jni, jobject blocker, lock_facts *facts);
+
 /* Whether the thread is parked on a blocker (LockSupport.getBlocker): 1, or 0 (none, or the call
  * failed). */
 int locks_has_park_blocker(JNIEnv *jni, jthread thread);

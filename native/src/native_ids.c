@@ -187,9 +187,10 @@ static int by_nid(const void *a, const void *b) {
     return by_pid(&((const nid_entry *)a)->nid, &((const nid_entry *)b)->nid);
 }
 
-/* Whether each nid is a task of this process: tgkill with signal 0 sends nothing but fails with
- * ESRCH for a thread not in the thread group, one syscall a thread; where it is refused (a seccomp
- * profile), the listing of /proc/self/task serves. Returns -1 when neither can tell. */
+/* Whether each nid is a task of this process: own_task where it says so; else tgkill with signal
+ * 0, which sends nothing but fails with ESRCH for a thread not in the thread group, one syscall a
+ * thread; where that is refused (a seccomp profile), the listing of /proc/self/task serves.
+ * Returns -1 when neither can tell. */
 static int mark_own(const native_thread *threads, size_t count, unsigned char *own) {
     pid_t pid = getpid();
     size_t i = 0;
@@ -198,7 +199,7 @@ static int mark_own(const native_thread *threads, size_t count, unsigned char *o
         if (threads[i].nid == 0) {
             continue;
         }
-        if (syscall(SYS_tgkill, pid, threads[i].nid, 0) == 0) {
+        if (threads[i].own_task || syscall(SYS_tgkill, pid, threads[i].nid, 0) == 0) {
             own[i] = 1;
         } else if (errno != ESRCH) {
             break;
@@ -219,7 +220,8 @@ static int mark_own(const native_thread *threads, size_t count, unsigned char *o
     }
     qsort(listed, (size_t)task_count, sizeof *listed, by_pid);
     for (i = 0; i < count; i++) {
-        own[i] = threads[i].nid != 0 && bsearch(&threads[i].nid, listed, (size_t)task_count, sizeof *listed, by_pid) != NULL;
+        own[i] = threads[i].nid != 0
+            && (threads[i].own_task || bsearch(&threads[i].nid, listed, (size_t)task_count, sizeof *listed, by_pid) != NULL);
     }
     free(listed);
     free(tasks);
@@ -237,6 +239,7 @@ void native_ids_keep_own(native_thread *threads, size_t count) {
             if (threads[i].nid != 0 && !own[i]) {
                 threads[i] = (native_thread) { 0 };
             } else if (threads[i].nid != 0) {
+                threads[i].own_task = 1;
                 nids[n++] = (nid_entry) { threads[i].nid, i };
             }
         }

@@ -19,6 +19,7 @@ typedef struct {
     task_stat task;
     int has_cpu;          /* cpu_nanos holds the CPU time of the nid's task, read while it was the thread's */
     int64_t cpu_nanos;
+    int own_task;         /* the nid was proven a task of this process before, and the thread has not ended since */
 } native_thread;
 
 /* The most of a thread's name the kernel keeps (/proc/self/task/<nid>/comm). */
@@ -33,7 +34,8 @@ int native_ids_comm(pid_t tid, char comm[NATIVE_IDS_COMM_BYTES + 1]);
  * others stay 0. */
 void native_ids_from_names(const char *const *names, size_t count, native_thread *out);
 
-/* Clears every entry whose nid is not a task of this process, or is also another entry's. */
+/* Clears every entry whose nid is not a task of this process, or is also another entry's; marks
+ * the others own_task. An entry marked own_task already is not asked of the kernel again. */
 void native_ids_keep_own(native_thread *threads, size_t count);
 
 #endif

@@ -173,6 +173,30 @@ static int settle(JNIEnv *jni, jthread thread, jint max_depth, jlong id, thread_
     return fits;
 }
 
+/* The facts of a thread its moment m found parked, from its blocker read as a field right before
+ * that look (before, a local reference or NULL) and once more right after it: LOCK_FIT when both
+ * reads found the same blocker, then f holds it. A blocker is set for one park and cleared after
+ * it, so two reads of one object around a look at a park read that park's blocker, unless in that
+ * instant the thread left it and parked twice more, first on another blocker and then on this
+ * one again. Two reads of none prove nothing (a park can begin and end between them): settle's
+ * second look decides then, as it does where the blocker moved. */
+static int parked_around(JNIEnv *jni, jobject before, jthread thread, jlong id, const thread_moment *m, lock_facts *f) {
+    if (before == NULL || (m->state & JVMTI_THREAD_STATE_PARKED) == 0) {
+        return LOCK_FIT_NOT;
+    }
+    jobject after = locks_read_park_blocker(jni, thread);
+    int fits = after != NULL && (*jni)->IsSameObject(jni, before, after) && locks_collect_parked_on(jni, after, f) == 0
+        && lock_fit(m->state, m->count, id, f) == LOCK_FIT;
+    if (after != NULL) {
+        (*jni)->DeleteLocalRef(jni, after);
+    }
+    if (!fits) {
+        clear_locks(f);
+        return LOCK_FIT_NOT;
+    }
+    return LOCK_FIT;
+}
+
 int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
                         thread_moment *moments) {
     size_t *pending = malloc((count > 0 ? count : 1) * sizeof *pending);
@@ -188,26 +212,33 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
     }
     size_t n = 0;
     for (size_t i = 0; i < count; i++) {
-        if (thread_moment_take(subjects[i].thread, max_depth, &moments[i]) != 0) {
-            continue; /* ended since it was listed: no frames, nothing to say about its locks */
-        }
-        describe_subject(jni, &moments[i], &subjects[i]);
-        /* the agent's own thread is busy with this very dump: it holds no lock worth checking */
-        int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
-        if (own || !locks_needed(&subjects[i], want_owned)) {
-            continue;
-        }
-        if (!locks_asks_source(&subjects[i], want_owned)) {
-            /* parked, with nothing to ask the source: its blocker is read now, right after this look */
-            lock_facts blocker = { .owner_id = -1 };
-            if (settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &blocker, 1) == LOCK_FIT) {
-                moments[i].locks = blocker;
-                continue;
-            }
-            clear_locks(&blocker);
+        jobject blocker_before = locks_read_park_blocker(jni, subjects[i].thread);
+        /* not taken: ended since it was listed; no frames, nothing to say about its locks */
+        int taken = thread_moment_take(subjects[i].thread, max_depth, &moments[i]) == 0;
+        if (taken) {
             describe_subject(jni, &moments[i], &subjects[i]);
         }
-        pending[n++] = i;
+        /* the agent's own thread is busy with this very dump: it holds no lock worth checking */
+        int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
+        int wanted = taken && !own && locks_needed(&subjects[i], want_owned);
+        if (wanted && !locks_asks_source(&subjects[i], want_owned)) {
+            /* parked, with nothing to ask the source: its blocker is read now, right after this look */
+            lock_facts blocker = { .owner_id = -1 };
+            if (parked_around(jni, blocker_before, subjects[i].thread, subjects[i].id, &moments[i], &blocker) == LOCK_FIT
+                    || settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &blocker, 1) == LOCK_FIT) {
+                moments[i].locks = blocker;
+                wanted = 0;
+            } else {
+                clear_locks(&blocker);
+                describe_subject(jni, &moments[i], &subjects[i]);
+            }
+        }
+        if (blocker_before != NULL) {
+            (*jni)->DeleteLocalRef(jni, blocker_before);
+        }
+        if (wanted) {
+            pending[n++] = i;
+        }
     }
     int status = 0;
     int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */

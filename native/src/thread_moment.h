@@ -9,8 +9,10 @@
  * thread's (the owners ThreadSnapshot leaves out are named after the pass, from every thread's
  * facts); ThreadMXBean answers for every pending thread in one call, each checked after it. A
  * parked thread is checked against two looks with its blocker read between them: the second look
- * right after the blocker, the first the moment itself where nothing else was asked since (a thread
- * the source is not asked about has its blocker read right after its first look). A thread that
+ * right after the blocker, the first the moment itself where nothing else was asked since. A
+ * thread the source is not asked about has its blocker read as a field right before its first
+ * look and right after it, and where both reads find the same blocker, that look is its moment
+ * (see parked_around in thread_moment.c); else its blocker is read again between two looks. A thread that
  * moved is taken again, up to MOMENT_TRIES times (once more when it moved since that first check);
  * one that never settles keeps the state and frames of its last moment, without lock facts, and is
  * marked unsettled. */

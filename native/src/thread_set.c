@@ -76,7 +76,8 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
     for (size_t i = 0; i < set->count; i++) {
         ids[i] = set->facts[i].id;
     }
-    if (hotspot_threads_read(jni, set->threads, ids, set->count, set->natives) != 0) {
+    int from_hotspot = hotspot_threads_read(jni, set->threads, ids, set->count, set->natives) == 0;
+    if (!from_hotspot) {
         const char **names = malloc(room * sizeof *names);
         for (size_t i = 0; names != NULL && i < set->count; i++) {
             names[i] = set->facts[i].name;
@@ -87,6 +88,9 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
         free(names);
     }
     native_ids_keep_own(set->natives, set->count);
+    if (from_hotspot) {
+        hotspot_threads_confirm(ids, set->natives, set->count);
+    }
     pid_t *nids = malloc(room * sizeof *nids);
     task_stat *tasks = malloc(room * sizeof *tasks);
     unsigned char *read = malloc(room);

@@ -553,6 +553,13 @@ static void test_native_ids(void) {
     CHECK(checked[2].nid == 0 && checked[3].nid == 0 && checked[2].address == 0 && checked[4].nid == 0);
     CHECK(checked[5].nid == 0 && checked[5].address == 0);
     CHECK(checked[6].nid == tids[2] && checked[6].address == 0x6000);
+    CHECK(checked[0].own_task && checked[6].own_task && !checked[1].own_task && !checked[2].own_task);
+    /* an entry proven before is not asked again (a pid of no task passes then), but still loses
+     * a nid another entry has too */
+    native_thread proven[3] = { { .nid = 0x7ffffffe, .own_task = 1 }, { .nid = tids[0], .own_task = 1 }, { .nid = tids[0] } };
+    native_ids_keep_own(proven, 3);
+    CHECK(proven[0].nid == 0x7ffffffe && proven[0].own_task);
+    CHECK(proven[1].nid == 0 && proven[2].nid == 0 && !proven[1].own_task);
 
     pthread_mutex_lock(&named_lock);
     named_release = 1;
