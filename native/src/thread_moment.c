@@ -222,7 +222,8 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
         int wanted = taken && !own && locks_needed(&subjects[i], want_owned);
         if (wanted && !locks_asks_source(&subjects[i], want_owned)) {
-            /* parked, with nothing to ask the source: its blocker is read now, right after this look */
+            /* parked, with nothing to ask the source: its blocker, read right before this look, is read
+             * again now, right after it */
             lock_facts blocker = { .owner_id = -1 };
             if (parked_around(jni, blocker_before, subjects[i].thread, subjects[i].id, &moments[i], &blocker) == LOCK_FIT
                     || settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &blocker, 1) == LOCK_FIT) {
