@@ -7,10 +7,11 @@
  * hold one. Only then is the answer written, so that what a client reads does not change how far
  * apart in time a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
  * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
- * table ("methods"): each distinct method, and each distinct call path, is sent once. Lock facts
- * follow in "locks", one object per thread in the order of "threads", with the frame that entered
- * the monitor a thread in Object.wait waits on where its frames tell (frames_sole_monitor_frame).
- * With "vmThreads", the JVM's own threads follow in "vmThreads" (vm_threads.h): they have no frames. */
+ * table ("methods"): each distinct method, and each distinct call path, is sent once. Everything a
+ * thread refers to comes before "threads", so that a client can print each thread as it arrives:
+ * with "vmThreads", the JVM's own threads (vm_threads.h, without frames), then the tree and the
+ * table. Each thread carries its lock facts, with the frame that entered the monitor a thread in
+ * Object.wait waits on where its frames tell (frames_sole_monitor_frame). */
 #include <stdlib.h>
 
 #include "agent.h"
@@ -38,22 +39,14 @@ static taken_stack add_frames(JNIEnv *jni, method_index *methods, stack_tree *tr
     return (taken_stack) { top == STACK_TREE_FULL ? STACK_TREE_ROOT : top, m->truncated || top == STACK_TREE_FULL, wait_entered_at };
 }
 
-/* The lock facts, one object per thread in the order of "threads"; with the stacks (NULL when
- * frames were not taken), "waitEnteredAt" for a thread in Object.wait where it is known. */
-static void write_locks(json_writer *w, const thread_set *set, const taken_stack *stacks, int want_owned) {
-    json_key(w, "locks");
-    json_begin_array(w);
-    for (size_t i = 0; i < set->count; i++) {
-        const thread_moment *m = &set->moments[i];
-        json_begin_object(w);
-        thread_moment_write_locks(w, m, want_owned);
-        if (stacks != NULL && !m->unsettled && m->locks.waiting == WAIT_NOTIFY && stacks[i].wait_entered_at >= 0) {
-            json_key(w, "waitEnteredAt");
-            json_int(w, stacks[i].wait_entered_at);
-        }
-        json_end_object(w);
+/* A thread's lock facts, into the thread's object; with its stack (NULL when frames were not
+ * taken), "waitEnteredAt" for a thread in Object.wait where it is known. */
+static void write_locks(json_writer *w, const thread_moment *m, const taken_stack *stack, int want_owned) {
+    thread_moment_write_locks(w, m, want_owned);
+    if (stack != NULL && !m->unsettled && m->locks.waiting == WAIT_NOTIFY && stack->wait_entered_at >= 0) {
+        json_key(w, "waitEnteredAt");
+        json_int(w, stack->wait_entered_at);
     }
-    json_end_array(w);
 }
 
 void cmd_stacks(command_ctx *ctx) {
@@ -103,6 +96,16 @@ void cmd_stacks(command_ctx *ctx) {
     json_cstring(w, locks_source(ctx->jni, want_owned));
     json_key(w, "lockFactsComplete");
     json_bool(w, lock_status == 0);
+    if (with_vm_threads) {
+        vm_threads_write(w, &vm_threads);
+        vm_threads_free(&vm_threads);
+    }
+    if (want_frames) {
+        json_key(w, "nodes");
+        stack_tree_write(w, &tree);
+        json_key(w, "methods");
+        frames_write_methods(w, ctx->jni, &methods);
+    }
     json_key(w, "threads");
     json_begin_array(w);
     for (size_t i = 0; i < set.count; i++) {
@@ -119,20 +122,10 @@ void cmd_stacks(command_ctx *ctx) {
                 json_bool(w, 1);
             }
         }
+        write_locks(w, &set.moments[i], want_frames ? &stacks[i] : NULL, want_owned);
         json_end_object(w);
     }
     json_end_array(w);
-    if (want_frames) {
-        json_key(w, "nodes");
-        stack_tree_write(w, &tree);
-        json_key(w, "methods");
-        frames_write_methods(w, ctx->jni, &methods);
-    }
-    write_locks(w, &set, stacks, want_owned);
-    if (with_vm_threads) {
-        vm_threads_write(w, &vm_threads);
-        vm_threads_free(&vm_threads);
-    }
     json_end_object(w);
     stack_tree_free(&tree);
     method_index_free(&methods);

@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.analysis.VirtualThreads;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.StackListener;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.VirtualDump;
 import dev.jvmticli.client.WaitingFor;
@@ -29,6 +30,16 @@ final class Dumps {
     static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
                              boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly,
                              boolean vmThreads) {
+        return collect(client, ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads, null);
+    }
+
+    /**
+     * As above; when the dump is of platform threads alone, as one answer, listener (null: none)
+     * takes its threads while they arrive. A dump merged from several answers is not handed to it.
+     */
+    static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
+                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly,
+                             boolean vmThreads, StackListener listener) {
         VirtualDump vthreads;
         // lock facts are checked against the frames taken with them, of which a snapshot hides a
         // virtual thread's top ones (its yield): without frames to show, they are taken whole
@@ -41,7 +52,7 @@ final class Dumps {
             vthreads = client.vthreadsIfAny(ids, frames, virtualDepth, true, false, false, waitingOnly).orElse(null);
         }
         if (vthreads == null) {
-            return client.stacks(ids, maxDepth, frames, owned, vmThreads && platform);
+            return client.stacks(ids, maxDepth, frames, owned, vmThreads && platform, listener);
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());

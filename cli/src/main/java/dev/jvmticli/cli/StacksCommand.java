@@ -58,10 +58,11 @@ final class StacksCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         MaxDepth.check(maxDepth);
-        try (AgentClient client = context.connect(target)) {
+        try (AgentClient client = context.connect(target);
+             ConcurrentDumpPrinter printer = printsAsItArrives() ? new ConcurrentDumpPrinter(context.out(), client.jvm(), kinds) : null) {
             Set<Long> ids = selection.resolve(client, kinds);
             StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
-                    kinds.virtualRequired(), false, ids == null && kinds.platform());
+                    kinds.virtualRequired(), false, ids == null && kinds.platform(), printer);
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {
@@ -69,7 +70,9 @@ final class StacksCommand implements Callable<Integer> {
             } else if (grouped) {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
-                ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
+                if (printer == null || !printer.finish()) {
+                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
+                }
                 List<List<ThreadStack>> deadlocks = DeadlockSearch.in(client, dump, kinds.virtualThreads());
                 if (!deadlocks.isEmpty()) {
                     DeadlockText.printSections(context.out(), deadlocks, dump);
@@ -79,6 +82,14 @@ final class StacksCommand implements Callable<Integer> {
             }
         }
         return ExitCode.OK.code();
+    }
+
+    /**
+     * Text of platform threads, ungrouped and without -l (whose heap walk follows the stacks): the
+     * dump is printed while it is still being read.
+     */
+    private boolean printsAsItArrives() {
+        return !json && !synchronizers && !Boolean.TRUE.equals(group) && !kinds.virtualThreads();
     }
 
     private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client) {

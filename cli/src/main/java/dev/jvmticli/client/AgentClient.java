@@ -23,7 +23,7 @@ import java.util.Map;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
-    public static final int PROTOCOL_VERSION = 2;
+    public static final int PROTOCOL_VERSION = 3;
 
     /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
     private static final JsonFactory FACTORY = new JsonFactory();
@@ -113,6 +113,12 @@ public final class AgentClient implements Closeable {
 
     /** Stacks and lock facts as above; with vmThreads, the JVM's own threads too ({@link StackDump#vmThreads}). */
     public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads) {
+        return stacks(threadIds, maxDepth, frames, owned, vmThreads, null);
+    }
+
+    /** Stacks and lock facts as above, each thread also handed to listener (null: none) while the rest is still arriving. */
+    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads,
+                            StackListener listener) {
         Map<String, Object> arguments = new java.util.LinkedHashMap<>();
         if (vmThreads) {
             arguments.put("vmThreads", true);
@@ -123,7 +129,7 @@ public final class AgentClient implements Closeable {
         arguments.put("maxDepth", maxDepth);
         arguments.put("frames", frames);
         arguments.put("owned", owned);
-        return exchange("stacks", arguments, () -> new AnswerReader(connection.parser).stackDump());
+        return exchange("stacks", arguments, () -> new AnswerReader(connection.parser).stackDump(listener));
     }
 
     public VmInfo vm() {

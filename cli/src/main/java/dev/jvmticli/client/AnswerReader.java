@@ -17,22 +17,15 @@ import java.util.Map;
  * without Jackson databind: a CLI run that only prints text never loads databind, and a dump of
  * thousands of threads is bound in one pass. A thread of
  * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
- * line, each distinct call path once, with {@code methods}, each distinct method once, after the
- * threads): frames are resolved once everything is read. Lock facts come last, in {@code locks},
- * one entry per thread in the threads' order. Repeated strings become one String. Unknown fields
- * are skipped, as databind would with FAIL_ON_UNKNOWN_PROPERTIES off. One reader per answer.
+ * line, each distinct call path once, with {@code methods}, each distinct method once), which the
+ * agent writes before the threads, each thread with its lock facts: a thread is resolved, and
+ * handed to a {@link StackListener}, as soon as it is read. Repeated strings become one String.
+ * Unknown fields are skipped, as databind would with FAIL_ON_UNKNOWN_PROPERTIES off. One reader
+ * per answer.
  */
 final class AnswerReader {
     private final JsonParser p;
     private final Map<String, String> strings = new HashMap<>();
-
-    /** A thread of a {@code stacks} answer whose frames are still its top node (null when not asked for). */
-    private record PendingStack(ThreadEntry thread, Integer top, boolean truncated) {
-    }
-
-    /** What a thread owns and waits for, from the {@code locks} section of a {@code stacks} answer. */
-    private record Locks(List<LockedMonitor> locked, WaitingFor waitingFor, boolean unsettled) {
-    }
 
     /** A method of the frame table; a frame is it at a line. */
     private record Method(String className, String method, String file, boolean nativeMethod, String module) {
@@ -220,14 +213,14 @@ final class AnswerReader {
         return new VirtualDump.Summary(count, mounted, pinned, byState);
     }
 
-    StackDump stackDump() throws IOException {
+    /** A {@code stacks} answer; each thread handed to listener (null: none) as soon as it is read. */
+    StackDump stackDump(StackListener listener) throws IOException {
         long time = 0;
         String lockSource = null;
         boolean complete = false;
-        List<PendingStack> threads = List.of();
+        List<ThreadStack> threads = new ArrayList<>();
         int[] nodes = new int[0];
         List<Method> methods = List.of();
-        List<Locks> locks = null;
         List<VmThread> vmThreads = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -237,59 +230,27 @@ final class AnswerReader {
                 case "time" -> time = p.getValueAsLong(0);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
-                case "threads" -> threads = array(this::threadStack);
+                case "vmThreads" -> vmThreads = vmThreads();
                 case "nodes" -> nodes = nodes();
                 case "methods" -> methods = methods();
-                case "locks" -> locks = locks();
-                case "vmThreads" -> vmThreads = vmThreads();
+                case "threads" -> { // after all the above (stacks.c)
+                    StackTree tree = new StackTree(nodes, methods);
+                    if (listener != null) {
+                        listener.started(time, vmThreads);
+                    }
+                    expect(JsonToken.START_ARRAY);
+                    while (p.nextToken() != JsonToken.END_ARRAY) {
+                        ThreadStack thread = threadStack(tree);
+                        threads.add(thread);
+                        if (listener != null) {
+                            listener.thread(thread);
+                        }
+                    }
+                }
                 default -> p.skipChildren();
             }
         }
-        if (locks == null || locks.size() != threads.size()) {
-            // protocol 1 changed with the stack tree: the CLI ships with its agent, but a JVM may
-            // still hold one from an earlier build
-            throw new JsonParseException(p, (locks == null ? "no" : locks.size()) + " lock entries for " + threads.size()
-                    + " threads: an agent from an earlier build? detach it and run again");
-        }
-        return new StackDump(time, lockSource, complete, resolve(threads, new StackTree(nodes, methods), locks), vmThreads);
-    }
-
-    /** The lock facts of each thread, in the order of the threads (see stacks.c). */
-    private List<Locks> locks() throws IOException {
-        List<Locks> locks = new ArrayList<>();
-        expect(JsonToken.START_ARRAY);
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            expect(JsonToken.START_OBJECT);
-            List<LockedMonitor> locked = null;
-            WaitingFor waitingFor = null;
-            Integer waitEnteredAt = null;
-            boolean unsettled = false;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                p.nextToken();
-                switch (field) {
-                    case "locked" -> locked = locked();
-                    case "waitingFor" -> waitingFor = waitingFor();
-                    case "waitEnteredAt" -> waitEnteredAt = p.getValueAsInt(-1);
-                    case "unsettled" -> unsettled = p.getValueAsBoolean(false);
-                    default -> p.skipChildren();
-                }
-            }
-            locks.add(new Locks(locked, waitingFor == null || waitEnteredAt == null ? waitingFor : waitingFor.enteredAt(waitEnteredAt), unsettled));
-        }
-        return locks;
-    }
-
-    /** Each thread's frames from the stack tree, and its lock facts. */
-    private List<ThreadStack> resolve(List<PendingStack> pending, StackTree tree, List<Locks> locks) throws IOException {
-        List<ThreadStack> threads = new ArrayList<>(pending.size());
-        for (int n = 0; n < pending.size(); n++) {
-            PendingStack t = pending.get(n);
-            List<Frame> stack = t.top() == null ? null : tree.stack(t.top());
-            Locks lock = locks.get(n);
-            threads.add(new ThreadStack(t.thread(), stack, t.truncated(), lock.locked(), lock.waitingFor(), lock.unsettled()));
-        }
-        return threads;
+        return new StackDump(time, lockSource, complete, threads, vmThreads);
     }
 
     /**
@@ -393,11 +354,16 @@ final class AnswerReader {
         return Arrays.copyOf(nodes, count);
     }
 
-    private PendingStack threadStack() throws IOException {
+    /** A thread of a {@code stacks} answer: its facts, the top node of its stack in tree, and its lock facts. */
+    private ThreadStack threadStack(StackTree tree) throws IOException {
         expect(JsonToken.START_OBJECT);
         ThreadEntry thread = null;
-        Integer top = null;
+        List<Frame> frames = null;
         boolean truncated = false;
+        List<LockedMonitor> locked = null;
+        WaitingFor waitingFor = null;
+        Integer waitEnteredAt = null;
+        boolean unsettled = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -405,15 +371,18 @@ final class AnswerReader {
                 case "thread" -> thread = threadEntry();
                 case "stack" -> {
                     expect(JsonToken.VALUE_NUMBER_INT);
-                    top = p.getIntValue();
+                    frames = tree.stack(p.getIntValue());
                 }
                 case "truncated" -> truncated = p.getValueAsBoolean(false);
-                case "frames" -> throw new JsonParseException(p,
-                        "frames written in each thread, by an agent from an earlier build: detach it and run again");
+                case "locked" -> locked = locked();
+                case "waitingFor" -> waitingFor = waitingFor();
+                case "waitEnteredAt" -> waitEnteredAt = p.getValueAsInt(-1);
+                case "unsettled" -> unsettled = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
-        return new PendingStack(thread, top, truncated);
+        return new ThreadStack(thread, frames, truncated, locked,
+                waitingFor == null || waitEnteredAt == null ? waitingFor : waitingFor.enteredAt(waitEnteredAt), unsettled);
     }
 
     private ThreadEntry threadEntry() throws IOException {

@@ -55,12 +55,51 @@ public final class ThreadDumpText {
      */
     public static void print(PrintWriter out, StackDump dump, List<ThreadStack> shown, Hello.Jvm jvm,
                              OwnableSynchronizers synchronizers) {
-        printPreamble(out, dump, jvm);
-        Map<Long, ThreadEntry> byId = byId(dump);
-        FrameText frameText = new FrameText();
-        Layout layout = Layout.of(jvm, dump.time());
-        Utf8Lines text = new Utf8Lines();
-        for (ThreadStack t : withHidden(shown, dump.vmThreads())) {
+        Printer printer = new Printer(out, jvm, dump.time(), dump.vmThreads(), byId(dump), synchronizers);
+        shown.forEach(printer::thread);
+        printer.finish();
+    }
+
+    /**
+     * A dump printed thread by thread, as its threads arrive: the preamble first, each thread in
+     * turn, the JVM's own threads jstack lists as Java threads among them (each before the first
+     * thread with a larger id: ids follow the order threads started in), then the other JVM
+     * threads at the end; with synchronizers (null for none), each Java thread's "Locked ownable
+     * synchronizers" too. Not for concurrent use.
+     */
+    public static final class Printer {
+        private final PrintWriter out;
+        private final Map<Long, ThreadEntry> byId;
+        private final OwnableSynchronizers synchronizers;
+        private final Layout layout;
+        private final List<VmThread> vmThreads;
+        private final List<ThreadStack> hidden;
+        private final FrameText frameText = new FrameText();
+        private final Utf8Lines text = new Utf8Lines();
+        private int nextHidden;
+
+        /** byId: the dump's threads by id, which name a carrier and the virtual thread it carries. */
+        public Printer(PrintWriter out, Hello.Jvm jvm, long time, List<VmThread> vmThreads, Map<Long, ThreadEntry> byId,
+                       OwnableSynchronizers synchronizers) {
+            this.out = out;
+            this.byId = byId;
+            this.synchronizers = synchronizers;
+            this.layout = Layout.of(jvm, time);
+            this.vmThreads = vmThreads == null ? List.of() : vmThreads;
+            this.hidden = this.vmThreads.stream().filter(ThreadDumpText::hasJavaThread)
+                    .sorted(Comparator.comparingLong(VmThread::id))
+                    .map(t -> new ThreadStack(asJavaThread(t), List.of(), false, List.of(), null)).toList();
+            printPreamble(out, time, jvm);
+        }
+
+        public void thread(ThreadStack t) {
+            while (nextHidden < hidden.size() && hidden.get(nextHidden).thread().id() < t.thread().id()) {
+                print(hidden.get(nextHidden++));
+            }
+            print(t);
+        }
+
+        private void print(ThreadStack t) {
             printThread(text, t, byId, frameText, layout);
             if (synchronizers != null) {
                 text.writeTo(out);
@@ -69,36 +108,20 @@ public final class ThreadDumpText {
             text.line();
             text.writeTo(out);
         }
-        for (VmThread t : dump.vmThreads() == null ? List.<VmThread>of() : dump.vmThreads()) {
-            if (!hasJavaThread(t)) {
-                out.println(header(t, layout));
-                out.println();
-            }
-        }
-        out.flush();
-    }
 
-    /**
-     * The threads shown with the JavaThreads JVMTI hides among them, as jstack lists them: each
-     * before the first thread with a larger id (ids follow the order threads started in).
-     */
-    private static List<ThreadStack> withHidden(List<ThreadStack> shown, List<VmThread> vmThreads) {
-        if (vmThreads == null) {
-            return shown;
-        }
-        List<ThreadStack> hidden = vmThreads.stream().filter(ThreadDumpText::hasJavaThread)
-                .sorted(Comparator.comparingLong(VmThread::id))
-                .map(t -> new ThreadStack(asJavaThread(t), List.of(), false, List.of(), null)).toList();
-        List<ThreadStack> all = new ArrayList<>(shown.size() + hidden.size());
-        int next = 0;
-        for (ThreadStack t : shown) {
-            while (next < hidden.size() && hidden.get(next).thread().id() < t.thread().id()) {
-                all.add(hidden.get(next++));
+        /** The hidden Java threads not printed yet and the JVM's other threads. */
+        public void finish() {
+            while (nextHidden < hidden.size()) {
+                print(hidden.get(nextHidden++));
             }
-            all.add(t);
+            for (VmThread t : vmThreads) {
+                if (!hasJavaThread(t)) {
+                    out.println(header(t, layout));
+                    out.println();
+                }
+            }
+            out.flush();
         }
-        all.addAll(hidden.subList(next, hidden.size()));
-        return all;
     }
 
     /** A JVM thread whose java.lang.Thread facts are known: jstack prints it as a Java thread. */
@@ -131,7 +154,11 @@ public final class ThreadDumpText {
     }
 
     public static void printPreamble(PrintWriter out, StackDump dump, Hello.Jvm jvm) {
-        out.println(TIMESTAMP.format(Instant.ofEpochMilli(dump.time()).atZone(ZoneId.systemDefault())));
+        printPreamble(out, dump.time(), jvm);
+    }
+
+    private static void printPreamble(PrintWriter out, long time, Hello.Jvm jvm) {
+        out.println(TIMESTAMP.format(Instant.ofEpochMilli(time).atZone(ZoneId.systemDefault())));
         String info = jvm.info() == null ? "" : " " + jvm.info();
         out.println("Full thread dump " + jvm.name() + " (" + jvm.version() + info + "):");
         out.println();

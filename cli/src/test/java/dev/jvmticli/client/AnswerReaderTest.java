@@ -1,6 +1,7 @@
 package dev.jvmticli.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -16,30 +18,27 @@ class AnswerReaderTest {
     private static StackDump read(String json) throws IOException {
         JsonParser parser = new JsonFactory().createParser(json);
         parser.nextToken(); // the reader stands on the result's first token, as AgentClient leaves it
-        return new AnswerReader(parser).stackDump();
+        return new AnswerReader(parser).stackDump(null);
     }
 
     /**
-     * The agent's shape: threads first, each naming the top node of its stack; then the stack tree
-     * (parent, method, line), the method table, and each thread's lock facts. main and worker share
-     * their two bottom frames (nodes 0 and 1).
+     * The agent's shape: the stack tree (parent, method, line) and the method table first, then the
+     * threads, each naming the top node of its stack and carrying its lock facts. main and worker
+     * share their two bottom frames (nodes 0 and 1).
      */
     private static final String DUMP = """
-            {"time":1700000000000,"lockSource":"management",
-             "threads":[
-              {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},"stack":3},
-              {"thread":{"id":2,"name":"worker","state":"BLOCKED"},"stack":4,"truncated":true},
-              {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"stack":-1}],
+            {"time":1700000000000,"lockSource":"management","lockFactsComplete":true,
              "nodes":[[-1,2,43],[0,2,42],[1,1,215],[2,0,-2],[1,2,42]],
              "methods":[
               {"class":"jdk.internal.misc.Unsafe","method":"park","file":"Unsafe.java","native":true},
               {"class":"java.util.concurrent.locks.LockSupport","method":"park","file":"LockSupport.java","native":false},
               {"class":"app.Main","method":"run","file":null,"native":false}],
-             "lockFactsComplete":true,
-             "locks":[
-              {"locked":[],"waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}},
-              {"locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
-              {"locked":[]}]}
+             "threads":[
+              {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},"stack":3,
+               "locked":[],"waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}},
+              {"thread":{"id":2,"name":"worker","state":"BLOCKED"},"stack":4,"truncated":true,
+               "locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
+              {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"stack":-1,"locked":[],"unsettled":true}]}
             """;
 
     @Test
@@ -69,6 +68,43 @@ class AnswerReaderTest {
         assertEquals(List.of(new LockedMonitor("java.lang.Object", 9, 1)), worker.locked());
 
         assertEquals(List.of(), dump.threads().get(2).frames());
+        assertTrue(dump.threads().get(2).unsettled());
+    }
+
+    @Test
+    void handsEachThreadOverAsItIsRead() {
+        List<String> seen = new ArrayList<>();
+        StackListener listener = new StackListener() {
+            @Override
+            public void started(long time, List<VmThread> vmThreads) {
+                seen.add("started " + time);
+            }
+
+            @Override
+            public void thread(ThreadStack thread) {
+                seen.add(thread.thread().name() + " " + thread.frames().size());
+            }
+        };
+        // cut after the second thread: the first two were handed over before the answer broke off
+        String cut = DUMP.substring(0, DUMP.indexOf("{\"thread\":{\"id\":3"));
+        assertThrows(IOException.class, () -> {
+            JsonParser parser = new JsonFactory().createParser(cut);
+            parser.nextToken();
+            new AnswerReader(parser).stackDump(listener);
+        });
+        assertEquals(List.of("started 1700000000000", "main 4", "worker 3"), seen);
+    }
+
+    @Test
+    void readsLockFactsWithEachThreadWithoutFrames() throws IOException {
+        StackDump dump = read("""
+                {"threads":[{"thread":{"id":5,"state":"BLOCKED"},"waitingFor":{"kind":"enter","class":"a.B","hash":3,"ownerId":6}},
+                            {"thread":{"id":6}}]}
+                """);
+        assertEquals("enter", dump.threads().get(0).waitingFor().kind());
+        assertEquals(6L, dump.threads().get(0).waitingFor().ownerId());
+        assertNull(dump.threads().get(1).waitingFor());
+        assertEquals(List.of(), dump.threads().get(1).frames(), "no frames asked for");
     }
 
     @Test
@@ -84,14 +120,12 @@ class AnswerReaderTest {
     @Test
     void threadsEndingAtTheSameNodeShareTheirFrames() throws IOException {
         StackDump dump = read("""
-                {"threads":[{"thread":{"id":5},"stack":1},{"thread":{"id":6},"stack":1},{"thread":{"id":7}}],
-                 "nodes":[[-1,0,7],[0,0,8]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
-                 "locks":[{},{},{}]}
+                {"nodes":[[-1,0,7],[0,0,8]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
+                 "threads":[{"thread":{"id":5},"stack":1},{"thread":{"id":6},"stack":1}]}
                 """);
         assertSame(dump.threads().get(0).frames(), dump.threads().get(1).frames());
         assertEquals(List.of(new Frame("a.B", "c", "B.java", 8, false), new Frame("a.B", "c", "B.java", 7, false)),
                 dump.threads().get(0).frames());
-        assertEquals(List.of(), dump.threads().get(2).frames(), "no frames asked for");
     }
 
     @Test
@@ -99,26 +133,26 @@ class AnswerReaderTest {
         String[] broken = {
             // a stack ending past the tree
             """
-            {"threads":[{"thread":{"id":5},"stack":2}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":2}]}
             """,
             // a parent that comes after its child (a loop could follow)
             """
-            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[0,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            {"nodes":[[0,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}
             """,
             // a method outside the table
             """
-            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[-1,1,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            {"nodes":[[-1,1,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}
             """,
-            // lock facts for another number of threads
+            // a stack, and the tree after it (so not yet known)
             """
-            {"threads":[{"thread":{"id":5},"stack":-1}],"nodes":[],"methods":[],"locks":[{},{}]}
+            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}]}
             """,
             // a stack that is not a node index
             """
-            {"threads":[{"thread":{"id":5},"stack":null}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":null}]}
             """,
             """
-            {"threads":[{"thread":{"id":5},"stack":"0"}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"locks":[{}]}
+            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":"0"}]}
             """,
             // a chain deeper than any stack the agent sends
             chain(65537)};
@@ -127,31 +161,14 @@ class AnswerReaderTest {
         }
     }
 
-    @Test
-    void anAnswerFromAnEarlierAgentAsksForADetach() {
-        String[] earlier = {
-            """
-            {"threads":[{"thread":{"id":5},"frames":[[0,7]]}],"methods":[{"class":"a.B","method":"c"}]}
-            """,
-            """
-            {"threads":[{"thread":{"id":5},"frames":[{"class":"a.B","method":"c","line":3}]}]}
-            """,
-            """
-            {"threads":[{"thread":{"id":5},"waitingFor":{"kind":"enter","class":"a.M","hash":4,"ownerId":6}}]}
-            """};
-        for (String json : earlier) {
-            JsonParseException e = assertThrows(JsonParseException.class, () -> read(json), json);
-            assertTrue(e.getOriginalMessage().contains("detach it and run again"), e.getOriginalMessage());
-        }
-    }
-
     /** One thread whose stack is a chain of that many nodes. */
     private static String chain(int nodes) {
-        StringBuilder json = new StringBuilder("{\"threads\":[{\"thread\":{\"id\":5},\"stack\":" + (nodes - 1) + "}],\"nodes\":[");
+        StringBuilder json = new StringBuilder("{\"nodes\":[");
         for (int i = 0; i < nodes; i++) {
             json.append(i == 0 ? "" : ",").append('[').append(i - 1).append(",0,1]");
         }
-        return json.append("],\"methods\":[{\"class\":\"a.B\",\"method\":\"c\"}],\"locks\":[{}]}").toString();
+        return json.append("],\"methods\":[{\"class\":\"a.B\",\"method\":\"c\"}],\"threads\":[{\"thread\":{\"id\":5},\"stack\":")
+                .append(nodes - 1).append("}]}").toString();
     }
 
     @Test
