@@ -23,32 +23,22 @@ import java.security.SecureRandom;
  * JVM's class initialization locks). Nothing outside this JVM sees any of it: the socket is never
  * connected, and the JSON stays in memory.
  */
-public final class ConnectionWarmUp implements Runnable {
-    private final boolean socket;
-
-    private ConnectionWarmUp(boolean socket) {
-        this.socket = socket;
+public final class ConnectionWarmUp {
+    private ConnectionWarmUp() {
     }
 
     public static void start() {
-        start(new ConnectionWarmUp(true), "jvmti-cli socket warm-up");
-        start(new ConnectionWarmUp(false), "jvmti-cli protocol warm-up");
+        start(() -> {
+            setUpSecurityProviders();
+            openSocket();
+        }, "jvmti-cli socket warm-up");
+        start(AgentClient::warmUpProtocol, "jvmti-cli protocol warm-up");
     }
 
-    private static void start(ConnectionWarmUp part, String name) {
+    private static void start(Runnable part, String name) {
         Thread thread = new Thread(part, name);
         thread.setDaemon(true);
         thread.start();
-    }
-
-    @Override
-    public void run() {
-        if (socket) {
-            setUpSecurityProviders();
-            openSocket();
-        } else {
-            AgentClient.warmUpProtocol();
-        }
     }
 
     /** The random generator {@code UnixDomainSockets} asks for, and with it the security providers. */
