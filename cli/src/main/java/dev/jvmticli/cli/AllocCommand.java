@@ -53,6 +53,9 @@ final class AllocCommand implements Callable<Integer> {
         }
         try (AgentClient client = context.connect(target)) {
             VmInfo vm = live ? client.vm() : null;
+            if (live) {
+                refuseUntrueAges(vm);
+            }
             client.call("alloc.start", startRequest(vm), Map.class);
             boolean majorOnly = live && vm.flagOn("UseZGC");
             SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
@@ -70,8 +73,29 @@ final class AllocCommand implements Callable<Integer> {
         if (!live) {
             return Map.of("interval", interval);
         }
-        boolean clearedInPauses = vm.flagOn("UseSerialGC") || vm.flagOn("UseParallelGC") || vm.flagOn("UseG1GC");
-        return Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge, "weakRefsClearedInPauses", clearedInPauses);
+        return Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge,
+                "weakRefsClearedInPauses", weakRefsClearedInPauses(vm));
+    }
+
+    private static boolean weakRefsClearedInPauses(VmInfo vm) {
+        return vm.flagOn("UseSerialGC") || vm.flagOn("UseParallelGC") || vm.flagOn("UseG1GC");
+    }
+
+    /**
+     * Under -Xcheck:jni, IsSameObject resolves the weak ref it is given with a strong load, which
+     * keeps the object alive through a marking in progress: on a collector that marks
+     * concurrently, every sample the agent checks while it marks survives that collection, garbage
+     * too, and would be reported as a survivor. Collectors that clear weak refs in a pause never
+     * mark while the agent checks.
+     */
+    private void refuseUntrueAges(VmInfo vm) {
+        if (!vm.flagOn("CheckJNICalls") || weakRefsClearedInPauses(vm)) {
+            return;
+        }
+        String collector = vm.flagOn("UseZGC") ? "ZGC" : vm.flagOn("UseShenandoahGC") ? "Shenandoah" : "this collector";
+        throw new CliFailure(ExitCode.FAILURE, "alloc --live cannot tell survivors from garbage in JVM " + target.target + ": on "
+                + collector + " with -Xcheck:jni, each look at a sampled object keeps it alive through a concurrent marking;"
+                + " run the JVM without -Xcheck:jni, or use heap --count");
     }
 
     private void print(AllocReport result, boolean majorOnly) {

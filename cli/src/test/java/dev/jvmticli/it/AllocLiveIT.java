@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Parallel and Shenandoah (which clears weak refs concurrently) on JDK 17; and the leak on ZGC on JDK 25, whose young collections do not clear weak refs
  * (only its old generation's marking processes them), so there the test has the target run major
  * collections (System.gc()) and the report says that its ages count those only; the control
- * without the leak on each.
+ * without the leak on each. Shenandoah and ZGC targets run without checked JNI, where the CLI
+ * refuses (the last test).
  */
 class AllocLiveIT {
     static final String CAPABILITY = "can_generate_sampled_object_alloc_events";
@@ -40,6 +41,8 @@ class AllocLiveIT {
     static final String CHURN_SITE = "dev.jvmticli.targets.LeakTarget.churn:";
     static final int INTERVAL = 1024;
     static final int LEAK = 4000;
+    /** Turns -Xcheck:jni off again: under it each look at a sample keeps it alive through a concurrent marking. */
+    static final String UNCHECKED_JNI = "-XX:-CheckJNICalls";
 
     static Stream<Arguments> collectors() {
         List<Arguments> runs = new ArrayList<>();
@@ -57,7 +60,11 @@ class AllocLiveIT {
      * later one is seen: the target runs one every 250 ms.
      */
     private static TargetJvm start(Jdks.Jdk jdk, String collector) {
-        List<String> options = collector.equals("-XX:+UseG1GC") ? List.of(collector, "-Xmx64m", "-Xmn8m") : List.of(collector, "-Xmx64m");
+        List<String> options = switch (collector) {
+            case "-XX:+UseG1GC" -> List.of(collector, "-Xmx64m", "-Xmn8m");
+            case "-XX:+UseShenandoahGC" -> List.of(collector, "-Xmx64m", UNCHECKED_JNI);
+            default -> List.of(collector, "-Xmx64m");
+        };
         TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, options, "on-command");
         if (collector.equals("-XX:+UseShenandoahGC")) {
             target.ask("gc every 250");
@@ -150,7 +157,7 @@ class AllocLiveIT {
     @MethodSource("zgcJdks")
     void onZgcMajorCollectionsAgeTheLeakAndTheReportSaysSo(Jdks.Jdk jdk) throws Exception {
         Path page = Files.createTempFile("alloc-live", ".html");
-        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseZGC", "-Xmx64m"), "on-command")) {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseZGC", "-Xmx64m", UNCHECKED_JNI), "on-command")) {
             target.ask("gc every 250");
             CompletableFuture<Result> run = startLive(target.pid(), "--duration", "6s", "--json", "--html", page.toString());
             long leaked = Long.parseLong(target.ask("leak " + LEAK));
@@ -185,12 +192,32 @@ class AllocLiveIT {
     @ParameterizedTest
     @MethodSource("zgcJdks")
     void onZgcWithoutTheLeakNothingSurvivesAMajorCollectionButNoise(Jdks.Jdk jdk) throws Exception {
-        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseZGC", "-Xmx64m"), "on-command")) {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseZGC", "-Xmx64m", UNCHECKED_JNI), "on-command")) {
             target.ask("gc every 250");
             Result result = startLive(target.pid(), "--duration", "4s").get();
             assertTrue(result.out().contains("(ZGC: its young collections do not clear weak refs, so ages count major collections only"),
                     result.out());
             assertNothingSurvivesButNoise(result);
+        }
+    }
+
+    static Stream<Arguments> concurrentMarkers() {
+        return Stream.concat(Jdks.stream().filter(jdk -> jdk.feature() == 17).map(jdk -> Arguments.of(jdk, "-XX:+UseShenandoahGC")),
+                zgcJdks().map(jdk -> Arguments.of(jdk, "-XX:+UseZGC")));
+    }
+
+    /** Checked JNI on a collector that marks concurrently: the CLI says it cannot tell, and starts nothing. */
+    @ParameterizedTest
+    @MethodSource("concurrentMarkers")
+    void withCheckedJniOnAConcurrentMarkerItRefuses(Jdks.Jdk jdk, String collector) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of(collector, "-Xmx64m"), "on-command")) {
+            Result result = CliRun.run("alloc", Long.toString(target.pid()), "--live", "--duration", "1s");
+            assertEquals(1, result.exit(), result.toString());
+            String name = collector.equals("-XX:+UseZGC") ? "ZGC" : "Shenandoah";
+            assertTrue(result.err().contains("alloc --live cannot tell survivors from garbage in JVM " + target.pid() + ": on " + name
+                    + " with -Xcheck:jni"), result.toString());
+            assertEquals("", result.out(), result.toString());
+            assertFalse(AgentProbe.capabilities(target.pid()).contains(CAPABILITY), "no sampling session started");
         }
     }
 
