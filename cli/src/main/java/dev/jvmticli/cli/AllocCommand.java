@@ -85,8 +85,8 @@ final class AllocCommand implements Callable<Integer> {
      * Under -Xcheck:jni, IsSameObject resolves the weak ref it is given with a strong load, which
      * keeps the object alive through a marking in progress: on a collector that marks
      * concurrently, every sample the agent checks while it marks survives that collection, garbage
-     * too, and would be reported as a survivor. Collectors that clear weak refs in a pause never
-     * mark while the agent checks.
+     * too, and would be reported as a survivor. Collectors that clear weak refs in a pause are not
+     * misled about young objects; G1's concurrent marking can keep a dead old one to the next.
      */
     private void refuseUntrueAges(VmInfo vm) {
         if (!vm.flagOn("CheckJNICalls") || weakRefsClearedInPauses(vm)) {
