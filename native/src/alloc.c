@@ -31,6 +31,8 @@
 #define ALLOC_CLASS_ARENA (256 * 1024)
 #define DEFAULT_INTERVAL (512 * 1024)
 #define MAX_MIN_AGE 1000000
+#define DEFAULT_LIVE_BUDGET ((int64_t)8 << 20)
+#define MAX_LIVE_BUDGET ((int64_t)1 << 40)
 
 /* The youngest and oldest survivor of a class or stack, in collections survived. */
 typedef struct {
@@ -57,6 +59,8 @@ static struct {
     uint64_t dropped_classes;
     int live;
     int weak_refs_cleared_in_pauses;        /* live mode: the client knows the collector does */
+    int64_t live_budget;                    /* live mode: sampled bytes followed at once */
+    int64_t live_largest;                   /* live mode: the largest sample followed; 0: any */
     int64_t min_age;
     age_range *stack_ages;                  /* live mode: per stack table slot */
     age_range class_ages[ALLOC_MAX_CLASSES];
@@ -144,7 +148,19 @@ static int check(command_ctx *ctx) {
         command_fail(ctx, "bad_request", "minAge must be between 0 and 1000000 collections");
         return -1;
     }
+    int64_t live_budget = request_int(ctx->req, "liveBudgetBytes", DEFAULT_LIVE_BUDGET);
+    if (live_budget < 1 || live_budget > MAX_LIVE_BUDGET) {
+        command_fail(ctx, "bad_request", "liveBudgetBytes must be between 1 byte and 1 TiB");
+        return -1;
+    }
+    int64_t live_largest = request_int(ctx->req, "liveLargestBytes", 0);
+    if (live_largest < 0 || live_largest > MAX_LIVE_BUDGET) {
+        command_fail(ctx, "bad_request", "liveLargestBytes must be between 0 (any) and 1 TiB");
+        return -1;
+    }
     session.interval = interval;
+    session.live_budget = live_budget;
+    session.live_largest = live_largest;
     session.live = request_bool(ctx->req, "live", 0);
     session.weak_refs_cleared_in_pauses = request_bool(ctx->req, "weakRefsClearedInPauses", 0);
     session.min_age = min_age;
@@ -180,7 +196,8 @@ static int open_tables(command_ctx *ctx) {
         return -1;
     }
     const char *failure = NULL;
-    if (session.live && live_open(ctx->jni, session.run.lock, session.weak_refs_cleared_in_pauses, &failure) != 0) {
+    if (session.live && live_open(ctx->jni, session.run.lock, session.weak_refs_cleared_in_pauses, (uint64_t)session.live_budget,
+                                  (uint64_t)session.live_largest, &failure) != 0) {
         free_tables();
         command_fail(ctx, "internal", failure);
         return -1;

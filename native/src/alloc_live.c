@@ -45,11 +45,14 @@ static struct {
     uint32_t sentinel_index[SENTINELS];
     size_t first, outstanding;
     collection_ledger collections;
+    uint64_t budget;            /* the sampled bytes the table may follow at once */
+    uint64_t largest;           /* the largest sample it follows; 0: any */
+    uint64_t tracked_bytes;     /* the sampled bytes of its used entries */
     jclass object_class;
     jthread pruner;
     int run;
     int done;
-    uint64_t tracked, table_full, no_ref, collected;
+    uint64_t tracked, too_large, table_full, over_budget, no_ref, collected;
 } live;
 
 static _Thread_local int on_pruner;
@@ -72,10 +75,19 @@ jweak live_ref(JNIEnv *jni, jobject object) {
 }
 
 int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
+    if (live.largest > 0 && bytes > live.largest) {
+        live.too_large++;
+        return -1;
+    }
     if (live.free_count == 0) {
         live.table_full++;
         return -1;
     }
+    if (bytes > live.budget - live.tracked_bytes) {
+        live.over_budget++;
+        return -1;
+    }
+    live.tracked_bytes += bytes;
     uint32_t i = live.free_slots[--live.free_count];
     live.entries[i].ref = ref;
     live.entries[i].stack = stack;
@@ -126,6 +138,7 @@ static void add_sentinel(JNIEnv *jni) {
 static void give_back(jvmtiEnv *jvmti, const uint32_t *slots, size_t count) {
     (*jvmti)->RawMonitorEnter(jvmti, live.lock);
     for (size_t k = 0; k < count; k++) {
+        live.tracked_bytes -= live.entries[slots[k]].bytes;
         live.entries[slots[k]].used = 0;
         live.free_slots[live.free_count++] = slots[k];
     }
@@ -183,7 +196,7 @@ static void free_memory(void) {
     live.free_slots = NULL;
 }
 
-int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure) {
+int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, uint64_t budget, uint64_t largest, const char **failure) {
     live.lock = lock;
     live.entries = calloc(LIVE_CAPACITY, sizeof *live.entries);
     live.free_slots = malloc(LIVE_CAPACITY * sizeof *live.free_slots);
@@ -199,7 +212,10 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char
     live.newest_sentinel = 0;
     live.first = live.outstanding = 0;
     ledger_init(&live.collections, cleared_in_pauses);
-    live.tracked = live.table_full = live.no_ref = live.collected = 0;
+    live.budget = budget;
+    live.largest = largest;
+    live.tracked_bytes = 0;
+    live.tracked = live.too_large = live.table_full = live.over_budget = live.no_ref = live.collected = 0;
     live.object_class = jni_global_class(jni, "java/lang/Object");
     live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
     live.run = 1;
@@ -253,8 +269,16 @@ void live_write_counts(json_writer *w) {
     json_int(w, LIVE_CAPACITY);
     json_key(w, "tracked");
     json_int(w, (int64_t)live.tracked);
+    json_key(w, "largestBytes");
+    json_int(w, (int64_t)live.largest);
+    json_key(w, "tooLarge");
+    json_int(w, (int64_t)live.too_large);
     json_key(w, "tableFull");
     json_int(w, (int64_t)live.table_full);
+    json_key(w, "budgetBytes");
+    json_int(w, (int64_t)live.budget);
+    json_key(w, "overBudget");
+    json_int(w, (int64_t)live.over_budget);
     json_key(w, "noReference");
     json_int(w, (int64_t)__atomic_load_n(&live.no_ref, __ATOMIC_RELAXED));
     json_key(w, "collected");

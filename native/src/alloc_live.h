@@ -2,6 +2,11 @@
  * survived: a weak global ref per sample in a table of LIVE_CAPACITY entries, allocated at start;
  * a pruner thread of the agent's frees the entries of collected objects after each collection.
  * A sample that finds the table full, or whose ref cannot be made, is counted, never lost quietly.
+ * The table follows at most a budget of sampled bytes at once: a weak ref can keep its object in
+ * the heap longer than the application does (G1 does not reclaim a humongous object early, ZGC's
+ * young collections mark through weak refs), so a sample past it is counted and not followed, as
+ * is one larger than the largest the client asks to follow (G1's humongous objects live in its old
+ * generation from the start, where the young collections that clear the sentinels never look).
  *
  * Threads: live_ref runs in the sampling callback outside any lock; live_put under the session's
  * lock (the one live_open is given); everything else on the agent thread, or on the pruner. */
@@ -18,16 +23,18 @@
 
 /* Allocates the table and starts the pruner; lock guards the table as it guards the stacks.
  * cleared_in_pauses: the collector clears weak refs inside its pauses (Serial, Parallel, G1), so a
- * collection counts as soon as it is seen. 0, or -1 with *failure set to a static message
+ * collection counts as soon as it is seen. budget: the sampled bytes followed at once; largest:
+ * the largest sample followed, 0 for any. 0, or -1 with *failure set to a static message
  * (nothing is left allocated). */
-int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, const char **failure);
+int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, uint64_t budget, uint64_t largest,
+              const char **failure);
 
 /* In the sampling callback, before taking the lock: a weak ref to object, or NULL (counted) when
  * an exception is pending on the thread or the ref cannot be made. */
 jweak live_ref(JNIEnv *jni, jobject object);
 
-/* Under the lock: keeps the sample. 0, or -1 when the table is full (counted): the caller then
- * deletes ref, after leaving the lock. */
+/* Under the lock: keeps the sample. 0, or -1 when it is too large, the table is full or its bytes
+ * would pass the budget (counted): the caller then deletes ref, after leaving the lock. */
 int live_put(jweak ref, const stack_entry *stack, uint64_t bytes);
 
 /* 1 on the pruner thread: what it allocates itself is no sample. */

@@ -14,7 +14,7 @@ static const char *const incident_flags[] = {
     "UseSerialGC", "UseParallelGC", "UseG1GC", "UseZGC", "UseShenandoahGC", "ActiveProcessorCount",
     "HeapDumpOnOutOfMemoryError", "HeapDumpPath", "ExitOnOutOfMemoryError", "CrashOnOutOfMemoryError",
     "EnableDynamicAgentLoading", "DisableAttachMechanism", "UseContainerSupport", "MaxRAMPercentage",
-    "CheckJNICalls",
+    "CheckJNICalls", "G1HeapRegionSize",
 };
 
 static void write_java_string(json_writer *w, JNIEnv *jni, jstring value) {

@@ -18,6 +18,9 @@ import picocli.CommandLine.Option;
         description = "Sample heap allocations for a while: top classes and allocation sites, as a table, collapsed stacks or a flame graph;"
                 + " with --live, only the sampled objects still alive at the end.")
 final class AllocCommand implements Callable<Integer> {
+    /** The least the live table may follow at once, whatever the heap. */
+    static final long MIN_LIVE_BUDGET = 8L << 20;
+
     private final CliContext context;
 
     @Mixin
@@ -74,7 +77,34 @@ final class AllocCommand implements Callable<Integer> {
             return Map.of("interval", interval);
         }
         return Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge,
-                "weakRefsClearedInPauses", weakRefsClearedInPauses(vm));
+                "weakRefsClearedInPauses", weakRefsClearedInPauses(vm), "liveBudgetBytes", liveBudget(vm),
+                "liveLargestBytes", largestFollowed(vm));
+    }
+
+    /**
+     * On G1, the largest sample the agent follows: half a region. A larger object is humongous,
+     * in the old generation from the start, and the young collections whose clearing of the
+     * agent's sentinels ages the samples never look at it (nor reclaim it early while a weak ref
+     * points at it): its age would count collections that did not cover it. 0 (any) elsewhere.
+     */
+    static long largestFollowed(VmInfo vm) {
+        return vm.flagOn("UseG1GC") ? flagBytes(vm, "G1HeapRegionSize") / 2 : 0;
+    }
+
+    /**
+     * The sampled bytes the agent follows at once: 1% of the heap, at least MIN_LIVE_BUDGET. A weak
+     * ref can keep its object in the heap after the application let go of it (G1 does not reclaim a
+     * humongous object early; ZGC's young collections mark through weak refs), and a session must
+     * not fill the heap with what it samples.
+     */
+    static long liveBudget(VmInfo vm) {
+        return Math.max(MIN_LIVE_BUDGET, flagBytes(vm, "MaxHeapSize") / 100);
+    }
+
+    /** A size flag's bytes; 0 when the JVM did not tell. */
+    private static long flagBytes(VmInfo vm, String name) {
+        VmInfo.Flag flag = vm.flags().get(name);
+        return flag != null && flag.value().matches("[0-9]{1,18}") ? Long.parseLong(flag.value()) : 0;
     }
 
     private static boolean weakRefsClearedInPauses(VmInfo vm) {

@@ -42,11 +42,14 @@ public record AllocReport(long interval, long durationNanos, long samples, long 
 
     /**
      * The live table: each sample got a weak reference in a table of capacity entries (tracked),
-     * unless the table was full (tableFull) or no reference could be made (noReference); collected
-     * of them were freed during the session. collections: those the agent saw (ages count them).
+     * unless it was larger than the largest the table follows (largestBytes, 0 for any; tooLarge),
+     * the table was full (tableFull), its sampled bytes would have passed the bytes the table
+     * follows at once (budgetBytes; overBudget) or no reference could be made (noReference);
+     * collected of them were freed during the session. collections: those the agent saw (ages count them).
      * survivors: alive at stop and at least minAge collections old; younger: alive, not that old.
      */
-    public record Live(int minAge, int capacity, long tracked, long tableFull, long noReference, long collected,
+    public record Live(int minAge, int capacity, long tracked, long largestBytes, long tooLarge, long tableFull, long budgetBytes,
+                       long overBudget, long noReference, long collected,
                        long collections, Totals survivors, Totals younger) {
     }
 }

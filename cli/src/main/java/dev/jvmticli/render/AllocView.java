@@ -212,9 +212,14 @@ public final class AllocView {
                         + "%d more samples alive but younger, about %s)%n", live.minAge(), live.minAge() == 1 ? "" : "s",
                 live.survivors().samples(), Sizes.bytes(live.survivors().estimatedBytes()), live.collections(),
                 live.younger().samples(), Sizes.bytes(live.younger().estimatedBytes()));
-        if (live.tableFull() > 0 || live.noReference() > 0) {
-            out.printf("(%d samples were not followed: %d found the agent's table of %d full, %d got no reference)%n",
-                    live.tableFull() + live.noReference(), live.tableFull(), live.capacity(), live.noReference());
+        long notFollowed = live.tooLarge() + live.tableFull() + live.overBudget() + live.noReference();
+        if (notFollowed > 0) {
+            String tooLarge = live.largestBytes() > 0 ? String.format("%d were larger than %s (humongous objects, which G1's young"
+                    + " collections do not look at), ", live.tooLarge(), Sizes.bytes(live.largestBytes())) : "";
+            out.printf("(%d samples were not followed: %s%d found the agent's table of %d full, %d would have taken it past the %s"
+                            + " of sampled objects it follows at once, %d got no reference)%n",
+                    notFollowed, tooLarge, live.tableFull(), live.capacity(), live.overBudget(), Sizes.bytes(live.budgetBytes()),
+                    live.noReference());
         }
     }
 }

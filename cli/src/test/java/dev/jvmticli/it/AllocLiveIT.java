@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.BigGarbageTarget;
 import dev.jvmticli.targets.LeakTarget;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliRun;
@@ -198,6 +199,49 @@ class AllocLiveIT {
             assertTrue(result.out().contains("(ZGC: its young collections do not clear weak refs, so ages count major collections only"),
                     result.out());
             assertNothingSurvivesButNoise(result);
+        }
+    }
+
+    /**
+     * Garbage in humongous arrays on G1: they live in the old generation from the start, where the
+     * young collections that age the samples never look, and G1 does not reclaim one early while a
+     * weak ref points at it. The agent does not follow them (larger than half a region: 512 KiB on
+     * this heap), and G1 runs no full collection. Following them, 4 s of this garbage saw 2 full
+     * collections, and the report listed the last few arrays as survivors of hundreds of GCs.
+     */
+    @ParameterizedTest
+    @MethodSource("dev.jvmticli.testing.Jdks#stream")
+    void onG1HumongousGarbageIsNotFollowed(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, BigGarbageTarget.class, List.of("-XX:+UseG1GC", "-Xmx256m"))) {
+            long full = Long.parseLong(target.ask("full gcs"));
+            Result result = startLive(target.pid(), "--duration", "4s", "--json").get();
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode live = Json.parse(result.out()).path("live");
+            assertEquals(512 << 10, live.path("largestBytes").asLong(), live.toString());
+            assertTrue(live.path("tooLarge").asLong() > 0, "arrays of 1 MiB sampled and left alone: " + live);
+            assertEquals(0, live.path("survivors").path("samples").asLong(), live.toString());
+            assertEquals(full, Long.parseLong(target.ask("full gcs")), "no full collection: " + live);
+        }
+    }
+
+    /**
+     * The same garbage on ZGC, whose young collections mark through the weak refs: the table
+     * follows at most its budget of sampled bytes at once (8 MiB on this heap). Without it, a
+     * target dropping 1 MiB arrays at 1 GB/s into a 256 MB heap had 192 MB left after a median
+     * collection, against 6 MB, and 119 allocation stalls in 15 s.
+     */
+    @ParameterizedTest
+    @MethodSource("zgcJdks")
+    void onZgcTheTableFollowsAtMostItsBudget(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, BigGarbageTarget.class, List.of("-XX:+UseZGC", "-Xmx256m", UNCHECKED_JNI))) {
+            Result result = startLive(target.pid(), "--duration", "4s", "--json").get();
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode live = Json.parse(result.out()).path("live");
+            assertEquals(8 << 20, live.path("budgetBytes").asLong(), live.toString());
+            assertEquals(0, live.path("largestBytes").asLong(), "any size followed: " + live);
+            assertTrue(live.path("overBudget").asLong() > 0, "the budget was reached: " + live);
+            assertTrue(live.path("younger").path("sampledBytes").asLong() + live.path("survivors").path("sampledBytes").asLong()
+                    <= 8 << 20, "followed at the end within the budget: " + live);
         }
     }
 

@@ -54,7 +54,7 @@ class AllocViewTest {
     @Test
     void aLiveSiteSpansTheAgesOfItsStacksAndTheTableNamesThem() {
         List<MethodRef> methods = METHODS;
-        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 2, 0, 5, 7,
+        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 512L << 10, 4, 2, 8L << 20, 3, 0, 5, 7,
                 new AllocReport.Totals(5, 400, 5000), new AllocReport.Totals(1, 80, 1000));
         AllocReport report = new AllocReport(1024, 1_000_000_000L, 10, 800, 10000, 0, 0,
                 List.of(new ClassTotal("Lapp/Leak;", 5, 400, 5000, 2L, 6L), new ClassTotal("Lapp/Gone;", 0, 0, 0)),
@@ -70,13 +70,15 @@ class AllocViewTest {
         String out = text.toString();
         assertTrue(out.contains("Still alive at the end, having survived at least 1 GC: 5 samples, about 4.9 KiB (7 GCs seen; "
                 + "1 more samples alive but younger, about 1000 B)"), out);
-        assertTrue(out.contains("(2 samples were not followed: 2 found the agent's table of 65536 full, 0 got no reference)"), out);
+        assertTrue(out.contains("(9 samples were not followed: 4 were larger than 512 KiB (humongous objects, which G1's young"
+                + " collections do not look at), 2 found the agent's table of 65536 full, 3 would have taken it past"
+                + " the 8 MiB of sampled objects it follows at once, 0 got no reference)"), out);
         assertTrue(out.contains("Top live classes:") && out.lines().anyMatch(l -> l.matches(".*100\\.0\\s+2-6\\s+app\\.Leak")), out);
     }
 
     @Test
     void aLiveReportWithoutSurvivorsSaysSoWithoutEmptyTables() {
-        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 0, 0, 10, 3,
+        AllocReport.Live live = new AllocReport.Live(1, 65536, 10, 0, 0, 0, 8L << 20, 0, 0, 10, 3,
                 new AllocReport.Totals(0, 0, 0), new AllocReport.Totals(0, 0, 0));
         AllocReport report = new AllocReport(1024, 1_000_000_000L, 10, 800, 10000, 0, 0,
                 List.of(new ClassTotal("Lapp/Gone;", 0, 0, 0)), List.of(), METHODS, 4L, live);
