@@ -32,7 +32,7 @@
 #define DEFAULT_INTERVAL (512 * 1024)
 #define MAX_MIN_AGE 1000000
 #define DEFAULT_LIVE_BUDGET ((int64_t)8 << 20)
-#define MAX_LIVE_BUDGET ((int64_t)1 << 40)
+#define MAX_LIVE_BYTES ((int64_t)1 << 40)
 
 /* The youngest and oldest survivor of a class or stack, in collections survived. */
 typedef struct {
@@ -137,25 +137,26 @@ static void wants(jvmtiCapabilities *c) {
     c->can_generate_sampled_object_alloc_events = 1;
 }
 
+/* The request's integer key (fallback when it is absent) into *value; -1, the request failed with
+ * message, when it lies outside [low, high]. */
+static int bounded(command_ctx *ctx, const char *key, int64_t fallback, int64_t low, int64_t high, const char *message,
+                   int64_t *value) {
+    *value = request_int(ctx->req, key, fallback);
+    if (*value < low || *value > high) {
+        command_fail(ctx, "bad_request", message);
+        return -1;
+    }
+    return 0;
+}
+
 static int check(command_ctx *ctx) {
-    int64_t interval = request_int(ctx->req, "interval", DEFAULT_INTERVAL);
-    if (interval < 1 || interval > (int64_t)1 << 30) {
-        command_fail(ctx, "bad_request", "interval must be between 1 byte and 1 GiB");
-        return -1;
-    }
-    int64_t min_age = request_int(ctx->req, "minAge", 1);
-    if (min_age < 0 || min_age > MAX_MIN_AGE) {
-        command_fail(ctx, "bad_request", "minAge must be between 0 and 1000000 collections");
-        return -1;
-    }
-    int64_t live_budget = request_int(ctx->req, "liveBudgetBytes", DEFAULT_LIVE_BUDGET);
-    if (live_budget < 1 || live_budget > MAX_LIVE_BUDGET) {
-        command_fail(ctx, "bad_request", "liveBudgetBytes must be between 1 byte and 1 TiB");
-        return -1;
-    }
-    int64_t live_largest = request_int(ctx->req, "liveLargestBytes", 0);
-    if (live_largest < 0 || live_largest > MAX_LIVE_BUDGET) {
-        command_fail(ctx, "bad_request", "liveLargestBytes must be between 0 (any) and 1 TiB");
+    int64_t interval, min_age, live_budget, live_largest;
+    if (bounded(ctx, "interval", DEFAULT_INTERVAL, 1, (int64_t)1 << 30, "interval must be between 1 byte and 1 GiB", &interval) != 0
+            || bounded(ctx, "minAge", 1, 0, MAX_MIN_AGE, "minAge must be between 0 and 1000000 collections", &min_age) != 0
+            || bounded(ctx, "liveBudgetBytes", DEFAULT_LIVE_BUDGET, 1, MAX_LIVE_BYTES, "liveBudgetBytes must be between 1 byte and 1 TiB",
+                       &live_budget) != 0
+            || bounded(ctx, "liveLargestBytes", 0, 0, MAX_LIVE_BYTES, "liveLargestBytes must be between 0 (any) and 1 TiB",
+                       &live_largest) != 0) {
         return -1;
     }
     session.interval = interval;
