@@ -207,7 +207,7 @@ class AllocLiveIT {
      * young collections that age the samples never look, and G1 does not reclaim one early while a
      * weak ref points at it. The agent does not follow them (larger than half a region: 512 KiB on
      * this heap), and G1 runs no full collection. Following them, 4 s of this garbage saw 2 full
-     * collections, and the report listed the last few arrays as survivors of hundreds of GCs.
+     * collections; with the budget alone, the last arrays were listed as survivors of hundreds of GCs.
      */
     @ParameterizedTest
     @MethodSource("dev.jvmticli.testing.Jdks#stream")
