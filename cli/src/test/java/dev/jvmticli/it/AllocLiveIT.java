@@ -32,8 +32,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Parallel and Shenandoah (which clears weak refs concurrently) on JDK 17; and the leak on ZGC on JDK 25, whose young collections do not clear weak refs
  * (only its old generation's marking processes them), so there the test has the target run major
  * collections (System.gc()) and the report says that its ages count those only; the control
- * without the leak on each. Shenandoah and ZGC targets run without checked JNI, where the CLI
- * refuses (the last test).
+ * without the leak on each. On a target of large garbage, what the table leaves alone: G1's
+ * humongous objects, and on ZGC what would pass its budget. Shenandoah and ZGC targets run without
+ * checked JNI, where the CLI refuses (the last test).
  */
 class AllocLiveIT {
     static final String CAPABILITY = "can_generate_sampled_object_alloc_events";
