@@ -94,7 +94,7 @@ static void JNICALL on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     }
     uint64_t bytes = size > 0 ? (uint64_t)size : 0;
     uint64_t weight = sample_weight(bytes, (uint64_t)session.interval);
-    jweak ref = session.live ? live_ref(jni, object) : NULL;
+    jweak ref = session.live ? live_ref(jni, object, bytes) : NULL;
     if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         session.samples++;
         session.bytes += bytes;

@@ -61,7 +61,11 @@ int live_own_thread(void) {
     return on_pruner;
 }
 
-jweak live_ref(JNIEnv *jni, jobject object) {
+jweak live_ref(JNIEnv *jni, jobject object, uint64_t bytes) {
+    if (live.largest > 0 && bytes > live.largest) {
+        __atomic_add_fetch(&live.too_large, 1, __ATOMIC_RELAXED);
+        return NULL;
+    }
     if ((*jni)->ExceptionCheck(jni)) {
         __atomic_add_fetch(&live.no_ref, 1, __ATOMIC_RELAXED);
         return NULL; /* no JNI call but a few may be made with an exception pending */
@@ -75,10 +79,6 @@ jweak live_ref(JNIEnv *jni, jobject object) {
 }
 
 int live_put(jweak ref, const stack_entry *stack, uint64_t bytes) {
-    if (live.largest > 0 && bytes > live.largest) {
-        live.too_large++;
-        return -1;
-    }
     if (live.free_count == 0) {
         live.table_full++;
         return -1;
@@ -272,7 +272,7 @@ void live_write_counts(json_writer *w) {
     json_key(w, "largestBytes");
     json_int(w, (int64_t)live.largest);
     json_key(w, "tooLarge");
-    json_int(w, (int64_t)live.too_large);
+    json_int(w, (int64_t)__atomic_load_n(&live.too_large, __ATOMIC_RELAXED));
     json_key(w, "tableFull");
     json_int(w, (int64_t)live.table_full);
     json_key(w, "budgetBytes");

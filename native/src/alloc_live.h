@@ -29,12 +29,13 @@
 int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, uint64_t budget, uint64_t largest,
               const char **failure);
 
-/* In the sampling callback, before taking the lock: a weak ref to object, or NULL (counted) when
- * an exception is pending on the thread or the ref cannot be made. */
-jweak live_ref(JNIEnv *jni, jobject object);
+/* In the sampling callback, before taking the lock: a weak ref to object, of bytes, or NULL
+ * (counted) when it is larger than the largest followed, an exception is pending on the thread or
+ * the ref cannot be made. */
+jweak live_ref(JNIEnv *jni, jobject object, uint64_t bytes);
 
-/* Under the lock: keeps the sample. 0, or -1 when it is too large, the table is full or its bytes
- * would pass the budget (counted): the caller then deletes ref, after leaving the lock. */
+/* Under the lock: keeps the sample. 0, or -1 when the table is full or its bytes would pass the
+ * budget (counted): the caller then deletes ref, after leaving the lock. */
 int live_put(jweak ref, const stack_entry *stack, uint64_t bytes);
 
 /* 1 on the pruner thread: what it allocates itself is no sample. */

@@ -12,10 +12,10 @@
  * right after the blocker, the first the moment itself where nothing else was asked since. A
  * thread the source is not asked about has its blocker read as a field right before its first
  * look and right after it, and where both reads find the same blocker, that look is its moment
- * (see parked_around in thread_moment.c); else its blocker is read again between two looks. A thread that
- * moved is taken again, up to MOMENT_TRIES times (once more when it moved since that first check);
- * one that never settles keeps the state and frames of its last moment, without lock facts, and is
- * marked unsettled. */
+ * (see parked_around in thread_moment.c); else its blocker is read again between two looks. A
+ * thread that moved is taken again, up to MOMENT_TRIES times (once more when it moved since that
+ * first check); one that never settles keeps the state and frames of its last moment, without lock
+ * facts, and is marked unsettled. */
 #ifndef JVMTICLI_THREAD_MOMENT_H
 #define JVMTICLI_THREAD_MOMENT_H
 
