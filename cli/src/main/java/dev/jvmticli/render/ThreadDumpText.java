@@ -42,6 +42,9 @@ public final class ThreadDumpText {
 
     private static final String NEWLINE = System.lineSeparator();
 
+    /** jstack's words for a monitor it cannot name. */
+    static final String NO_REFERENCE = "<no object reference available>";
+
     /** Said of a thread whose lock facts never settled (see ThreadStack.unsettled), in place of its lock lines. */
     static final String UNSETTLED = "   Lock lines left out: the thread kept moving while they were read";
 
@@ -259,15 +262,18 @@ public final class ThreadDumpText {
     private static void appendFrames(Utf8Lines b, ThreadStack t, FrameText frameText) {
         List<Frame> frames = t.frames();
         WaitingFor wait = t.waitingFor();
+        String unnamedWait = wait == null && !t.unsettled() && !frames.isEmpty() ? unnamedWait(t.thread(), frames.get(0)) : null;
         Integer waitEnteredAt = wait == null ? null : wait.enteredAt();
         List<LockedMonitor> locked = t.locked();
         FrameText.Block block = frameText.of(frames);
         int written = 0; // frames whose lines are in b
-        for (int depth : lockLineDepths(frames.size(), wait, locked)) {
+        for (int depth : lockLineDepths(frames.size(), wait != null || unnamedWait != null, wait, locked)) {
             b.append(block.bytes(), block.start(written), block.ends()[depth] - block.start(written));
             written = depth + 1;
             if (depth == 0 && wait != null) {
                 appendWait(b, wait);
+            } else if (depth == 0 && unnamedWait != null) {
+                b.line(unnamedWait);
             }
             if (waitEnteredAt != null && waitEnteredAt == depth) {
                 b.line("\t- locked " + describe(wait.lock()));
@@ -292,12 +298,27 @@ public final class ThreadDumpText {
         }
     }
 
+    /**
+     * jstack's line for a thread blocked on, or waiting on, a monitor its facts do not name (JDK 25's
+     * thread snapshot names none for a thread in a compiled Object.wait0), or null when it is not one.
+     * Its facts were read in this state (a thread that moved on is unsettled), so nothing else is known.
+     */
+    private static String unnamedWait(ThreadEntry thread, Frame top) {
+        boolean inWait = top.className().equals("java.lang.Object") && (top.method().equals("wait") || top.method().equals("wait0"));
+        if (thread.state().equals("BLOCKED")) {
+            return (inWait ? "\t- waiting to re-lock in wait() " : "\t- waiting to lock ") + NO_REFERENCE;
+        }
+        return thread.hasFlag("in_object_wait") ? "\t- waiting on " + NO_REFERENCE : null;
+    }
+
     /** The depths, in order, of the frames of a stack of that many that have lock lines under them. */
-    private static int[] lockLineDepths(int frames, WaitingFor wait, List<LockedMonitor> locked) {
+    private static int[] lockLineDepths(int frames, boolean waitLine, WaitingFor wait, List<LockedMonitor> locked) {
         int[] depths = new int[locked.size() + 2];
         int n = 0;
-        if (wait != null && frames > 0) {
+        if (waitLine && frames > 0) {
             depths[n++] = 0;
+        }
+        if (wait != null && frames > 0) {
             if (wait.enteredAt() != null && wait.enteredAt() >= 0 && wait.enteredAt() < frames) {
                 depths[n++] = wait.enteredAt();
             }

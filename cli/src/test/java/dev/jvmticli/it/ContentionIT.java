@@ -115,7 +115,9 @@ class ContentionIT {
         String hot = rows.stream().filter(r -> r.contains(LOCK + "@")).findFirst().orElseThrow();
         assertTrue(hot.contains((2 + ContentionTarget.POOL) + ": ") && hot.contains(", and " + (2 + ContentionTarget.POOL - 5) + " more"), hot);
         String monitors = result.out().substring(result.out().indexOf("Contended monitors:"), result.out().indexOf("Where threads blocked:"));
-        assertTrue(monitors.lines().filter(l -> l.contains(LOCK + "@")).allMatch(l -> l.contains(", and 7 more")), monitors);
+        // "holder" takes the lock again 2 ms after letting it go, and blocks too when a contender has it then
+        int waiters = 2 + ContentionTarget.POOL + (rows.stream().anyMatch(r -> r.contains(LOCK + "@") && r.contains("ContentionTarget.hold:")) ? 1 : 0);
+        assertTrue(monitors.lines().filter(l -> l.contains(LOCK + "@")).allMatch(l -> l.contains(", and " + (waiters - 5) + " more")), monitors + sites);
 
         JsonNode doc = Json.parse(CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json").out());
         JsonNode first = doc.path("sites").get(0);

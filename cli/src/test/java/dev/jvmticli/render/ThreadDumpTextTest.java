@@ -152,6 +152,36 @@ class ThreadDumpTextTest {
         assertEquals(List.of("\"mover\" BLOCKED (on object monitor) at a.B.enter"),
                 DumpConsistency.unsettledThreads(text.toString()));
     }
+
+    /** JDK 25's thread snapshot names no monitor for a thread in a compiled Object.wait0: the dump says so, as jstack does. */
+    @Test
+    void aMonitorTheFactsDoNotNameIsSaidToBeUnknown() {
+        Frame wait0 = new Frame("java.lang.Object", "wait0", null, -2, true, "java.base@25");
+        Frame caller = new Frame("a.B", "waitOn", "B.java", 4, false);
+        ThreadEntry relocking = new ThreadEntry(1, "relocking", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadEntry waiting = new ThreadEntry(2, "waiting", "WAITING", List.of("in_object_wait"), false, 5, "main", -1, 0, false, null);
+        ThreadEntry entering = new ThreadEntry(3, "entering", "BLOCKED", List.of(), false, 5, "main", -1, 0, false, null);
+        ThreadEntry sleeping = new ThreadEntry(4, "sleeping", "TIMED_WAITING", List.of("sleeping"), false, 5, "main", -1, 0, false, null);
+        StackDump dump = new StackDump(0, "snapshot", true, List.of(
+                new ThreadStack(relocking, List.of(wait0, caller), false, List.of(), null),
+                new ThreadStack(waiting, List.of(wait0, caller), false, List.of(), null),
+                new ThreadStack(entering, List.of(caller), false, List.of(), null),
+                new ThreadStack(sleeping, List.of(new Frame("java.lang.Thread", "sleep0", null, -2, true), caller), false, List.of(), null)));
+        StringWriter text = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "25", "25", null), null);
+        String out = text.toString();
+        for (String expected : List.of(
+                "\tat java.lang.Object.wait0(java.base@25/Native Method)\n\t- waiting to re-lock in wait() <no object reference available>\n",
+                "\tat java.lang.Object.wait0(java.base@25/Native Method)\n\t- waiting on <no object reference available>\n",
+                "\tat a.B.waitOn(B.java:4)\n\t- waiting to lock <no object reference available>\n")) {
+            assertTrue(out.replace(System.lineSeparator(), "\n").contains(expected), out);
+        }
+        assertEquals(3, out.split("no object reference available", -1).length - 1, "the sleeping thread waits for no monitor:\n" + out);
+        assertEquals(List.of(), DumpConsistency.inconsistentThreads(out));
+        assertEquals(List.of("\"waiting\" WAITING (on object monitor) at java.lang.Object.wait0: no waiting on line"),
+                DumpConsistency.missingWaitedMonitors(out));
+    }
+
     @Test
     void cpuAndElapsedHaveTheDigitsFormatterGives() {
         java.util.Random random = new java.util.Random(18);

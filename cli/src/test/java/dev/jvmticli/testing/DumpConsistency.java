@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * </ul>
  * A parked thread without a {@code parking to wait for} line, and a monitor waiter without a
  * {@code waiting on} line, are not contradictions (jstack leaves the line out when the blocker is
- * null) and are reported apart by {@link #missingBlockers} and {@link #missingWaitedMonitors}. A thread that says its lock lines are
+ * null) and are reported apart by {@link #missingBlockers} and {@link #missingWaitedMonitors} (a
+ * {@code waiting on <no object reference available>} line counts as none). A thread that says its lock lines are
  * left out because it never settled (jvmti-cli's {@link #UNSETTLED} line) is counted by
  * {@link #unsettledThreads}; its state and frames are still checked against each other. Blocks without a state line (VM
  * threads, the deadlock report's thread lists) are not threads to check.
@@ -71,7 +72,8 @@ public final class DumpConsistency {
      * line (and is not otherwise inconsistent).
      */
     public static List<String> missingWaitedMonitors(String jstackFormatText) {
-        return missing(jstackFormatText, t -> t.inObjectWait() && t.waitLine("waiting on") == null, "no waiting on line");
+        return missing(jstackFormatText, t -> t.inObjectWait() && (t.waitLine("waiting on") == null || t.waitLine("waiting on").unnamed()),
+                "no waiting on line");
     }
 
     private static List<String> missing(String text, Predicate<ThreadBlock> lacks, String what) {
@@ -114,6 +116,11 @@ public final class DumpConsistency {
     private record LockLine(String kind, String rest, int underFrame) {
         boolean conditionObject() {
             return rest.contains("ConditionObject");
+        }
+
+        /** jstack's line for a monitor it cannot name. */
+        boolean unnamed() {
+            return rest.equals("<no object reference available>");
         }
     }
 
