@@ -27,7 +27,8 @@ int lock_owners_match(const lock_subject *subjects, size_t count, lock_facts *fa
     int status = owner != NULL && class_of != NULL ? 0 : -1;
 
     for (size_t i = 0; i < count && status == 0; i++) {
-        for (jint k = 0; k < facts[i].owned_count && status == 0; k++) {
+        /* one of what it lists it let go of, not known which: none is known to be its */
+        for (jint k = 0; k < facts[i].owned_count && status == 0 && !facts[i].wait_unnamed; k++) {
             const lock_ref *m = &facts[i].owned[k].lock;
             size_t known = by_hash.count;
             int32_t at = key_index_of(&by_hash, &m->hash);

@@ -9,7 +9,8 @@
 #include "lock_facts.h"
 
 /* Sets owner_id of every facts[i] that waits to enter a monitor (WAIT_ENTER): the id of the one
- * subject owning it, or -1 with unresolved[i] set when no subject, or more than one, owns it.
+ * subject owning it, or -1 with unresolved[i] set when no subject, or more than one, owns it. What
+ * a subject with wait_unnamed lists is not taken to be owned.
  * Returns 0, or -1 when out of memory (then every such facts[i] is left unresolved). */
 int lock_owners_match(const lock_subject *subjects, size_t count, lock_facts *facts, unsigned char *unresolved);
 

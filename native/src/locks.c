@@ -697,4 +697,8 @@ void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
         json_int(w, f->owner_id);
         json_end_object(w);
     }
+    if (f->wait_unnamed) {
+        json_key(w, "waitUnnamed");
+        json_bool(w, 1);
+    }
 }

@@ -160,6 +160,16 @@ static jint read_owned(JNIEnv *jni, jobjectArray locks, jobject waited, lock_fac
     return deepest;
 }
 
+/* Whether the snapshot saw the thread in Object.wait, or entering its monitor again after it: the
+ * snapshot names that monitor only from the wait frame's receiver, which a compiled native frame
+ * does not keep. */
+static int in_object_wait(const lock_witness *seen) {
+    /* the state a ThreadSnapshot gives is java.lang.Thread.State's: waiting, not in Object.wait */
+    int waiting_state = (seen->state & (JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)) != 0;
+    return waiting_state && seen->top_class != NULL && seen->top_method != NULL && strcmp(seen->top_class, "java.lang.Object") == 0
+        && (strcmp(seen->top_method, "wait0") == 0 || strcmp(seen->top_method, "wait") == 0);
+}
+
 /* The monitor the snapshot is blocked entering or waits on, or NULL (a local reference). */
 static jobject read_blocker(JNIEnv *jni, jobject snapshot, lock_facts *f) {
     jobject blocker = (*jni)->GetObjectField(jni, snapshot, snap.blocker);
@@ -207,6 +217,7 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
         }
     }
     jobject waited = read_blocker(jni, snapshot, f);
+    f->wait_unnamed = f->waiting == WAIT_NONE && in_object_wait(&f->seen);
     jobjectArray locks = (*jni)->GetObjectField(jni, snapshot, snap.locks);
     jint deepest = read_owned(jni, locks, waited, f);
     if (locks != NULL && (*jni)->GetArrayLength(jni, locks) > 0 && f->owned == NULL) {

@@ -758,6 +758,14 @@ static void test_lock_owners(void) {
     facts[1].owned_count = 0;
     CHECK(lock_owners_match(subjects, 3, facts, unresolved) == 0);
     CHECK(facts[2].owner_id == -1 && unresolved[2]);
+
+    facts[0].owned = holder_owns;   /* in Object.wait on a monitor not named: it may have let go of 1 */
+    facts[0].owned_count = 4;
+    facts[0].wait_unnamed = 1;
+    facts[2].owned_count = 0;
+    facts[2].waits_for = ref(1, "Obj");
+    CHECK(lock_owners_match(subjects, 3, facts, unresolved) == 0);
+    CHECK(facts[2].owner_id == -1 && unresolved[2]);
 }
 
 static void test_code_list_parse(void) {

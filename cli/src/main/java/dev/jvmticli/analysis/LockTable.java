@@ -38,7 +38,7 @@ public final class LockTable {
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         for (ThreadStack t : dump.threads()) {
-            for (LockedMonitor monitor : t.locked()) {
+            for (LockedMonitor monitor : t.waitUnnamed() ? List.<LockedMonitor>of() : t.locked()) {
                 owners.putIfAbsent(monitor.lock(), t.thread());
             }
             WaitingFor wait = t.waitingFor();

@@ -36,7 +36,7 @@ public final class VirtualThreads {
         byId.sort(Comparator.comparingLong(v -> v.thread().id()));
         for (VirtualStack v : byId) {
             List<Frame> frames = v.stack() != null && v.stack() < dump.stacks().size() ? dump.stacks().get(v.stack()) : v.frames();
-            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor(), v.unsettled()));
+            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor(), v.unsettled(), v.waitUnnamed()));
         }
         return stacks;
     }
@@ -52,8 +52,7 @@ public final class VirtualThreads {
         List<ThreadStack> all = new ArrayList<>(platform.threads().size() + virtual.threads().size());
         for (ThreadStack t : platform.threads()) {
             Long vthread = carried.get(t.thread().id());
-            all.add(vthread == null ? t
-                    : new ThreadStack(t.thread().carrying(vthread), t.frames(), t.truncated(), t.locked(), t.waitingFor(), t.unsettled()));
+            all.add(vthread == null ? t : t.about(t.thread().carrying(vthread)));
         }
         all.addAll(stacks(virtual));
         String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();
@@ -65,7 +64,7 @@ public final class VirtualThreads {
     public static List<ThreadStack> resolveOwners(List<ThreadStack> threads) {
         Map<LockRef, Long> virtualOwners = new HashMap<>();
         Map<LockRef, Long> platformOwners = new HashMap<>();
-        for (ThreadStack t : threads) {
+        for (ThreadStack t : threads.stream().filter(t -> !t.waitUnnamed()).toList()) {
             for (LockedMonitor m : t.locked()) {
                 (t.thread().virtual() ? virtualOwners : platformOwners).putIfAbsent(m.lock(), t.thread().id());
             }
@@ -83,8 +82,7 @@ public final class VirtualThreads {
             if (owner == null || owner == t.thread().id() || owner == wait.ownerId()) {
                 resolved.add(t);
             } else {
-                resolved.add(new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(),
-                        new WaitingFor(wait.kind(), wait.className(), wait.hash(), owner), t.unsettled()));
+                resolved.add(t.waiting(new WaitingFor(wait.kind(), wait.className(), wait.hash(), owner)));
             }
         }
         return resolved;

@@ -90,8 +90,7 @@ final class Dumps {
         Map<Long, WaitingFor> found = new HashMap<>();
         client.blockers(unknown).threads().forEach(b -> found.put(b.id(), b.waitingFor()));
         List<ThreadStack> threads = platform.threads().stream()
-                .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null
-                        ? new ThreadStack(t.thread(), t.frames(), t.truncated(), t.locked(), found.get(t.thread().id())) : t)
+                .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null ? t.waiting(found.get(t.thread().id())) : t)
                 .toList();
         return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads());
     }

@@ -60,6 +60,6 @@ final class MonitorsCommand implements Callable<Integer> {
     }
 
     private static boolean involved(ThreadStack t) {
-        return !t.locked().isEmpty() || t.waitingFor() != null;
+        return !t.locked().isEmpty() || t.waitingFor() != null || t.waitUnnamed();
     }
 }

@@ -314,6 +314,9 @@ final class ThreadsCommand implements Callable<Integer> {
             if (stack.waitingFor() != null) {
                 entry.put("waitingFor", stack.waitingFor());
             }
+            if (stack.waitUnnamed()) {
+                entry.put("waitUnnamed", true);
+            }
         }
         return entry;
     }

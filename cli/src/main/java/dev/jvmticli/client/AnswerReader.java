@@ -145,6 +145,7 @@ final class AnswerReader {
         List<LockedMonitor> locked = null;
         WaitingFor waitingFor = null;
         boolean unsettled = false;
+        boolean waitUnnamed = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -159,10 +160,11 @@ final class AnswerReader {
                 case "locked" -> locked = locked();
                 case "waitingFor" -> waitingFor = waitingFor();
                 case "unsettled" -> unsettled = p.getValueAsBoolean(false);
+                case "waitUnnamed" -> waitUnnamed = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
-        return new VirtualDump.VirtualStack(thread, stack, frames, truncated, locked, waitingFor, unsettled);
+        return new VirtualDump.VirtualStack(thread, stack, frames, truncated, locked, waitingFor, unsettled, waitUnnamed);
     }
 
     /** A stack written out frame by frame, top first; a frame the agent could not resolve is null there. */
@@ -364,6 +366,7 @@ final class AnswerReader {
         WaitingFor waitingFor = null;
         Integer waitEnteredAt = null;
         boolean unsettled = false;
+        boolean waitUnnamed = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -378,11 +381,12 @@ final class AnswerReader {
                 case "waitingFor" -> waitingFor = waitingFor();
                 case "waitEnteredAt" -> waitEnteredAt = p.getValueAsInt(-1);
                 case "unsettled" -> unsettled = p.getValueAsBoolean(false);
+                case "waitUnnamed" -> waitUnnamed = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
         return new ThreadStack(thread, frames, truncated, locked,
-                waitingFor == null || waitEnteredAt == null ? waitingFor : waitingFor.enteredAt(waitEnteredAt), unsettled);
+                waitingFor == null || waitEnteredAt == null ? waitingFor : waitingFor.enteredAt(waitEnteredAt), unsettled, waitUnnamed);
     }
 
     private ThreadEntry threadEntry() throws IOException {

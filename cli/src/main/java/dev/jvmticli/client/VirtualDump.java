@@ -31,9 +31,11 @@ public record VirtualDump(long time, List<VirtualStack> threads, List<List<Frame
      * @param stack  index of its stack in {@link VirtualDump#stacks()}, or null when given in frames
      * @param frames    its frames, when not shared through stacks; null when frames were not asked for
      * @param unsettled as {@link ThreadStack#unsettled()}: locked and waitingFor are then left out
+     * @param waitUnnamed as {@link ThreadStack#waitUnnamed()}
      */
     public record VirtualStack(ThreadEntry thread, Integer stack, List<Frame> frames, boolean truncated,
                                List<LockedMonitor> locked, WaitingFor waitingFor,
-                               @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean unsettled) {
+                               @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean unsettled,
+                               @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean waitUnnamed) {
     }
 }

@@ -25,7 +25,7 @@ public final class MonitorsText {
         Map<Long, ThreadEntry> byId = ThreadDumpText.byId(dump);
         boolean any = false;
         for (ThreadStack t : dump.threads()) {
-            if (t.locked().isEmpty() && t.waitingFor() == null) {
+            if (t.locked().isEmpty() && t.waitingFor() == null && !t.waitUnnamed()) {
                 continue;
             }
             any = true;
@@ -34,13 +34,17 @@ public final class MonitorsText {
             t.locked().forEach(m -> entries.computeIfAbsent(m.lock(), k -> new java.util.ArrayList<>()).add(m));
             entries.forEach((lock, monitors) -> {
                 String times = monitors.size() == 1 ? "" : " " + monitors.size() + " times (recursive)";
-                out.println("  owns " + ThreadDumpText.describe(lock) + times + ", entered at:");
+                out.println((t.waitUnnamed() ? "  entered " : "  owns ") + ThreadDumpText.describe(lock) + times
+                        + (t.waitUnnamed() ? " at:" : ", entered at:"));
                 for (LockedMonitor m : monitors) {
                     out.println("      frame " + m.depth() + ": " + frame(t, m.depth()));
                 }
             });
             if (t.waitingFor() != null) {
                 out.println("  " + waitText(t.waitingFor(), byId));
+            } else if (t.waitUnnamed()) {
+                out.println((t.thread().state().equals("BLOCKED") ? "  entering again, after Object.wait," : "  waiting in Object.wait on")
+                        + " a monitor the JVM does not name; it let go of that one, which may be one of those above, and owns the others");
             }
         }
         if (!any) {

@@ -12,6 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.render.MonitorsText;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -35,6 +39,30 @@ class LockTableTest {
         assertEquals(300, locks.get(2).lock().hash());
         assertNull(locks.get(2).owner());
         assertEquals(List.of(5L), locks.get(2).notifyWaiters().stream().map(ThreadEntry::id).toList());
+    }
+
+    /** A thread in Object.wait on a monitor its facts do not name let go of one of those it entered: it is owner of none. */
+    @Test
+    void aThreadWaitingOnAnUnnamedMonitorIsNoOwner() {
+        ThreadStack waiter = thread(1, "TIMED_WAITING", null, holds(100));
+        var dump = Dumps.of(
+                new ThreadStack(waiter.thread(), waiter.frames(), false, waiter.locked(), null, false, true),
+                thread(2, "BLOCKED", enter(100, -1)));
+        LockTable.Lock lock = LockTable.of(dump).get(0);
+        assertEquals(100, lock.lock().hash());
+        assertNull(lock.owner());
+        assertEquals(List.of(2L), lock.entering().stream().map(ThreadEntry::id).toList());
+        StringWriter text = new StringWriter();
+        MonitorsText.printByThread(new PrintWriter(text), dump);
+        assertEquals(String.join(System.lineSeparator(),
+                "\"t1\" #1 TIMED_WAITING",
+                "  entered <0x0000000000000064> (a java.lang.Object) at:",
+                "      frame 0: a.B.run(B.java:1)",
+                "  waiting in Object.wait on a monitor the JVM does not name; it let go of that one, which may be one of those above,"
+                        + " and owns the others",
+                "\"t2\" #2 BLOCKED (on object monitor)",
+                "  waiting to lock <0x0000000000000064> (a java.lang.Object), no owner",
+                ""), text.toString());
     }
 
     @Test

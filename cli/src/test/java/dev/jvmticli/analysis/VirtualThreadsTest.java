@@ -40,9 +40,9 @@ class VirtualThreadsTest {
                 new WaitingFor("enter", "java.lang.Object", 0xB, 2));
         ThreadStack p2 = new ThreadStack(platform(2), List.of(RUN), false, List.of(), null);
         VirtualStack v10 = new VirtualStack(virtual(10, 2L), 0, null, false, List.of(new LockedMonitor("java.lang.Object", 0xB, 0)),
-                new WaitingFor("enter", "java.lang.Object", 0xA, -1), false);
+                new WaitingFor("enter", "java.lang.Object", 0xA, -1), false, false);
         VirtualStack v11 = new VirtualStack(virtual(11, null), null, List.of(), false, List.of(),
-                new WaitingFor("notify", "java.lang.Object", 0xA, -1), false);
+                new WaitingFor("notify", "java.lang.Object", 0xA, -1), false, false);
         StackDump merged = VirtualThreads.merge(new StackDump(5, "management", true, List.of(p1, p2)), dump(v11, v10));
 
         assertEquals(List.of(1L, 2L, 10L, 11L), merged.threads().stream().map(t -> t.thread().id()).toList());
@@ -58,7 +58,7 @@ class VirtualThreadsTest {
 
     @Test
     void aVirtualThreadThatNeverSettledStaysMarkedSo() {
-        VirtualStack moving = new VirtualStack(virtual(12, null), 0, null, false, null, null, true);
+        VirtualStack moving = new VirtualStack(virtual(12, null), 0, null, false, null, null, true, false);
         StackDump merged = VirtualThreads.merge(new StackDump(5, "management", true, List.of()), dump(moving));
         assertTrue(merged.threads().get(0).unsettled(), "its lock facts are not known, not known to be none");
     }

@@ -51,6 +51,33 @@ class DumpConsistencyIT {
         }
     }
 
+    /**
+     * A churn thread in Object.wait has entered one monitor, the one it waits on and let go of: it
+     * owns nothing, also when its facts do not name that monitor (JDK 25's snapshot of a compiled
+     * Object.wait0, which made `monitors` say it owned it).
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aThreadInObjectWaitOwnsNothingItWaitsOn(Jdks.Jdk jdk) throws Exception {
+        String pid = Long.toString(TARGETS.get(jdk).pid());
+        int waiters = 0;
+        List<String> owning = new ArrayList<>();
+        for (int i = 0; i < 30 && waiters < 5; i++) {
+            Result result = CliProcess.run(jdk, "monitors", pid);
+            assertEquals(0, result.exit(), result.toString());
+            for (String block : result.out().split("\n(?=\")")) {
+                if (block.startsWith("\"churn-") && block.lines().findFirst().orElse("").endsWith("TIMED_WAITING (on object monitor)")) {
+                    waiters++;
+                    if (block.lines().anyMatch(l -> l.startsWith("  owns "))) {
+                        owning.add(block);
+                    }
+                }
+            }
+        }
+        assertTrue(waiters > 0, "no churn thread was seen in Object.wait");
+        assertEquals(List.of(), owning);
+    }
+
     private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
         String pid = Long.toString(target.pid());
         List<String> ours = new ArrayList<>();
