@@ -50,6 +50,8 @@ typedef struct {
     wait_kind waiting;
     lock_ref waits_for;
     jlong owner_id;     /* the Java id of the thread owning what this one waits for, or -1 */
+    int owner_unknown;  /* waits to enter a monitor whose owner no source could tell: owner_id -1
+                           then says nothing */
     int wait_unnamed;   /* in Object.wait, or entering its monitor again after it, on a monitor the
                            source saw and did not name (ThreadSnapshot of a compiled Object.wait0):
                            one of owned may be that monitor, which the thread let go of */

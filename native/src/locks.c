@@ -340,6 +340,8 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
     if (blocked && monitor_usage(jni, pass, monitor, &usage) == 0) {
         f->owner_id = usage.owner == NULL ? -1 : thread_java_id(jni, usage.owner);
         release_usage(jni, &usage);
+    } else {
+        f->owner_unknown = blocked; /* the request's allowance of usage calls is spent, or the call failed */
     }
     (*jni)->DeleteLocalRef(jni, monitor);
     return needs_walk;
@@ -393,6 +395,7 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
         f->owner_id = blocked ? (*jni)->CallLongMethod(jni, info, jni_handles.info_lock_owner_id) : -1;
         if (jni_cleared_exception(jni)) {
             f->owner_id = -1;
+            f->owner_unknown = blocked;
         }
     }
     (*jni)->DeleteLocalRef(jni, lock);
@@ -529,8 +532,9 @@ static int collect_management(JNIEnv *jni, const lock_subject *subjects, size_t 
 
 /* The owners of monitors no snapshot showed owned (one entered through JNI, one that changed hands
  * between two snapshots, or one whose owner is not among the subjects), from ThreadMXBean without
- * locked monitors: one short safepoint, and only when there is any. */
-static int ask_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, const unsigned char *unresolved,
+ * locked monitors: one short safepoint, and only when there is any. A subject whose ThreadInfo
+ * waits to enter the same monitor is resolved (unresolved[i] cleared). */
+static int ask_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, unsigned char *unresolved,
                       lock_facts *facts) {
     lock_facts *asked = calloc(count > 0 ? count : 1, sizeof *asked);
     if (asked == NULL) {
@@ -543,6 +547,7 @@ static int ask_owners(JNIEnv *jni, const lock_subject *subjects, size_t count, c
     for (size_t i = 0; i < count; i++) {
         if (unresolved[i] && asked[i].waiting == WAIT_ENTER && asked[i].waits_for.hash == facts[i].waits_for.hash) {
             facts[i].owner_id = asked[i].owner_id;
+            unresolved[i] = 0;
         }
     }
     lock_facts_free(asked, count);
@@ -598,11 +603,15 @@ static int name_snapshot_owners(JNIEnv *jni, const lock_subject *subjects, size_
     int status = lock_owners_match(subjects, count, facts, unresolved) != 0 ? -1 : 0;
     int any_unresolved = 0;
     for (size_t i = 0; i < count; i++) {
+        facts[i].owner_unknown = unresolved[i]; /* a virtual thread's owner may still be found by the CLI */
         unresolved[i] &= !subjects[i].is_virtual;
         any_unresolved |= unresolved[i];
     }
     if (any_unresolved) {
         status |= ask_owners(jni, subjects, count, unresolved, facts);
+        for (size_t i = 0; i < count; i++) {
+            facts[i].owner_unknown &= subjects[i].is_virtual || unresolved[i];
+        }
     }
     free(unresolved);
     return status;
@@ -695,6 +704,10 @@ void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
         write_ref(w, &f->waits_for);
         json_key(w, "ownerId");
         json_int(w, f->owner_id);
+        if (f->owner_unknown) {
+            json_key(w, "ownerUnknown");
+            json_bool(w, 1);
+        }
         json_end_object(w);
     }
     if (f->wait_unnamed) {

@@ -581,6 +581,7 @@ final class AnswerReader {
         String className = null;
         long hash = 0;
         long ownerId = 0;
+        boolean ownerUnknown = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -589,10 +590,11 @@ final class AnswerReader {
                 case "class" -> className = text();
                 case "hash" -> hash = p.getValueAsLong(0);
                 case "ownerId" -> ownerId = p.getValueAsLong(0);
+                case "ownerUnknown" -> ownerUnknown = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
-        return new WaitingFor(kind, className, hash, ownerId);
+        return new WaitingFor(kind, className, hash, ownerId, null, ownerUnknown);
     }
 
     private List<String> stringList() throws IOException {

@@ -16,16 +16,19 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param enteredAt in Object.wait ({@code notify}): the depth of the frame that entered the monitor
  *                  and takes it back when woken (jstack's {@code - locked} line for it); null where
  *                  the frames do not tell for certain
+ * @param ownerUnknown true when no source could tell who owns the monitor it waits to enter: an
+ *                  ownerId of -1 then does not say that nobody does
  */
 public record WaitingFor(String kind, @JsonProperty("class") String className, long hash, long ownerId,
-                         @JsonInclude(JsonInclude.Include.NON_NULL) Integer enteredAt) {
+                         @JsonInclude(JsonInclude.Include.NON_NULL) Integer enteredAt,
+                         @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean ownerUnknown) {
     public WaitingFor(String kind, String className, long hash, long ownerId) {
-        this(kind, className, hash, ownerId, null);
+        this(kind, className, hash, ownerId, null, false);
     }
 
     /** This wait, with the depth of the frame that entered the monitor waited on. */
     public WaitingFor enteredAt(int depth) {
-        return new WaitingFor(kind, className, hash, ownerId, depth);
+        return new WaitingFor(kind, className, hash, ownerId, depth, ownerUnknown);
     }
 
     @JsonIgnore

@@ -80,6 +80,7 @@ public final class MonitorsText {
         ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
         String ownerText = owner != null ? ", owned by " + name(owner)
                 : wait.hasOwner() ? ", owned by thread #" + wait.ownerId()
+                : wait.ownerUnknown() ? ", owner not known"
                 : wait.awaitsSignal() ? "" : ", no owner";
         return what + ThreadDumpText.describe(wait.lock()) + ownerText;
     }

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.WaitingFor;
 import dev.jvmticli.render.MonitorsText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -41,13 +42,16 @@ class LockTableTest {
         assertEquals(List.of(5L), locks.get(2).notifyWaiters().stream().map(ThreadEntry::id).toList());
     }
 
-    /** A thread in Object.wait on a monitor its facts do not name let go of one of those it entered: it is owner of none. */
+    /**
+     * A thread in Object.wait on a monitor its facts do not name let go of one of those it entered: it
+     * is owner of none; so a thread entering one of them is not told an owner that nobody could tell.
+     */
     @Test
     void aThreadWaitingOnAnUnnamedMonitorIsNoOwner() {
         ThreadStack waiter = thread(1, "TIMED_WAITING", null, holds(100));
         var dump = Dumps.of(
                 new ThreadStack(waiter.thread(), waiter.frames(), false, waiter.locked(), null, false, true),
-                thread(2, "BLOCKED", enter(100, -1)));
+                thread(2, "BLOCKED", new WaitingFor("enter", "java.lang.Object", 100, -1, null, true)));
         LockTable.Lock lock = LockTable.of(dump).get(0);
         assertEquals(100, lock.lock().hash());
         assertNull(lock.owner());
@@ -61,7 +65,7 @@ class LockTableTest {
                 "  waiting in Object.wait on a monitor the JVM does not name; it let go of that one, which may be one of those above,"
                         + " and owns the others",
                 "\"t2\" #2 BLOCKED (on object monitor)",
-                "  waiting to lock <0x0000000000000064> (a java.lang.Object), no owner",
+                "  waiting to lock <0x0000000000000064> (a java.lang.Object), owner not known",
                 ""), text.toString());
     }
 

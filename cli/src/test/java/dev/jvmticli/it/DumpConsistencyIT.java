@@ -54,17 +54,22 @@ class DumpConsistencyIT {
     /**
      * A churn thread in Object.wait has entered one monitor, the one it waits on and let go of: it
      * owns nothing, also when its facts do not name that monitor (JDK 25's snapshot of a compiled
-     * Object.wait0, which made `monitors` say it owned it).
+     * Object.wait0, which made `monitors` say it owned it). And a thread blocked entering a monitor
+     * has an owner or says it is not known: every source of a live attach sees a blocked thread
+     * only with its monitor's owner (JDK 25's snapshot names none, and a monitor no other snapshot
+     * listed as owned was printed "no owner").
      */
     @ParameterizedTest
     @MethodSource("jdks")
-    void aThreadInObjectWaitOwnsNothingItWaitsOn(Jdks.Jdk jdk) throws Exception {
+    void monitorsOwnNothingWaitedOnAndNameEveryOwnerOrSayItIsNotKnown(Jdks.Jdk jdk) throws Exception {
         String pid = Long.toString(TARGETS.get(jdk).pid());
         int waiters = 0;
         List<String> owning = new ArrayList<>();
+        List<String> noOwner = new ArrayList<>();
         for (int i = 0; i < 30 && waiters < 5; i++) {
             Result result = CliProcess.run(jdk, "monitors", pid);
             assertEquals(0, result.exit(), result.toString());
+            result.out().lines().filter(l -> l.startsWith("  waiting to lock ") && l.endsWith(", no owner")).forEach(noOwner::add);
             for (String block : result.out().split("\n(?=\")")) {
                 if (block.startsWith("\"churn-") && block.lines().findFirst().orElse("").endsWith("TIMED_WAITING (on object monitor)")) {
                     waiters++;
@@ -76,6 +81,7 @@ class DumpConsistencyIT {
         }
         assertTrue(waiters > 0, "no churn thread was seen in Object.wait");
         assertEquals(List.of(), owning);
+        assertEquals(List.of(), noOwner);
     }
 
     private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
