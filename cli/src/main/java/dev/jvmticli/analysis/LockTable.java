@@ -8,9 +8,11 @@ import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The locks of a dump seen from the lock's side: who owns each, who contends for it (waits to enter
@@ -19,8 +21,14 @@ import java.util.Map;
  * (a FutureTask); most contended first.
  */
 public final class LockTable {
-    /** One lock and the threads around it. */
-    public record Lock(LockRef lock, ThreadEntry owner, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters,
+    /**
+     * One lock and the threads around it.
+     *
+     * @param owner        null when nobody owns it, or when that is not known
+     * @param ownerUnknown true when it may have an owner that the dump does not name: a thread waiting
+     *                     to enter it was told no owner by any source, or one not in the dump
+     */
+    public record Lock(LockRef lock, ThreadEntry owner, boolean ownerUnknown, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters,
                        List<ThreadEntry> parked) {
         public int contention() {
             return entering.size();
@@ -37,6 +45,7 @@ public final class LockTable {
         Map<LockRef, List<ThreadEntry>> entering = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
+        Set<LockRef> ownerUnknown = new HashSet<>();
         for (ThreadStack t : dump.threads()) {
             for (LockedMonitor monitor : t.waitUnnamed() ? List.<LockedMonitor>of() : t.locked()) {
                 owners.putIfAbsent(monitor.lock(), t.thread());
@@ -47,6 +56,8 @@ public final class LockTable {
             }
             if (wait.hasOwner() && byId.containsKey(wait.ownerId())) {
                 owners.putIfAbsent(wait.lock(), byId.get(wait.ownerId()));
+            } else if (wait.hasOwner() || wait.ownerUnknown()) {
+                ownerUnknown.add(wait.lock());
             }
             Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsSignal() ? notified : parked;
             list.computeIfAbsent(wait.lock(), k -> new ArrayList<>()).add(t.thread());
@@ -56,7 +67,8 @@ public final class LockTable {
             waiters.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
         }
         return all.stream()
-                .map(l -> new Lock(l, owners.get(l), entering.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of()),
+                .map(l -> new Lock(l, owners.get(l), !owners.containsKey(l) && ownerUnknown.contains(l), entering.getOrDefault(l, List.of()),
+                        notified.getOrDefault(l, List.of()),
                         parked.getOrDefault(l, List.of())))
                 .sorted(Comparator.comparingInt(Lock::contention).reversed()
                         .thenComparing(Comparator.comparingInt((Lock l) -> l.notifyWaiters().size()).reversed()))

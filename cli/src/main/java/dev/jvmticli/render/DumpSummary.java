@@ -64,7 +64,7 @@ public final class DumpSummary {
             out.println("| lock | owner | waiting to enter |");
             out.println("|---|---|---|");
             for (LockTable.Lock lock : locks) {
-                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() == null ? "none" : cell(lock.owner()))
+                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() != null ? cell(lock.owner()) : lock.ownerUnknown() ? "not known" : "none")
                         + " | " + lock.contention() + " |");
             }
         }

@@ -59,7 +59,7 @@ public final class MonitorsText {
         }
         for (LockTable.Lock lock : locks) {
             out.println(ThreadDumpText.describe(lock.lock()));
-            out.println("  owner: " + (lock.owner() == null ? "none" : name(lock.owner())));
+            out.println("  owner: " + (lock.owner() != null ? name(lock.owner()) : lock.ownerUnknown() ? "not known" : "none"));
             out.println("  waiting to enter (" + lock.entering().size() + ")" + names(lock.entering()));
             out.println("  waiting to be notified or signalled (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
             if (!lock.parked().isEmpty()) {

@@ -8,7 +8,9 @@ import static dev.jvmticli.analysis.Dumps.park;
 import static dev.jvmticli.analysis.Dumps.parkOn;
 import static dev.jvmticli.analysis.Dumps.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.ThreadEntry;
@@ -55,6 +57,7 @@ class LockTableTest {
         LockTable.Lock lock = LockTable.of(dump).get(0);
         assertEquals(100, lock.lock().hash());
         assertNull(lock.owner());
+        assertTrue(lock.ownerUnknown());
         assertEquals(List.of(2L), lock.entering().stream().map(ThreadEntry::id).toList());
         StringWriter text = new StringWriter();
         MonitorsText.printByThread(new PrintWriter(text), dump);
@@ -67,6 +70,10 @@ class LockTableTest {
                 "\"t2\" #2 BLOCKED (on object monitor)",
                 "  waiting to lock <0x0000000000000064> (a java.lang.Object), owner not known",
                 ""), text.toString());
+        StringWriter byLock = new StringWriter();
+        MonitorsText.printByLock(new PrintWriter(byLock), LockTable.of(dump));
+        assertTrue(byLock.toString().contains("  owner: not known"), byLock.toString());
+        assertFalse(LockTable.of(Dumps.of(thread(3, "BLOCKED", enter(100, -1)))).get(0).ownerUnknown(), "told no owner: none");
     }
 
     @Test
