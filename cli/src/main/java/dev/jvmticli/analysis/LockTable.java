@@ -24,15 +24,22 @@ public final class LockTable {
     /**
      * One lock and the threads around it.
      *
-     * @param owner        null when nobody owns it, or when that is not known
+     * @param owner        null when nobody owns it, when that is not known, or when it changed hands
      * @param ownerUnknown true when it may have an owner that the dump does not name: a thread waiting
      *                     to enter it was told no owner by any source, or one not in the dump
+     * @param ownersSeen   when it changed hands while the threads were read (each thread's facts are
+     *                     of its own moment): every thread seen owning it, with how many threads'
+     *                     facts said so, most first; empty otherwise
      */
-    public record Lock(LockRef lock, ThreadEntry owner, boolean ownerUnknown, List<ThreadEntry> entering, List<ThreadEntry> notifyWaiters,
-                       List<ThreadEntry> parked) {
+    public record Lock(LockRef lock, ThreadEntry owner, boolean ownerUnknown, List<Sighting> ownersSeen, List<ThreadEntry> entering,
+                       List<ThreadEntry> notifyWaiters, List<ThreadEntry> parked) {
         public int contention() {
             return entering.size();
         }
+    }
+
+    /** A thread seen owning a lock, and by how many threads' facts (its own, when it lists the lock). */
+    public record Sighting(ThreadEntry thread, int times) {
     }
 
     private LockTable() {
@@ -41,21 +48,21 @@ public final class LockTable {
     public static List<Lock> of(StackDump dump) {
         Map<Long, ThreadEntry> byId = new LinkedHashMap<>();
         dump.threads().forEach(t -> byId.put(t.thread().id(), t.thread()));
-        Map<LockRef, ThreadEntry> owners = new LinkedHashMap<>();
+        Map<LockRef, Map<ThreadEntry, Integer>> owners = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> entering = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         Set<LockRef> ownerUnknown = new HashSet<>();
         for (ThreadStack t : dump.threads()) {
             for (LockedMonitor monitor : t.waitUnnamed() ? List.<LockedMonitor>of() : t.locked()) {
-                owners.putIfAbsent(monitor.lock(), t.thread());
+                owners.computeIfAbsent(monitor.lock(), k -> new LinkedHashMap<>()).putIfAbsent(t.thread(), 1); /* recursion is one sighting */
             }
             WaitingFor wait = t.waitingFor();
             if (wait == null) {
                 continue;
             }
             if (wait.hasOwner() && byId.containsKey(wait.ownerId())) {
-                owners.putIfAbsent(wait.lock(), byId.get(wait.ownerId()));
+                owners.computeIfAbsent(wait.lock(), k -> new LinkedHashMap<>()).merge(byId.get(wait.ownerId()), 1, Integer::sum);
             } else if (wait.hasOwner() || wait.ownerUnknown()) {
                 ownerUnknown.add(wait.lock());
             }
@@ -67,12 +74,23 @@ public final class LockTable {
             waiters.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
         }
         return all.stream()
-                .map(l -> new Lock(l, owners.get(l), !owners.containsKey(l) && ownerUnknown.contains(l), entering.getOrDefault(l, List.of()),
-                        notified.getOrDefault(l, List.of()),
-                        parked.getOrDefault(l, List.of())))
+                .map(l -> lock(l, owners.getOrDefault(l, Map.of()), ownerUnknown.contains(l), entering.getOrDefault(l, List.of()),
+                        notified.getOrDefault(l, List.of()), parked.getOrDefault(l, List.of())))
                 .sorted(Comparator.comparingInt(Lock::contention).reversed()
                         .thenComparing(Comparator.comparingInt((Lock l) -> l.notifyWaiters().size()).reversed()))
                 .toList();
+    }
+
+    /** One owner when the threads agree on one that is not itself waiting to enter; otherwise the sightings. */
+    private static Lock lock(LockRef lock, Map<ThreadEntry, Integer> seen, boolean toldNoOwner, List<ThreadEntry> entering,
+                             List<ThreadEntry> notified, List<ThreadEntry> parked) {
+        ThreadEntry only = seen.size() == 1 ? seen.keySet().iterator().next() : null;
+        if (seen.isEmpty() || only != null && !entering.contains(only)) {
+            return new Lock(lock, only, seen.isEmpty() && toldNoOwner, List.of(), entering, notified, parked);
+        }
+        List<Sighting> sightings = seen.entrySet().stream().map(e -> new Sighting(e.getKey(), e.getValue()))
+                .sorted(Comparator.comparingInt(Sighting::times).reversed()).toList();
+        return new Lock(lock, null, false, sightings, entering, notified, parked);
     }
 
     /**

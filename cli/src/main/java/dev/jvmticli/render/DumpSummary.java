@@ -64,7 +64,10 @@ public final class DumpSummary {
             out.println("| lock | owner | waiting to enter |");
             out.println("|---|---|---|");
             for (LockTable.Lock lock : locks) {
-                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() != null ? cell(lock.owner()) : lock.ownerUnknown() ? "not known" : "none")
+                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() != null ? cell(lock.owner())
+                        : !lock.ownersSeen().isEmpty() ? "changed hands while read: " + cell(lock.ownersSeen().get(0).thread())
+                                + (lock.ownersSeen().size() > 1 ? " and " + (lock.ownersSeen().size() - 1) + " more" : "")
+                        : lock.ownerUnknown() ? "not known" : "none")
                         + " | " + lock.contention() + " |");
             }
         }

@@ -59,7 +59,7 @@ public final class MonitorsText {
         }
         for (LockTable.Lock lock : locks) {
             out.println(ThreadDumpText.describe(lock.lock()));
-            out.println("  owner: " + (lock.owner() != null ? name(lock.owner()) : lock.ownerUnknown() ? "not known" : "none"));
+            out.println("  owner: " + owner(lock));
             out.println("  waiting to enter (" + lock.entering().size() + ")" + names(lock.entering()));
             out.println("  waiting to be notified or signalled (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
             if (!lock.parked().isEmpty()) {
@@ -67,6 +67,21 @@ public final class MonitorsText {
             }
         }
         out.flush();
+    }
+
+    /** The owner, or what is known of it: it changed hands while the threads were read, or is not known. */
+    private static String owner(LockTable.Lock lock) {
+        if (lock.owner() != null) {
+            return name(lock.owner());
+        }
+        if (lock.ownersSeen().isEmpty()) {
+            return lock.ownerUnknown() ? "not known" : "none";
+        }
+        String seen = lock.ownersSeen().stream().limit(NAMES_SHOWN).map(s -> name(s.thread()) + " (" + s.times() + ")")
+                .collect(Collectors.joining(", "));
+        int more = lock.ownersSeen().size() - NAMES_SHOWN;
+        return "changed hands while the threads were read; seen owning it, by how many threads: " + seen
+                + (more > 0 ? ", and " + more + " more" : "");
     }
 
     static String waitText(WaitingFor wait, Map<Long, ThreadEntry> byId) {

@@ -76,6 +76,32 @@ class LockTableTest {
         assertFalse(LockTable.of(Dumps.of(thread(3, "BLOCKED", enter(100, -1)))).get(0).ownerUnknown(), "told no owner: none");
     }
 
+    /** Each thread's facts are of its own moment: waiters that name different owners, or one waiting itself, name no owner. */
+    @Test
+    void aLockThatChangedHandsWhileTheThreadsWereReadNamesNoOwner() {
+        var dump = Dumps.of(
+                thread(1, "BLOCKED", enter(100, 2)),
+                thread(2, "BLOCKED", enter(100, 3)),
+                thread(3, "BLOCKED", enter(100, 2)),
+                thread(4, "TIMED_WAITING", null, holds(200)),
+                thread(5, "BLOCKED", enter(200, 4)));
+        LockTable.Lock changed = LockTable.of(dump).get(0);
+        assertEquals(100, changed.lock().hash());
+        assertNull(changed.owner());
+        assertEquals(List.of(2L, 3L), changed.ownersSeen().stream().map(s -> s.thread().id()).toList());
+        assertEquals(List.of(2, 1), changed.ownersSeen().stream().map(LockTable.Sighting::times).toList());
+        StringWriter text = new StringWriter();
+        MonitorsText.printByLock(new PrintWriter(text), LockTable.of(dump));
+        assertTrue(text.toString().contains("  owner: changed hands while the threads were read; seen owning it, by how many threads:"
+                + " \"t2\" #2 (2), \"t3\" #3 (1)" + System.lineSeparator()), text.toString());
+        LockTable.Lock agreed = LockTable.of(dump).get(1);
+        assertEquals(4, agreed.owner().id(), "its own facts and its waiter's agree");
+        assertEquals(List.of(), agreed.ownersSeen());
+        LockTable.Lock self = LockTable.of(Dumps.of(thread(1, "BLOCKED", enter(100, 2)), thread(2, "BLOCKED", enter(100, -1)))).get(0);
+        assertNull(self.owner(), "named the owner by one thread, waiting for it in its own facts");
+        assertEquals(1, self.ownersSeen().size());
+    }
+
     @Test
     void conditionWaitersWaitToBeSignalledAndOnlyContendersRank() {
         var dump = Dumps.of(

@@ -3,12 +3,14 @@ package dev.jvmticli.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.ChurnTarget;
 import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
 import java.io.IOException;
@@ -82,6 +84,34 @@ class DumpConsistencyIT {
         assertTrue(waiters > 0, "no churn thread was seen in Object.wait");
         assertEquals(List.of(), owning);
         assertEquals(List.of(), noOwner);
+    }
+
+    /**
+     * The churn threads' facts, each of its own moment, name different owners of the monitor they all
+     * keep entering, and name as its owner threads that wait to enter it themselves: `--by-lock`
+     * then names no owner, but the owners seen.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void byLockNamesNoOwnerThatWaitsToEnterTheLockItself(Jdks.Jdk jdk) throws Exception {
+        String pid = Long.toString(TARGETS.get(jdk).pid());
+        List<String> contradicting = new ArrayList<>();
+        int changedHands = 0;
+        for (int i = 0; i < 5; i++) {
+            Result result = CliProcess.run(jdk, "monitors", pid, "--by-lock", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            for (JsonNode lock : Json.parse(result.out()).path("locks")) {
+                long owner = lock.path("owner").path("id").asLong(-1);
+                for (JsonNode entering : lock.path("entering")) {
+                    if (entering.path("id").asLong() == owner) {
+                        contradicting.add(lock.toString());
+                    }
+                }
+                changedHands += lock.path("ownersSeen").isEmpty() ? 0 : 1;
+            }
+        }
+        System.out.printf("%s: %d of 5 --by-lock runs found a lock that changed hands%n", jdk, changedHands);
+        assertEquals(List.of(), contradicting);
     }
 
     private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
