@@ -601,6 +601,7 @@ void cmd_blockers(command_ctx *ctx) {
             memset(&facts, 0, sizeof facts);
             facts.owner_id = -1;
             if (thread_snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
+                facts.owner_unknown = facts.waiting == WAIT_ENTER; /* a snapshot names no owner: the CLI looks among owned monitors */
                 json_begin_object(w);
                 json_key(w, "id");
                 json_int(w, id);

@@ -84,7 +84,8 @@ final class Dumps {
                 .filter(t -> t.thread().state().equals("BLOCKED") && t.waitingFor() == null && !t.unsettled())
                 .map(t -> t.thread().id())
                 .toList();
-        if (unknown.isEmpty() || !vthreads.lockSource().equals("snapshot")) {
+        // where the platform threads' facts are snapshots already, another would only be of another moment
+        if (unknown.isEmpty() || !vthreads.lockSource().equals("snapshot") || platform.lockSource().equals("snapshot")) {
             return platform;
         }
         Map<Long, WaitingFor> found = new HashMap<>();

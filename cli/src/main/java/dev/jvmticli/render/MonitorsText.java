@@ -22,7 +22,7 @@ public final class MonitorsText {
     }
 
     public static void printByThread(PrintWriter out, StackDump dump) {
-        Map<Long, ThreadEntry> byId = ThreadDumpText.byId(dump);
+        Map<Long, ThreadStack> byId = dump.threads().stream().collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
         boolean any = false;
         for (ThreadStack t : dump.threads()) {
             if (t.locked().isEmpty() && t.waitingFor() == null && !t.waitUnnamed()) {
@@ -84,7 +84,11 @@ public final class MonitorsText {
                 + (more > 0 ? ", and " + more + " more" : "");
     }
 
-    static String waitText(WaitingFor wait, Map<Long, ThreadEntry> byId) {
+    /**
+     * What the thread waits for, and its owner as the thread's facts name it; each thread's facts are
+     * of its own moment, so where the owner's show it waiting to enter the same lock, that is said.
+     */
+    static String waitText(WaitingFor wait, Map<Long, ThreadStack> byId) {
         String what = switch (wait.kind()) {
             case "enter" -> "waiting to lock ";
             case "notify" -> "waiting in Object.wait on ";
@@ -92,8 +96,11 @@ public final class MonitorsText {
             case "acquire" -> "parked acquiring ";
             default -> "parked on ";
         };
-        ThreadEntry owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
-        String ownerText = owner != null ? ", owned by " + name(owner)
+        ThreadStack owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
+        WaitingFor ownersWait = owner == null ? null : owner.waitingFor();
+        boolean ownerWaitsToo = ownersWait != null && ownersWait.contends() && ownersWait.lock().equals(wait.lock());
+        String ownerText = owner != null ? ", owned by " + name(owner.thread())
+                + (ownerWaitsToo ? " (whose own facts, of another moment, show it waiting for it too)" : "")
                 : wait.hasOwner() ? ", owned by thread #" + wait.ownerId()
                 : wait.ownerUnknown() ? ", owner not known"
                 : wait.awaitsSignal() ? "" : ", no owner";

@@ -94,6 +94,11 @@ class LockTableTest {
         MonitorsText.printByLock(new PrintWriter(text), LockTable.of(dump));
         assertTrue(text.toString().contains("  owner: changed hands while the threads were read; seen owning it, by how many threads:"
                 + " \"t2\" #2 (2), \"t3\" #3 (1)" + System.lineSeparator()), text.toString());
+        StringWriter byThread = new StringWriter();
+        MonitorsText.printByThread(new PrintWriter(byThread), dump);
+        assertTrue(byThread.toString().contains("  waiting to lock <0x0000000000000064> (a java.lang.Object), owned by \"t2\" #2"
+                + " (whose own facts, of another moment, show it waiting for it too)" + System.lineSeparator()), byThread.toString());
+        assertTrue(byThread.toString().contains("owned by \"t4\" #4" + System.lineSeparator()), byThread.toString());
         LockTable.Lock agreed = LockTable.of(dump).get(1);
         assertEquals(4, agreed.owner().id(), "its own facts and its waiter's agree");
         assertEquals(List.of(), agreed.ownersSeen());

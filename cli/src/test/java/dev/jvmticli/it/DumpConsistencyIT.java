@@ -16,7 +16,11 @@ import dev.jvmticli.testing.TargetsPerJdk;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,6 +34,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class DumpConsistencyIT {
     private static final int DUMPS = 6;
+
+    /** A thread's line in `monitors`: its id. */
+    private static final Pattern HEADER = Pattern.compile("^\".*\" (#\\d+) .*$");
+
+    /** A `waiting to lock` line: the lock, the owner's id when named, and the note that the owner's facts contradict it. */
+    private static final Pattern ENTER = Pattern.compile("^  waiting to lock (<0x\\p{XDigit}+>) .*?(?:owned by \".*\" (#\\d+)( \\(whose own facts.*)?)?$");
 
     @RegisterExtension
     static final TargetsPerJdk TARGETS = TargetsPerJdk.of(ChurnTarget.class);
@@ -89,15 +99,34 @@ class DumpConsistencyIT {
     /**
      * The churn threads' facts, each of its own moment, name different owners of the monitor they all
      * keep entering, and name as its owner threads that wait to enter it themselves: `--by-lock`
-     * then names no owner, but the owners seen.
+     * then names no owner, but the owners seen, and `monitors` says so of such an owner.
      */
     @ParameterizedTest
     @MethodSource("jdks")
-    void byLockNamesNoOwnerThatWaitsToEnterTheLockItself(Jdks.Jdk jdk) throws Exception {
+    void noNamedOwnerWaitsToEnterItsLockUnsaid(Jdks.Jdk jdk) throws Exception {
         String pid = Long.toString(TARGETS.get(jdk).pid());
         List<String> contradicting = new ArrayList<>();
         int changedHands = 0;
         for (int i = 0; i < 5; i++) {
+            Result byThread = CliProcess.run(jdk, "monitors", pid);
+            assertEquals(0, byThread.exit(), byThread.toString());
+            Map<String, String> waitsFor = new HashMap<>(); // "#id" -> the lock it waits to enter
+            List<String[]> named = new ArrayList<>(); // lock, owner's "#id", line
+            String id = null;
+            for (String line : byThread.out().split("\n")) {
+                Matcher header = HEADER.matcher(line);
+                Matcher enter = ENTER.matcher(line);
+                if (header.matches()) {
+                    id = header.group(1);
+                } else if (enter.matches() && id != null) {
+                    waitsFor.put(id, enter.group(1));
+                    if (enter.group(2) != null && enter.group(3) == null) {
+                        named.add(new String[] {enter.group(1), enter.group(2), line});
+                    }
+                }
+            }
+            named.stream().filter(n -> n[0].equals(waitsFor.get(n[1]))).forEach(n -> contradicting.add(n[2]));
+
             Result result = CliProcess.run(jdk, "monitors", pid, "--by-lock", "--json");
             assertEquals(0, result.exit(), result.toString());
             for (JsonNode lock : Json.parse(result.out()).path("locks")) {
