@@ -25,8 +25,8 @@ public final class LockTable {
      * One lock and the threads around it.
      *
      * @param owner        null when nobody owns it, when that is not known, or when it changed hands
-     * @param ownerUnknown true when it may have an owner that the dump does not name: a thread waiting
-     *                     to enter it was told no owner by any source, or one not in the dump
+     * @param ownerUnknown true when it may have an owner that the dump does not name: no source could
+     *                     tell a thread waiting to enter it who owns it, or named one not in the dump
      * @param ownersSeen   when it changed hands while the threads were read (each thread's facts are
      *                     of its own moment): every thread seen owning it, with how many threads'
      *                     facts said so, most first; empty otherwise
