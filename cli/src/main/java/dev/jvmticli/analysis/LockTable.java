@@ -54,8 +54,10 @@ public final class LockTable {
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         Set<LockRef> ownerUnknown = new HashSet<>();
         for (ThreadStack t : dump.threads()) {
-            for (LockedMonitor monitor : t.waitUnnamed() ? List.<LockedMonitor>of() : t.locked()) {
-                owners.computeIfAbsent(monitor.lock(), k -> new LinkedHashMap<>()).putIfAbsent(t.thread(), 1); /* recursion is one sighting */
+            if (!t.waitUnnamed()) { // one of what it entered it let go of, not known which
+                for (LockedMonitor monitor : t.locked()) {
+                    owners.computeIfAbsent(monitor.lock(), k -> new LinkedHashMap<>()).putIfAbsent(t.thread(), 1); // recursion is one sighting
+                }
             }
             WaitingFor wait = t.waitingFor();
             if (wait == null) {

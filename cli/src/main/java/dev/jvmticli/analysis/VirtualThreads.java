@@ -64,7 +64,10 @@ public final class VirtualThreads {
     public static List<ThreadStack> resolveOwners(List<ThreadStack> threads) {
         Map<LockRef, Long> virtualOwners = new HashMap<>();
         Map<LockRef, Long> platformOwners = new HashMap<>();
-        for (ThreadStack t : threads.stream().filter(t -> !t.waitUnnamed()).toList()) {
+        for (ThreadStack t : threads) {
+            if (t.waitUnnamed()) {
+                continue; // one of what it entered it let go of, not known which
+            }
             for (LockedMonitor m : t.locked()) {
                 (t.thread().virtual() ? virtualOwners : platformOwners).putIfAbsent(m.lock(), t.thread().id());
             }

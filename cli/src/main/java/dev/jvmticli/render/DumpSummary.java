@@ -64,11 +64,7 @@ public final class DumpSummary {
             out.println("| lock | owner | waiting to enter |");
             out.println("|---|---|---|");
             for (LockTable.Lock lock : locks) {
-                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + (lock.owner() != null ? cell(lock.owner())
-                        : !lock.ownersSeen().isEmpty() ? "changed hands while read: " + cell(lock.ownersSeen().get(0).thread())
-                                + (lock.ownersSeen().size() > 1 ? " and " + (lock.ownersSeen().size() - 1) + " more" : "")
-                        : lock.ownerUnknown() ? "not known" : "none")
-                        + " | " + lock.contention() + " |");
+                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + ownerCell(lock) + " | " + lock.contention() + " |");
             }
         }
         out.println();
@@ -175,6 +171,18 @@ public final class DumpSummary {
 
     private static String frameText(Frame frame) {
         return ThreadDumpText.frameLine(frame).substring("\tat ".length());
+    }
+
+    /** The owner, or what is known of it (see MonitorsText's by-lock view). */
+    private static String ownerCell(LockTable.Lock lock) {
+        if (lock.owner() != null) {
+            return cell(lock.owner());
+        }
+        if (lock.ownersSeen().isEmpty()) {
+            return lock.ownerUnknown() ? "not known" : "none";
+        }
+        int others = lock.ownersSeen().size() - 1;
+        return "changed hands while read: " + cell(lock.ownersSeen().get(0).thread()) + (others > 0 ? " and " + others + " more" : "");
     }
 
     private static String cell(ThreadEntry t) {
