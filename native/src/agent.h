@@ -7,8 +7,8 @@
 #include <jvmti.h>
 
 #define AGENT_VERSION "0.1.0"
-#define PROTOCOL_VERSION 3
-#define PROTOCOL_OPTION "v=3" /* the one agent option: the protocol version */
+#define PROTOCOL_VERSION 4
+#define PROTOCOL_OPTION "v=4" /* the one agent option: the protocol version */
 
 /* Agent_OnAttach/Agent_OnLoad return codes; the CLI turns them into messages. */
 enum agent_status {

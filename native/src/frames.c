@@ -262,11 +262,11 @@ int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, s
     return node;
 }
 
-void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods) {
+void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods, size_t first) {
     static const char native_tail[] = ",\"native\":true}";
     static const char java_tail[] = ",\"native\":false}";
     json_begin_array(w);
-    for (size_t i = 0; i < method_index_count(methods); i++) {
+    for (size_t i = first; i < method_index_count(methods); i++) {
         /* the cache may have been cleared since the frames were written: this resolves again */
         const method_entry *e = lookup(jni, method_index_method(methods, i));
         if (e->json == NULL) { /* out of memory when it was resolved */

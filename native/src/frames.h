@@ -44,9 +44,9 @@ void stack_memo_free(stack_memo *memo);
 int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
                          const jvmtiFrameInfo *frames, jint count);
 
-/* Writes the frame table: [{"class","method","file","module","native"}, ...] in index order; null for a
- * method that could not be resolved (out of memory). */
-void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods);
+/* Writes the frame table from index first on: [{"class","method","file","module","native"}, ...] in
+ * index order; null for a method that could not be resolved (out of memory). */
+void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods, size_t first);
 
 /* How many frames (top first, of the whole stack) must be looked at to find every monitor a
  * thread with these frames may own: up to the deepest frame that is synchronized or has a

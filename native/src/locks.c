@@ -60,6 +60,10 @@ int locks_by_thread(JNIEnv *jni, int want_owned) {
     return is_jvmti_source() || is_snapshot_source(jni, want_owned);
 }
 
+int locks_owners_named_among(JNIEnv *jni, int want_owned) {
+    return is_snapshot_source(jni, want_owned);
+}
+
 const char *locks_source(JNIEnv *jni, int want_owned) {
     return is_jvmti_source() ? "jvmti" : is_snapshot_source(jni, want_owned) ? "snapshot" : "management";
 }

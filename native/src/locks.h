@@ -42,6 +42,10 @@ int locks_from_jvmti(void);
  * then be read right after its moment is taken (locks_collect_one), not in one pass over all. */
 int locks_by_thread(JNIEnv *jni, int want_owned);
 
+/* Whether the owners of the monitors threads are blocked on are named by matching each against
+ * what the other threads own ("snapshot"): the threads of one dump are then taken in one round. */
+int locks_owners_named_among(JNIEnv *jni, int want_owned);
+
 /* Where locks_collect takes its facts from: "jvmti", "snapshot" or "management" (see above). */
 const char *locks_source(JNIEnv *jni, int want_owned);
 

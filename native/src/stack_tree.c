@@ -26,9 +26,9 @@ stack_node stack_tree_node(const stack_tree *t, size_t i) {
     return node;
 }
 
-void stack_tree_write(json_writer *w, const stack_tree *t) {
+void stack_tree_write(json_writer *w, const stack_tree *t, size_t first) {
     json_begin_array(w);
-    for (size_t i = 0; i < stack_tree_count(t); i++) {
+    for (size_t i = first; i < stack_tree_count(t); i++) {
         stack_node node = stack_tree_node(t, i);
         char text[3 * 24 + 8]; /* json_format_int needs 24 bytes of room each */
         size_t n = 0;

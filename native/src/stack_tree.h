@@ -33,7 +33,8 @@ void stack_tree_free(stack_tree *t);
 int32_t stack_tree_add(stack_tree *t, int32_t parent, int32_t method, int32_t line);
 size_t stack_tree_count(const stack_tree *t);
 stack_node stack_tree_node(const stack_tree *t, size_t i);
-/* The nodes as [[parent, method, line], ...], in index order (a parent before its children). */
-void stack_tree_write(json_writer *w, const stack_tree *t);
+/* The nodes from index first on as [[parent, method, line], ...], in index order (a parent before
+ * its children). */
+void stack_tree_write(json_writer *w, const stack_tree *t, size_t first);
 
 #endif

@@ -4,14 +4,19 @@
  * which is what makes it gentle on the target, but no thread contradicts itself. A thread whose
  * frames cannot hold a monitor (see frames_monitor_depth) is not asked for the monitors it owns,
  * and where they are read at a safepoint, a waiting one only as deep as its deepest frame that may
- * hold one. Only then is the answer written, so that what a client reads does not change how far
- * apart in time a thread's frames and its lock facts are. A thread's frames are its "stack": the top node of a
- * tree of [parent, method, line] nodes ("nodes", see stack_tree.h) whose methods index a method
- * table ("methods"): each distinct method, and each distinct call path, is sent once. Everything a
- * thread refers to comes before "threads", so that a client can print each thread as it arrives:
- * with "vmThreads", the JVM's own threads (vm_threads.h, without frames), then the tree and the
- * table. Each thread carries its lock facts, with the frame that entered the monitor a thread in
- * Object.wait waits on where its frames tell (frames_sole_monitor_frame). */
+ * hold one. The threads are taken and written in parts of STACKS_PART_THREADS, in their order:
+ * each part is taken whole (moments, then lock facts) before it is written, so that what a client
+ * reads does not change how far apart in time a thread's frames and its lock facts are, and the
+ * client prints one part while the next is taken. Where owners are named by matching the threads'
+ * facts against each other (locks_owners_named_among), all threads are one part. A thread's frames
+ * are its "stack": the top node of a tree of [parent, method, line] nodes ("nodes", see
+ * stack_tree.h) whose methods index a method table ("methods"): each distinct method, and each
+ * distinct call path, is sent once. A part carries the nodes and methods its threads add to those
+ * of the parts before it, ahead of its "threads", so that a client can print each thread as it
+ * arrives; "vmThreads", the JVM's own threads (vm_threads.h, without frames), come before the
+ * parts, and "lockFactsComplete" after them. Each thread carries its lock facts, with the frame
+ * that entered the monitor a thread in Object.wait waits on where its frames tell
+ * (frames_sole_monitor_frame). */
 #include <stdlib.h>
 
 #include "agent.h"
@@ -19,6 +24,10 @@
 #include "frames.h"
 #include "thread_set.h"
 #include "vm_threads.h"
+
+/* Threads a part holds: few enough that the client starts printing early and each part's lock
+ * facts come right after its moments, enough that ThreadMXBean's batches (locks.c) stay large. */
+#define STACKS_PART_THREADS 512
 
 /* One thread's place in the stack tree. */
 typedef struct {
@@ -49,6 +58,42 @@ static void write_locks(json_writer *w, const thread_moment *m, const taken_stac
     }
 }
 
+/* Writes the threads [start, end) as one part of the answer: the stack tree's nodes and the
+ * methods added since the part before (an index continues across parts), then the threads. */
+static void write_part(command_ctx *ctx, thread_set *set, const taken_stack *stacks, const stack_tree *tree,
+                       const method_index *methods, size_t first_node, size_t first_method, size_t start, size_t end,
+                       int want_owned) {
+    json_writer *w = ctx->out;
+    json_begin_object(w);
+    if (stacks != NULL) {
+        json_key(w, "nodes");
+        stack_tree_write(w, tree, first_node);
+        json_key(w, "methods");
+        frames_write_methods(w, ctx->jni, methods, first_method);
+    }
+    json_key(w, "threads");
+    json_begin_array(w);
+    for (size_t i = start; i < end; i++) {
+        json_begin_object(w);
+        json_key(w, "thread");
+        json_begin_object(w);
+        thread_facts_write(w, &set->facts[i], &set->natives[i]);
+        json_end_object(w);
+        if (stacks != NULL) {
+            json_key(w, "stack");
+            json_int(w, stacks[i].top);
+            if (stacks[i].truncated) {
+                json_key(w, "truncated");
+                json_bool(w, 1);
+            }
+        }
+        write_locks(w, &set->moments[i], stacks != NULL ? &stacks[i] : NULL, want_owned);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
 void cmd_stacks(command_ctx *ctx) {
     int64_t requested_depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     int want_frames = request_bool(ctx->req, "frames", 1);
@@ -72,16 +117,6 @@ void cmd_stacks(command_ctx *ctx) {
         thread_set_free(ctx->jni, &set);
         return;
     }
-    /* frames are taken for owned monitors too: they are what the lock facts are checked against */
-    int lock_status = thread_set_take(ctx->jni, &set, want_frames || want_owned ? max_depth : 0, want_owned);
-    method_index methods;
-    method_index_init(&methods);
-    stack_tree tree;
-    stack_tree_init(&tree);
-    for (size_t i = 0; want_frames && i < set.count; i++) {
-        stacks[i] = add_frames(ctx->jni, &methods, &tree, &memo, &set.moments[i]);
-    }
-    stack_memo_free(&memo);
     thread_set_find_nids(ctx->jni, &set);
     vm_thread_list vm_threads;
     int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
@@ -94,39 +129,43 @@ void cmd_stacks(command_ctx *ctx) {
     json_int(w, frames_wall_millis());
     json_key(w, "lockSource");
     json_cstring(w, locks_source(ctx->jni, want_owned));
-    json_key(w, "lockFactsComplete");
-    json_bool(w, lock_status == 0);
     if (with_vm_threads) {
         vm_threads_write(w, &vm_threads);
         vm_threads_free(&vm_threads);
     }
-    if (want_frames) {
-        json_key(w, "nodes");
-        stack_tree_write(w, &tree);
-        json_key(w, "methods");
-        frames_write_methods(w, ctx->jni, &methods);
-    }
-    json_key(w, "threads");
+    method_index methods;
+    method_index_init(&methods);
+    stack_tree tree;
+    stack_tree_init(&tree);
+    size_t part = locks_owners_named_among(ctx->jni, want_owned) ? set.count : STACKS_PART_THREADS;
+    size_t written_nodes = 0;
+    size_t written_methods = 0;
+    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
+    int lock_status = 0;
+    json_key(w, "parts");
     json_begin_array(w);
-    for (size_t i = 0; i < set.count; i++) {
-        json_begin_object(w);
-        json_key(w, "thread");
-        json_begin_object(w);
-        thread_facts_write(w, &set.facts[i], &set.natives[i]);
-        json_end_object(w);
-        if (want_frames) {
-            json_key(w, "stack");
-            json_int(w, stacks[i].top);
-            if (stacks[i].truncated) {
-                json_key(w, "truncated");
-                json_bool(w, 1);
-            }
+    for (size_t start = 0; start < set.count; start += part) {
+        size_t end = set.count - start < part ? set.count : start + part;
+        /* frames are taken for owned monitors too: they are what the lock facts are checked against */
+        lock_status |= thread_set_take_range(ctx->jni, &set, start, end, want_frames || want_owned ? max_depth : 0,
+                                             want_owned, &usage_calls_left);
+        for (size_t i = start; want_frames && i < end; i++) {
+            stacks[i] = add_frames(ctx->jni, &methods, &tree, &memo, &set.moments[i]);
         }
-        write_locks(w, &set.moments[i], want_frames ? &stacks[i] : NULL, want_owned);
-        json_end_object(w);
+        write_part(ctx, &set, stacks, &tree, &methods, written_nodes, written_methods, start, end, want_owned);
+        written_nodes = stack_tree_count(&tree);
+        written_methods = method_index_count(&methods);
+        /* sent now, so that the client prints this part while the next is taken; past a client
+         * that is gone, no part is taken */
+        if (json_flush(w) != 0) {
+            break;
+        }
     }
     json_end_array(w);
+    json_key(w, "lockFactsComplete");
+    json_bool(w, lock_status == 0);
     json_end_object(w);
+    stack_memo_free(&memo);
     stack_tree_free(&tree);
     method_index_free(&methods);
     free(stacks);

@@ -198,7 +198,7 @@ static int parked_around(JNIEnv *jni, jobject before, jthread thread, jlong id, 
 }
 
 int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
-                        thread_moment *moments) {
+                        int *usage_calls_left, thread_moment *moments) {
     size_t *pending = malloc((count > 0 ? count : 1) * sizeof *pending);
     lock_subject *asked = malloc((count > 0 ? count : 1) * sizeof *asked);
     lock_facts *found = calloc(count > 0 ? count : 1, sizeof *found);
@@ -242,7 +242,6 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
         }
     }
     int status = 0;
-    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every round */
     /* a source that looks at one thread at a time has each thread's facts read right after its
      * moment and checked right after them, not after a pass over all threads that outlasts the
      * moment; owners that only the other threads' facts tell are named after the pass */
@@ -253,7 +252,7 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
             memset(&found[k], 0, sizeof found[k]);
         }
         if (!by_thread) {
-            status |= locks_collect(jni, asked, n, max_depth, want_owned, &usage_calls_left, found);
+            status |= locks_collect(jni, asked, n, max_depth, want_owned, usage_calls_left, found);
         }
         for (size_t k = 0; k < n; k++) {
             size_t i = pending[k];
@@ -266,7 +265,7 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
                 become(&moments[i], &now);
                 describe_subject(jni, &moments[i], &subjects[i]);
                 asked[k] = subjects[i];
-                status |= locks_collect_one(jni, &asked[k], max_depth, want_owned, &usage_calls_left, &found[k]);
+                status |= locks_collect_one(jni, &asked[k], max_depth, want_owned, usage_calls_left, &found[k]);
             }
             fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k], by_thread);
         }

@@ -45,10 +45,11 @@ static inline const jvmtiFrameInfo *thread_moment_frames(const thread_moment *m)
 
 /* Takes the moments of threads[0..count) and their lock facts (owned monitors only when
  * want_owned), settled as described above; subjects[i] is set from moments[i]. moments and
- * subjects must be zeroed; subjects[i].thread and .id set. Returns what locks_collect returned:
+ * subjects must be zeroed; subjects[i].thread and .id set. usage_calls_left: what is left of the
+ * request's GetObjectMonitorUsage allowance (locks_collect). Returns what locks_collect returned:
  * 0, or -1 when some facts could not be collected. */
 int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
-                        thread_moment *moments);
+                        int *usage_calls_left, thread_moment *moments);
 
 /* Writes the moment's lock facts (see locks_write), and "unsettled" when it never settled. */
 void thread_moment_write_locks(json_writer *w, const thread_moment *m, int want_owned);

@@ -56,8 +56,15 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
 }
 
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned) {
-    int status = thread_moments_take(jni, set->subjects, set->count, max_depth, want_owned, set->moments);
-    for (size_t i = 0; i < set->count; i++) {
+    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
+    return thread_set_take_range(jni, set, 0, set->count, max_depth, want_owned, &usage_calls_left);
+}
+
+int thread_set_take_range(JNIEnv *jni, thread_set *set, size_t start, size_t end, jint max_depth, int want_owned,
+                          int *usage_calls_left) {
+    int status = thread_moments_take(jni, set->subjects + start, end - start, max_depth, want_owned, usage_calls_left,
+                                     set->moments + start);
+    for (size_t i = start; i < end; i++) {
         set->facts[i].state = set->moments[i].state;
         if (set->facts[i].state == 0 /* it ended before its moment was taken */
                 && (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, set->threads[i], &set->facts[i].state) != JVMTI_ERROR_NONE) {

@@ -35,6 +35,11 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set);
  * facts could not be collected. */
 int thread_set_take(JNIEnv *jni, thread_set *set, jint max_depth, int want_owned);
 
+/* thread_set_take for the threads [start, end) alone, with what is left of the request's
+ * GetObjectMonitorUsage allowance (locks_collect). */
+int thread_set_take_range(JNIEnv *jni, thread_set *set, size_t start, size_t end, jint max_depth, int want_owned,
+                          int *usage_calls_left);
+
 /* Fills natives (see native_ids.h), with their tasks' records (task_stat.h), and the facts' CPU
  * times. */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);

@@ -351,7 +351,8 @@ static void flush(answer *a) {
         return;
     }
     if (a->checked_locks) {
-        if (thread_moments_take(jni, a->subjects, a->pending, a->max_depth, 1, a->moments) != 0) {
+        int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS; /* one allowance for every batch */
+        if (thread_moments_take(jni, a->subjects, a->pending, a->max_depth, 1, &usage_calls_left, a->moments) != 0) {
             a->locks_incomplete = 1;
         }
     } else {

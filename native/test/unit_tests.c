@@ -471,9 +471,14 @@ static void test_stack_tree(void) {
     CHECK(stack_tree_add(&t, run, 2, -2) == park);
     sink_buffer b;
     start(&b);
-    stack_tree_write(&writer, &t);
+    stack_tree_write(&writer, &t, 0);
     CHECK(json_flush(&writer) == 0);
     CHECK(strcmp(b.data, "[[-1,0,10],[0,1,20],[1,2,-2],[1,3,-2],[0,1,21]]") == 0);
+    free(b.data);
+    start(&b); /* what a later part of an answer carries: the nodes added since the last one */
+    stack_tree_write(&writer, &t, 3);
+    CHECK(json_flush(&writer) == 0);
+    CHECK(strcmp(b.data, "[[1,3,-2],[0,1,21]]") == 0);
     free(b.data);
     stack_tree_free(&t);
 

@@ -23,7 +23,7 @@ import java.util.Map;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
-    public static final int PROTOCOL_VERSION = 3;
+    public static final int PROTOCOL_VERSION = 4;
 
     /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
     private static final JsonFactory FACTORY = new JsonFactory();

@@ -17,9 +17,10 @@ import java.util.Map;
  * without Jackson databind: a CLI run that only prints text never loads databind, and a dump of
  * thousands of threads is bound in one pass. A thread of
  * {@code stacks} names its top node in the answer's stack tree ({@code nodes} of parent, method and
- * line, each distinct call path once, with {@code methods}, each distinct method once), which the
- * agent writes before the threads, each thread with its lock facts: a thread is resolved, and
- * handed to a {@link StackListener}, as soon as it is read. Repeated strings become one String.
+ * line, each distinct call path once, with {@code methods}, each distinct method once). The agent
+ * writes the threads in parts, in order, each part with the nodes and methods it adds to the tree
+ * ahead of its threads, each thread with its lock facts: a thread is resolved, and handed to a
+ * {@link StackListener}, as soon as it is read. Repeated strings become one String.
  * Unknown fields are skipped, as databind would with FAIL_ON_UNKNOWN_PROPERTIES off. One reader
  * per answer.
  */
@@ -221,8 +222,6 @@ final class AnswerReader {
         String lockSource = null;
         boolean complete = false;
         List<ThreadStack> threads = new ArrayList<>();
-        int[] nodes = new int[0];
-        List<Method> methods = List.of();
         List<VmThread> vmThreads = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -233,13 +232,32 @@ final class AnswerReader {
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
                 case "vmThreads" -> vmThreads = vmThreads();
-                case "nodes" -> nodes = nodes();
-                case "methods" -> methods = methods();
-                case "threads" -> { // after all the above (stacks.c)
-                    StackTree tree = new StackTree(nodes, methods);
+                case "parts" -> { // after all the above but lockFactsComplete (stacks.c)
                     if (listener != null) {
                         listener.started(time, vmThreads);
                     }
+                    StackTree tree = new StackTree();
+                    expect(JsonToken.START_ARRAY);
+                    while (p.nextToken() != JsonToken.END_ARRAY) {
+                        part(tree, threads, listener);
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+        return new StackDump(time, lockSource, complete, threads, vmThreads);
+    }
+
+    /** A part of a {@code stacks} answer: the nodes and methods it adds to tree, then its threads. */
+    private void part(StackTree tree, List<ThreadStack> threads, StackListener listener) throws IOException {
+        expect(JsonToken.START_OBJECT);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "nodes" -> tree.addNodes();
+                case "methods" -> tree.addMethods(methods());
+                case "threads" -> {
                     expect(JsonToken.START_ARRAY);
                     while (p.nextToken() != JsonToken.END_ARRAY) {
                         ThreadStack thread = threadStack(tree);
@@ -252,14 +270,13 @@ final class AnswerReader {
                 default -> p.skipChildren();
             }
         }
-        return new StackDump(time, lockSource, complete, threads, vmThreads);
     }
 
     /**
-     * The answer's stack tree: node i is {@code nodes[3i..3i+2]} = parent, method, line, and a
-     * parent always comes before its children. Threads whose stacks end at the same node get the
-     * same list, and all frames of one method and line are one Frame, so memory follows the
-     * distinct frames rather than the total.
+     * The answer's stack tree, as its parts add to it: node i is {@code nodes[3i..3i+2]} = parent,
+     * method, line, and a parent always comes before its children. Threads whose stacks end at the
+     * same node get the same list, and all frames of one method and line are one Frame, so memory
+     * follows the distinct frames rather than the total.
      */
     private final class StackTree {
         /** The deepest stack the agent sends (its limit on --max-depth). */
@@ -267,22 +284,46 @@ final class AnswerReader {
         /** Frame references all the threads' stacks may hold: 100,000 threads 300 deep; past it the answer is refused. */
         private static final long MAX_FRAMES = 30_000_000;
 
-        private final int[] nodes;
-        private final List<Method> methods;
-        private final Frame[] frames;
+        private int[] nodes = new int[3 * 256];
+        private int nodeCount;
+        private final List<Method> methods = new ArrayList<>();
+        private Frame[] frames = new Frame[256];
         private final Map<Integer, List<Frame>> stacks = new HashMap<>();
         private final Map<Long, Frame> shared = new HashMap<>();
         private long framesHeld;
 
-        StackTree(int[] nodes, List<Method> methods) {
-            this.nodes = nodes;
-            this.methods = methods;
-            this.frames = new Frame[nodes.length / 3];
+        /** [[parent, method, line], ...], numbered on from the nodes before; every parent comes before its node. */
+        void addNodes() throws IOException {
+            expect(JsonToken.START_ARRAY);
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                expect(JsonToken.START_ARRAY);
+                int at = 3 * nodeCount;
+                if (at + 3 > nodes.length) {
+                    nodes = Arrays.copyOf(nodes, nodes.length * 2);
+                }
+                for (int k = 0; k < 3; k++) {
+                    expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
+                    nodes[at + k] = p.getIntValue();
+                }
+                expect(p.nextToken(), JsonToken.END_ARRAY);
+                if (nodes[at] < -1 || nodes[at] >= nodeCount) {
+                    throw new JsonParseException(p, "node " + nodeCount + " has parent " + nodes[at]);
+                }
+                nodeCount++;
+            }
+            if (frames.length < nodeCount) {
+                frames = Arrays.copyOf(frames, Math.max(nodeCount, 2 * frames.length));
+            }
+        }
+
+        /** Methods numbered on from those before. */
+        void addMethods(List<Method> more) {
+            methods.addAll(more);
         }
 
         List<Frame> stack(int top) throws IOException {
-            if (top < -1 || top >= frames.length) {
-                throw new JsonParseException(p, "a stack ends at node " + top + " of " + frames.length);
+            if (top < -1 || top >= nodeCount) {
+                throw new JsonParseException(p, "a stack ends at node " + top + " of " + nodeCount);
             }
             List<Frame> stack = stacks.get(top);
             if (stack == null) {
@@ -331,29 +372,6 @@ final class AnswerReader {
             return m == null ? new Frame(null, null, null, line, false)
                     : new Frame(m.className(), m.method(), m.file(), line, m.nativeMethod(), m.module());
         }
-    }
-
-    /** [[parent, method, line], ...] flattened; every parent comes before its node. */
-    private int[] nodes() throws IOException {
-        expect(JsonToken.START_ARRAY);
-        int[] nodes = new int[3 * 256];
-        int count = 0;
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-            expect(JsonToken.START_ARRAY);
-            if (count + 3 > nodes.length) {
-                nodes = Arrays.copyOf(nodes, nodes.length * 2);
-            }
-            for (int k = 0; k < 3; k++) {
-                expect(p.nextToken(), JsonToken.VALUE_NUMBER_INT);
-                nodes[count + k] = p.getIntValue();
-            }
-            expect(p.nextToken(), JsonToken.END_ARRAY);
-            if (nodes[count] < -1 || nodes[count] >= count / 3) {
-                throw new JsonParseException(p, "node " + count / 3 + " has parent " + nodes[count]);
-            }
-            count += 3;
-        }
-        return Arrays.copyOf(nodes, count);
     }
 
     /** A thread of a {@code stacks} answer: its facts, the top node of its stack in tree, and its lock facts. */

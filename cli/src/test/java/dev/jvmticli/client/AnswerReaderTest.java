@@ -22,23 +22,28 @@ class AnswerReaderTest {
     }
 
     /**
-     * The agent's shape: the stack tree (parent, method, line) and the method table first, then the
-     * threads, each naming the top node of its stack and carrying its lock facts. main and worker
-     * share their two bottom frames (nodes 0 and 1).
+     * The agent's shape: parts, each with the nodes of the stack tree (parent, method, line) and the
+     * methods it adds, numbered on from the parts before, then its threads, each naming the top node
+     * of its stack and carrying its lock facts. main and worker share their two bottom frames (nodes
+     * 0 and 1); worker's top node comes with the second part.
      */
     private static final String DUMP = """
-            {"time":1700000000000,"lockSource":"management","lockFactsComplete":true,
-             "nodes":[[-1,2,43],[0,2,42],[1,1,215],[2,0,-2],[1,2,42]],
-             "methods":[
-              {"class":"jdk.internal.misc.Unsafe","method":"park","file":"Unsafe.java","native":true},
-              {"class":"java.util.concurrent.locks.LockSupport","method":"park","file":"LockSupport.java","native":false},
-              {"class":"app.Main","method":"run","file":null,"native":false}],
-             "threads":[
-              {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},"stack":3,
-               "locked":[],"waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}},
-              {"thread":{"id":2,"name":"worker","state":"BLOCKED"},"stack":4,"truncated":true,
-               "locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
-              {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"stack":-1,"locked":[],"unsettled":true}]}
+            {"time":1700000000000,"lockSource":"management",
+             "parts":[
+              {"nodes":[[-1,2,43],[0,2,42],[1,1,215],[2,0,-2]],
+               "methods":[
+                {"class":"jdk.internal.misc.Unsafe","method":"park","file":"Unsafe.java","native":true},
+                {"class":"java.util.concurrent.locks.LockSupport","method":"park","file":"LockSupport.java","native":false},
+                {"class":"app.Main","method":"run","file":null,"native":false}],
+               "threads":[
+                {"thread":{"id":1,"name":"main","state":"WAITING","flags":["parked"]},"stack":3,
+                 "locked":[],"waitingFor":{"kind":"park","class":"java.util.concurrent.CountDownLatch$Sync","hash":7,"ownerId":0}}]},
+              {"nodes":[[1,2,42]],"methods":[],
+               "threads":[
+                {"thread":{"id":2,"name":"worker","state":"BLOCKED"},"stack":4,"truncated":true,
+                 "locked":[{"class":"java.lang.Object","hash":9,"depth":1}]},
+                {"thread":{"id":3,"name":"no-frames","state":"RUNNABLE"},"stack":-1,"locked":[],"unsettled":true}]}],
+             "lockFactsComplete":true}
             """;
 
     @Test
@@ -98,8 +103,8 @@ class AnswerReaderTest {
     @Test
     void readsLockFactsWithEachThreadWithoutFrames() throws IOException {
         StackDump dump = read("""
-                {"threads":[{"thread":{"id":5,"state":"BLOCKED"},"waitingFor":{"kind":"enter","class":"a.B","hash":3,"ownerId":6}},
-                            {"thread":{"id":6}}]}
+                {"parts":[{"threads":[{"thread":{"id":5,"state":"BLOCKED"},"waitingFor":{"kind":"enter","class":"a.B","hash":3,"ownerId":6}},
+                                      {"thread":{"id":6}}]}]}
                 """);
         assertEquals("enter", dump.threads().get(0).waitingFor().kind());
         assertEquals(6L, dump.threads().get(0).waitingFor().ownerId());
@@ -120,8 +125,9 @@ class AnswerReaderTest {
     @Test
     void threadsEndingAtTheSameNodeShareTheirFrames() throws IOException {
         StackDump dump = read("""
-                {"nodes":[[-1,0,7],[0,0,8]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
-                 "threads":[{"thread":{"id":5},"stack":1},{"thread":{"id":6},"stack":1}]}
+                {"parts":[{"nodes":[[-1,0,7],[0,0,8]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
+                           "threads":[{"thread":{"id":5},"stack":1}]},
+                          {"nodes":[],"methods":[],"threads":[{"thread":{"id":6},"stack":1}]}]}
                 """);
         assertSame(dump.threads().get(0).frames(), dump.threads().get(1).frames());
         assertEquals(List.of(new Frame("a.B", "c", "B.java", 8, false), new Frame("a.B", "c", "B.java", 7, false)),
@@ -129,30 +135,48 @@ class AnswerReaderTest {
     }
 
     @Test
+    void aLaterPartNumbersItsNodesAndMethodsOnFromThoseBefore() throws IOException {
+        StackDump dump = read("""
+                {"parts":[{"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c","file":"B.java","native":false}],
+                           "threads":[{"thread":{"id":5},"stack":0}]},
+                          {"nodes":[[0,1,9]],"methods":[{"class":"a.D","method":"e","file":"D.java","native":false}],
+                           "threads":[{"thread":{"id":6},"stack":1}]}]}
+                """);
+        assertEquals(List.of(new Frame("a.D", "e", "D.java", 9, false), new Frame("a.B", "c", "B.java", 7, false)),
+                dump.threads().get(1).frames());
+        assertSame(dump.threads().get(0).frames().get(0), dump.threads().get(1).frames().get(1));
+    }
+
+    @Test
     void aTreeOrTableThatDoesNotHoldTogetherIsAnError() {
         String[] broken = {
             // a stack ending past the tree
             """
-            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":2}]}
+            {"parts":[{"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":2}]}]}
             """,
             // a parent that comes after its child (a loop could follow)
             """
-            {"nodes":[[0,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}
+            {"parts":[{"nodes":[[0,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}]}
             """,
             // a method outside the table
             """
-            {"nodes":[[-1,1,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}
+            {"parts":[{"nodes":[[-1,1,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":0}]}]}
             """,
             // a stack, and the tree after it (so not yet known)
             """
-            {"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}]}
+            {"parts":[{"threads":[{"thread":{"id":5},"stack":0}],"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}]}]}
+            """,
+            // a stack ending at a node a later part adds
+            """
+            {"parts":[{"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":1}]},
+                      {"nodes":[[0,0,8]],"methods":[],"threads":[]}]}
             """,
             // a stack that is not a node index
             """
-            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":null}]}
+            {"parts":[{"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":null}]}]}
             """,
             """
-            {"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":"0"}]}
+            {"parts":[{"nodes":[[-1,0,7]],"methods":[{"class":"a.B","method":"c"}],"threads":[{"thread":{"id":5},"stack":"0"}]}]}
             """,
             // a chain deeper than any stack the agent sends
             chain(65537)};
@@ -163,12 +187,12 @@ class AnswerReaderTest {
 
     /** One thread whose stack is a chain of that many nodes. */
     private static String chain(int nodes) {
-        StringBuilder json = new StringBuilder("{\"nodes\":[");
+        StringBuilder json = new StringBuilder("{\"parts\":[{\"nodes\":[");
         for (int i = 0; i < nodes; i++) {
             json.append(i == 0 ? "" : ",").append('[').append(i - 1).append(",0,1]");
         }
         return json.append("],\"methods\":[{\"class\":\"a.B\",\"method\":\"c\"}],\"threads\":[{\"thread\":{\"id\":5},\"stack\":")
-                .append(nodes - 1).append("}]}").toString();
+                .append(nodes - 1).append("}]}]}").toString();
     }
 
     @Test

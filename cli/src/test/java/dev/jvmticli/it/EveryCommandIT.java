@@ -58,7 +58,7 @@ class EveryCommandIT {
                         continue;
                     }
                     for (String value : VALUES) {
-                        StringBuilder request = new StringBuilder("{\"v\":3,\"id\":" + id + ",\"cmd\":\"" + command + "\"");
+                        StringBuilder request = new StringBuilder("{\"v\":4,\"id\":" + id + ",\"cmd\":\"" + command + "\"");
                         for (int k = 0; k < 21; k++) { // with v, id and cmd: the parser's limit of 24 fields
                             request.append(",\"").append(KEYS.get((k + id) % KEYS.size())).append("\":").append(value);
                         }
@@ -69,7 +69,7 @@ class EveryCommandIT {
                         id++;
                     }
                 }
-                raw.send("{\"v\":3,\"id\":" + id + ",\"cmd\":\"hello\"}\n");
+                raw.send("{\"v\":4,\"id\":" + id + ",\"cmd\":\"hello\"}\n");
                 assertTrue(Json.parse(raw.readLine()).path("ok").asBoolean());
             }
             assertTrue(Long.parseLong(target.ask("count")) > countBefore, "the target kept running");
