@@ -37,9 +37,9 @@ jobject jni_new_thread(JNIEnv *jni, const char *name) {
     return global;
 }
 
-char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
-    jstring value = target == NULL ? NULL : (*jni)->CallObjectMethod(jni, target, getter);
-    if (jni_failed(jni, value)) {
+/* A malloc'd modified UTF-8 copy of value, whose local reference is deleted; NULL for null. */
+static char *copied_string(JNIEnv *jni, jstring value) {
+    if (value == NULL) {
         return NULL;
     }
     char *copy = NULL;
@@ -51,6 +51,15 @@ char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
     jni_cleared_exception(jni);
     (*jni)->DeleteLocalRef(jni, value);
     return copy;
+}
+
+char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
+    jstring value = target == NULL ? NULL : (*jni)->CallObjectMethod(jni, target, getter);
+    return jni_failed(jni, value) ? NULL : copied_string(jni, value);
+}
+
+char *jni_string_field(JNIEnv *jni, jobject target, jfieldID field) {
+    return target == NULL ? NULL : copied_string(jni, (*jni)->GetObjectField(jni, target, field));
 }
 
 int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value) {

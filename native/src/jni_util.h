@@ -41,4 +41,7 @@ jclass jni_global_class(JNIEnv *jni, const char *name);
  * NULL, the getter returns null or throws, or memory runs out. */
 char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter);
 
+/* The same for a String field of target. */
+char *jni_string_field(JNIEnv *jni, jobject target, jfieldID field);
+
 #endif
