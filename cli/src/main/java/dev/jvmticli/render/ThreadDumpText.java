@@ -70,6 +70,7 @@ public final class ThreadDumpText {
      * synchronizers" too. Not for concurrent use.
      */
     public static final class Printer {
+        private static final int WRITE_AT = 64 * 1024;
         private final PrintWriter out;
         private final Map<Long, ThreadEntry> byId;
         private final OwnableSynchronizers synchronizers;
@@ -78,6 +79,7 @@ public final class ThreadDumpText {
         private final List<ThreadStack> hidden;
         private final FrameText frameText = new FrameText();
         private final StateLines stateLines = new StateLines();
+        /** Threads' lines not written yet: written out in pieces of at least WRITE_AT bytes, which a buffer of that size passes on without copying. */
         private final Utf8Lines text = new Utf8Lines();
         private int nextHidden;
 
@@ -109,7 +111,9 @@ public final class ThreadDumpText {
                 printSynchronizers(out, synchronizers, t.thread().id());
             }
             text.line();
-            text.writeTo(out);
+            if (text.length >= WRITE_AT) {
+                text.writeTo(out);
+            }
         }
 
         /** The hidden Java threads not printed yet and the JVM's other threads. */
@@ -117,6 +121,7 @@ public final class ThreadDumpText {
             while (nextHidden < hidden.size()) {
                 print(hidden.get(nextHidden++));
             }
+            text.writeTo(out);
             for (VmThread t : vmThreads) {
                 if (!hasJavaThread(t)) {
                     out.println(header(t, layout));
