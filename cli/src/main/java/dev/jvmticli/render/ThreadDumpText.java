@@ -220,17 +220,21 @@ public final class ThreadDumpText {
      * of thousands of threads has a handful of them.
      */
     private static final class StateLines {
-        private final List<Object[]> made = new java.util.ArrayList<>(); // {state, detail, line}
+        /** detail: one of detail()'s constants, or null. */
+        private record StateLine(String state, String detail, byte[] line) {
+        }
+
+        private final List<StateLine> made = new java.util.ArrayList<>();
 
         byte[] of(ThreadEntry t) {
             String detail = detail(t);
-            for (Object[] known : made) {
-                if (known[1] == detail && t.state().equals(known[0])) {
-                    return (byte[]) known[2];
+            for (StateLine known : made) {
+                if (known.detail() == detail && t.state().equals(known.state())) {
+                    return known.line();
                 }
             }
             byte[] line = ("   java.lang.Thread.State: " + stateDetail(t.state(), detail)).getBytes(StandardCharsets.UTF_8);
-            made.add(new Object[] {t.state(), detail, line});
+            made.add(new StateLine(t.state(), detail, line));
             return line;
         }
     }
