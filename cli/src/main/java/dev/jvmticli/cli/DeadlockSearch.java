@@ -40,22 +40,18 @@ final class DeadlockSearch {
         return new Result(cycles, stacks);
     }
 
-    /** The deadlocks a dump shows, each confirmed by asking its threads again. */
-    static List<List<ThreadStack>> in(AgentClient client, StackDump dump, boolean virtual) {
-        return confirmed(client, Deadlocks.find(dump), virtual);
-    }
-
     /** Who waits for whom, without frames. */
     private static StackDump waits(AgentClient client, Set<Long> ids, boolean virtual) {
         return Dumps.collect(client, ids, 1, false, false, true, virtual, false, true, false);
     }
 
     /**
-     * A snapshot is not atomic across threads, so a cycle could be assembled from moments that
-     * never coexisted. A real deadlock does not move: keep only cycles whose every edge is still
-     * there when their threads are asked again.
+     * The candidates (cycles of a dump, see {@link Deadlocks#find}) that are deadlocks. A snapshot is
+     * not atomic across threads, so a cycle could be assembled from moments that never coexisted. A
+     * real deadlock does not move: keep only cycles whose every edge is still there when their
+     * threads are asked again.
      */
-    private static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates, boolean virtual) {
+    static List<List<ThreadStack>> confirmed(AgentClient client, List<List<ThreadStack>> candidates, boolean virtual) {
         if (candidates.isEmpty()) {
             return candidates;
         }

@@ -1,5 +1,6 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.AgentClient;
@@ -70,10 +71,11 @@ final class StacksCommand implements Callable<Integer> {
             } else if (grouped) {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
+                List<List<ThreadStack>> candidates = Deadlocks.find(dump); // while the printer may still be printing
                 if (printer == null || !printer.finish()) {
                     ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
                 }
-                List<List<ThreadStack>> deadlocks = DeadlockSearch.in(client, dump, kinds.virtualThreads());
+                List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
                 if (!deadlocks.isEmpty()) {
                     DeadlockText.printSections(context.out(), deadlocks, dump);
                     context.out().println();

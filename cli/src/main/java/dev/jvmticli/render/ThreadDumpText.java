@@ -70,6 +70,7 @@ public final class ThreadDumpText {
      * synchronizers" too. Not for concurrent use.
      */
     public static final class Printer {
+        private static final int WRITE_AT = 64 * 1024;
         private final PrintWriter out;
         private final Map<Long, ThreadEntry> byId;
         private final OwnableSynchronizers synchronizers;
@@ -77,6 +78,8 @@ public final class ThreadDumpText {
         private final List<VmThread> vmThreads;
         private final List<ThreadStack> hidden;
         private final FrameText frameText = new FrameText();
+        private final StateLines stateLines = new StateLines();
+        /** Threads' lines not written yet: written out in pieces of at least WRITE_AT bytes, which a buffer of that size passes on without copying. */
         private final Utf8Lines text = new Utf8Lines();
         private int nextHidden;
 
@@ -102,13 +105,15 @@ public final class ThreadDumpText {
         }
 
         private void print(ThreadStack t) {
-            printThread(text, t, byId, frameText, layout);
+            printThread(text, t, byId, frameText, stateLines, layout);
             if (synchronizers != null) {
                 text.writeTo(out);
                 printSynchronizers(out, synchronizers, t.thread().id());
             }
             text.line();
-            text.writeTo(out);
+            if (text.length >= WRITE_AT) {
+                text.writeTo(out);
+            }
         }
 
         /** The hidden Java threads not printed yet and the JVM's other threads. */
@@ -116,6 +121,7 @@ public final class ThreadDumpText {
             while (nextHidden < hidden.size()) {
                 print(hidden.get(nextHidden++));
             }
+            text.writeTo(out);
             for (VmThread t : vmThreads) {
                 if (!hasJavaThread(t)) {
                     out.println(header(t, layout));
@@ -190,10 +196,11 @@ public final class ThreadDumpText {
      * hundreds of thousands of frame lines, each encoded once per distinct frame).
      */
     private static void printThread(Utf8Lines b, ThreadStack t, Map<Long, ThreadEntry> byId, FrameText frameText,
-                                    Layout layout) {
+                                    StateLines stateLines, Layout layout) {
         ThreadEntry thread = t.thread();
-        b.line(header(thread, layout));
-        b.line("   java.lang.Thread.State: " + stateDetail(thread));
+        appendHeader(b, thread, layout);
+        b.line();
+        b.line(stateLines.of(thread));
         if (t.unsettled()) {
             b.line(UNSETTLED);
         }
@@ -206,6 +213,30 @@ public final class ThreadDumpText {
             b.line("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
         }
         appendFrames(b, t, frameText);
+    }
+
+    /**
+     * The {@code java.lang.Thread.State} line of each state and detail met, encoded once: a dump
+     * of thousands of threads has a handful of them.
+     */
+    private static final class StateLines {
+        /** detail: one of detail()'s constants, or null. */
+        private record StateLine(String state, String detail, byte[] line) {
+        }
+
+        private final List<StateLine> made = new java.util.ArrayList<>();
+
+        byte[] of(ThreadEntry t) {
+            String detail = detail(t);
+            for (StateLine known : made) {
+                if (known.detail() == detail && t.state().equals(known.state())) {
+                    return known.line();
+                }
+            }
+            byte[] line = ("   java.lang.Thread.State: " + stateDetail(t.state(), detail)).getBytes(StandardCharsets.UTF_8);
+            made.add(new StateLine(t.state(), detail, line));
+            return line;
+        }
     }
 
     /** A thread's frames and lock lines alone, as jstack's deadlock section lists them. */
@@ -276,11 +307,13 @@ public final class ThreadDumpText {
                 b.line(unnamedWait);
             }
             if (waitEnteredAt != null && waitEnteredAt == depth) {
-                b.line("\t- locked " + describe(wait.lock()));
+                appendLock(b.append(LOCKED), wait.className(), wait.hash());
+                b.line();
             }
             for (LockedMonitor monitor : locked) {
                 if (monitor.depth() == depth) {
-                    b.line("\t- locked " + describe(monitor.lock()));
+                    appendLock(b.append(LOCKED), monitor.className(), monitor.hash());
+                    b.line();
                 }
             }
         }
@@ -341,6 +374,7 @@ public final class ThreadDumpText {
     /** Lines of text as UTF-8 in one reused buffer, handed to a writer as bytes where it takes them. */
     private static final class Utf8Lines {
         private static final byte[] NEWLINE_BYTES = NEWLINE.getBytes(StandardCharsets.UTF_8);
+        private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
         private byte[] bytes = new byte[16 * 1024];
         private int length;
@@ -358,16 +392,78 @@ public final class ThreadDumpText {
             append(NEWLINE_BYTES);
         }
 
-        private void append(byte[] text) {
+        /** text as string concatenation has it ("null" for null). */
+        Utf8Lines append(String text) {
+            return append(String.valueOf(text).getBytes(StandardCharsets.UTF_8));
+        }
+
+        Utf8Lines append(byte[] text) {
             append(text, 0, text.length);
+            return this;
         }
 
         void append(byte[] text, int offset, int count) {
+            room(count);
+            System.arraycopy(text, offset, bytes, length, count);
+            length += count;
+        }
+
+        /** An ASCII character. */
+        Utf8Lines append(char c) {
+            room(1);
+            bytes[length++] = (byte) c;
+            return this;
+        }
+
+        /** What Long.toString writes, without the String. */
+        Utf8Lines decimal(long value) {
+            if (value == Long.MIN_VALUE) {
+                return append(Long.toString(value));
+            }
+            if (value < 0) {
+                append('-');
+                value = -value;
+            }
+            int digits = 1;
+            for (long rest = value; rest >= 10; rest /= 10) {
+                digits++;
+            }
+            room(digits);
+            for (int i = length + digits - 1; i >= length; i--) {
+                bytes[i] = (byte) ('0' + value % 10);
+                value /= 10;
+            }
+            length += digits;
+            return this;
+        }
+
+        /** What Long.toHexString writes, or with width, that many low hex digits, zeros in front. */
+        Utf8Lines hex(long value, int width) {
+            int digits = width > 0 ? width : Math.max(1, (64 - Long.numberOfLeadingZeros(value) + 3) / 4);
+            room(digits);
+            for (int i = length + digits - 1; i >= length; i--) {
+                bytes[i] = HEX_DIGITS[(int) (value & 0xF)];
+                value >>>= 4;
+            }
+            length += digits;
+            return this;
+        }
+
+        /**
+         * value / unit with two decimals, rounded half up: what {@code String.format("%.2f", value / (double) unit)}
+         * prints for a value of at most 15 digits and a unit that is a power of ten of at least 100,
+         * without Formatter's cost on each of thousands of header lines.
+         */
+        Utf8Lines hundredths(long value, long unit) {
+            long hundredths = (value + unit / 200) / (unit / 100);
+            long fraction = hundredths % 100;
+            return decimal(hundredths / 100).append('.').append((char) ('0' + fraction / 10)).append((char) ('0' + fraction % 10));
+        }
+
+        private void room(int count) {
             if (length + count > bytes.length) {
                 bytes = Arrays.copyOf(bytes, Math.max(2 * bytes.length, length + count));
             }
-            System.arraycopy(text, offset, bytes, length, count);
-            length += count;
         }
 
         /** Writes what was added since the last call. */
@@ -375,20 +471,39 @@ public final class ThreadDumpText {
             if (out instanceof TextOutput utf8) {
                 utf8.writeUtf8(bytes, 0, length);
             } else {
-                out.write(new String(bytes, 0, length, StandardCharsets.UTF_8));
+                out.write(toString());
             }
             length = 0;
         }
+
+        @Override
+        public String toString() {
+            return new String(bytes, 0, length, StandardCharsets.UTF_8);
+        }
     }
 
+    private static final byte[] WAITING_TO_LOCK = "\t- waiting to lock ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WAITING_ON = "\t- waiting on ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PARKING = "\t- parking to wait for  ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LOCKED = "\t- locked ".getBytes(StandardCharsets.US_ASCII);
+
     private static void appendWait(Utf8Lines b, WaitingFor wait) {
-        String line = switch (wait.kind()) {
-            case "enter" -> "\t- waiting to lock ";
-            case "notify" -> "\t- waiting on ";
-            default -> "\t- parking to wait for  ";
+        byte[] line = switch (wait.kind()) {
+            case "enter" -> WAITING_TO_LOCK;
+            case "notify" -> WAITING_ON;
+            default -> PARKING;
         };
-        b.line(line + describe(wait.lock()));
+        appendLock(b.append(line), wait.className(), wait.hash());
+        b.line();
     }
+
+    /** {@link #describe}, written into b. */
+    private static void appendLock(Utf8Lines b, String className, long hash) {
+        b.append(ADDRESS_START).hex(hash, 16).append(ADDRESS_END).append(className).append(')');
+    }
+
+    private static final byte[] ADDRESS_START = "<0x".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ADDRESS_END = "> (a ".getBytes(StandardCharsets.US_ASCII);
 
     /**
      * jstack's section; "- None" only when the list is complete. A partial one ends with a line no
@@ -423,39 +538,51 @@ public final class ThreadDumpText {
 
     /** jstack's header line: each field where the agent knows it, in the order and form of the target's JDK. */
     static String header(ThreadEntry t, Layout layout) {
-        StringBuilder line = new StringBuilder();
-        line.append(quote(t.name())).append(" #").append(t.id());
-        if (layout.nidAfterId() && t.nid() > 0) {
-            line.append(" [").append(t.nid()).append(']');
-        }
-        if (t.virtual()) {
-            line.append(t.pinned() ? " virtual pinned" : " virtual");
-        } else if (t.daemon()) {
-            line.append(" daemon");
-        }
-        line.append(" prio=").append(t.priority());
-        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
-        line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
-        if (t.agent()) {
-            line.append(" (jvmti-cli agent)");
-        }
+        Utf8Lines line = new Utf8Lines();
+        appendHeader(line, t, layout);
         return line.toString();
     }
 
-    /**
-     * value / unit with two decimals, rounded half up: what {@code String.format("%.2f", value / (double) unit)}
-     * prints for a value of at most 15 digits and a unit that is a power of ten of at least 100,
-     * without Formatter's cost on each of thousands of header lines.
-     */
-    static StringBuilder appendHundredths(StringBuilder b, long value, long unit) {
-        long hundredths = (value + unit / 200) / (unit / 100);
-        long fraction = hundredths % 100;
-        return b.append(hundredths / 100).append('.').append(fraction < 10 ? "0" : "").append(fraction);
+    private static void appendHeader(Utf8Lines line, ThreadEntry t, Layout layout) {
+        line.append('"').append(t.name()).append('"').append(HASH).decimal(t.id());
+        if (layout.nidAfterId() && t.nid() > 0) {
+            line.append(' ').append('[').decimal(t.nid()).append(']');
+        }
+        if (t.virtual()) {
+            line.append(t.pinned() ? VIRTUAL_PINNED : VIRTUAL);
+        } else if (t.daemon()) {
+            line.append(DAEMON);
+        }
+        line.append(PRIO).decimal(t.priority());
+        appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
+        line.append(' ').append(t.osState() != null ? t.osState() : stateText(t));
+        if (t.agent()) {
+            line.append(AGENT);
+        }
+    }
+
+    private static final byte[] HASH = " #".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VIRTUAL = " virtual".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VIRTUAL_PINNED = " virtual pinned".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DAEMON = " daemon".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] PRIO = " prio=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] AGENT = " (jvmti-cli agent)".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] OS_PRIO = " os_prio=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CPU = " cpu=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ELAPSED = " elapsed=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] TID = " tid=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NID = " nid=".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] NID_HEX = " nid=0x".getBytes(StandardCharsets.US_ASCII);
+
+    /** value / unit with two decimals, as a header has its cpu and elapsed (see Utf8Lines.hundredths). */
+    static String hundredths(long value, long unit) {
+        return new Utf8Lines().hundredths(value, unit).toString();
     }
 
     /** jstack's header line of a JVM thread without a java.lang.Thread: name and OS thread. */
     static String header(VmThread t, Layout layout) {
-        StringBuilder line = new StringBuilder(quote(t.name()));
+        Utf8Lines line = new Utf8Lines();
+        line.append('"').append(t.name()).append('"');
         appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
         if (t.osState() != null) {
             line.append(' ').append(t.osState());
@@ -464,22 +591,26 @@ public final class ThreadDumpText {
     }
 
     /** What HotSpot's Thread::print_on says of the OS thread, each field where it is known. */
-    private static void appendOsThread(StringBuilder line, Integer osPriority, long cpuNanos, Long started, String tid, long nid,
+    private static void appendOsThread(Utf8Lines line, Integer osPriority, long cpuNanos, Long started, String tid, long nid,
                                        Layout layout) {
         if (osPriority != null) {
-            line.append(" os_prio=").append(osPriority);
+            line.append(OS_PRIO).decimal(osPriority);
         }
         if (cpuNanos >= 0) {
-            appendHundredths(line.append(" cpu="), cpuNanos, 1_000_000).append("ms");
+            line.append(CPU).hundredths(cpuNanos, 1_000_000).append('m').append('s');
         }
         if (started != null && layout.dumpTime() >= started) {
-            appendHundredths(line.append(" elapsed="), layout.dumpTime() - started, 1_000).append('s');
+            line.append(ELAPSED).hundredths(layout.dumpTime() - started, 1_000).append('s');
         }
         if (tid != null) {
-            line.append(" tid=").append(tid);
+            line.append(TID).append(tid);
         }
         if (nid > 0) {
-            line.append(layout.nidAfterId() ? " nid=" + nid : " nid=0x" + Long.toHexString(nid));
+            if (layout.nidAfterId()) {
+                line.append(NID).decimal(nid);
+            } else {
+                line.append(NID_HEX).hex(nid, 0);
+            }
         }
     }
 
@@ -494,14 +625,22 @@ public final class ThreadDumpText {
     }
 
     static String stateDetail(ThreadEntry t) {
-        String detail = switch (t.state()) {
+        return stateDetail(t.state(), detail(t));
+    }
+
+    private static String stateDetail(String state, String detail) {
+        return detail == null ? state : state + " (" + detail + ")";
+    }
+
+    /** What jstack adds to the state in parentheses, or null. */
+    private static String detail(ThreadEntry t) {
+        return switch (t.state()) {
             case "BLOCKED" -> "on object monitor";
             case "WAITING", "TIMED_WAITING" -> t.hasFlag("in_object_wait") ? "on object monitor"
                     : t.hasFlag("parked") ? "parking"
                     : t.hasFlag("sleeping") ? "sleeping" : null;
             default -> null;
         };
-        return detail == null ? t.state() : t.state() + " (" + detail + ")";
     }
 
     static String frameLine(Frame f) {

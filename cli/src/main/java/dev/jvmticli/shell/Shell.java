@@ -47,8 +47,14 @@ import picocli.CommandLine.Model.OptionSpec;
 public final class Shell {
     /** Subcommands that make no sense inside the shell, or that the shell replaces. */
     private static final Set<String> NOT_IN_SHELL = Set.of("shell", "help");
-    /** What a command's output reaches its file or the shell's output in, at most: a dump is megabytes. */
-    private static final int OUTPUT_BUFFER = 1024 * 1024;
+    /** What a command's output reaches its file in, at most: a dump is megabytes. */
+    private static final int FILE_BUFFER = 1024 * 1024;
+    /**
+     * What a command's output reaches the shell's output in, at most: that output has a large
+     * buffer of its own (see Main), and one of G1's humongous size would be allocated and zeroed
+     * for every command.
+     */
+    private static final int SHELL_OUTPUT_BUFFER = 64 * 1024;
 
     /** Where the shell writes, and what it knows of the screen. */
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
@@ -207,7 +213,7 @@ public final class Shell {
                 GatedOutputStream gated = new GatedOutputStream(pipeline.file() == null ? ((TextOutput) io.out()).bytes()
                         : Files.newOutputStream(Path.of(pipeline.file()), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                                 pipeline.append() ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING));
-                sink = TextOutput.of(gated, OUTPUT_BUFFER);
+                sink = TextOutput.of(gated, pipeline.file() == null ? SHELL_OUTPUT_BUFFER : FILE_BUFFER);
                 shutOut = gated::shut;
             } else {
                 GatedWriter gated = new GatedWriter(unclosable(io.out()));

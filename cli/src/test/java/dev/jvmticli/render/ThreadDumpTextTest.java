@@ -192,9 +192,9 @@ class ThreadDumpTextTest {
         }
         for (long value : values) {
             assertEquals(String.format(java.util.Locale.ROOT, "%.2f", value / 1e6),
-                    ThreadDumpText.appendHundredths(new StringBuilder(), value, 1_000_000).toString(), "cpu of " + value + " ns");
+                    ThreadDumpText.hundredths(value, 1_000_000), "cpu of " + value + " ns");
             assertEquals(String.format(java.util.Locale.ROOT, "%.2f", value / 1e3),
-                    ThreadDumpText.appendHundredths(new StringBuilder(), value, 1_000).toString(), "elapsed of " + value + " ms");
+                    ThreadDumpText.hundredths(value, 1_000), "elapsed of " + value + " ms");
         }
     }
 
