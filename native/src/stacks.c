@@ -60,7 +60,7 @@ static void write_locks(json_writer *w, const thread_moment *m, const taken_stac
 
 /* Writes the threads [start, end) as one part of the answer: the stack tree's nodes and the
  * methods added since the part before (an index continues across parts), then the threads. */
-static void write_part(command_ctx *ctx, thread_set *set, const taken_stack *stacks, const stack_tree *tree,
+static void write_part(command_ctx *ctx, const thread_set *set, const taken_stack *stacks, const stack_tree *tree,
                        const method_index *methods, size_t first_node, size_t first_method, size_t start, size_t end,
                        int want_owned) {
     json_writer *w = ctx->out;

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -224,7 +225,7 @@ public final class ThreadDumpText {
         private record StateLine(String state, String detail, byte[] line) {
         }
 
-        private final List<StateLine> made = new java.util.ArrayList<>();
+        private final List<StateLine> made = new ArrayList<>();
 
         byte[] of(ThreadEntry t) {
             String detail = detail(t);
