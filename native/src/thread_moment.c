@@ -93,13 +93,15 @@ static int witness_is(JNIEnv *jni, const lock_witness *w, const thread_moment *m
         && frames_frame_is(jni, &thread_moment_frames(m)[w->top_depth], w->top_class, w->top_method, w->top_line);
 }
 
-/* How deep lock collection must look for the monitors this thread owns (see lock_subject). A
- * thread that runs may have moved since its frames were taken: it is looked at whole. */
+/* How deep lock collection must look for the monitors this thread owns (see lock_subject): as
+ * deep as the frames of its moment can hold one, also when it runs. The facts are of that moment;
+ * a look at a thread that moved since shows another top frame or state (settle), as it does where
+ * the whole stack is looked at. */
 static jint owned_depth_of(JNIEnv *jni, const thread_moment *m) {
-    if (m->truncated || m->count == 0 || (m->state & JVMTI_THREAD_STATE_RUNNABLE) != 0) {
-        return 0; /* deeper than asked, no Java frames (or none were taken), or moving: all of it */
+    if (m->truncated || m->count == 0) {
+        return 0; /* deeper than asked, or no Java frames (or none were taken): all of it */
     }
-    return frames_monitor_depth(jni, thread_moment_frames(m), m->count, 0);
+    return frames_monitor_depth(jni, thread_moment_frames(m), m->count, (m->state & JVMTI_THREAD_STATE_IN_NATIVE) != 0);
 }
 
 /* The subject's state, owned depth, height and methods (the frames its owned monitors can be in)

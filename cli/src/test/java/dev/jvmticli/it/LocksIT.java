@@ -215,6 +215,15 @@ class LocksIT {
 
     @ParameterizedTest
     @MethodSource("cases")
+    void aThreadRunningNativeCodeOwnsTheMonitorItsFramesEntered(Case c) {
+        JsonNode reader = thread(json(c, "monitors").path("threads"), "native-nester");
+        assertEquals("RUNNABLE", reader.path("thread").path("state").asText(), reader.toString());
+        List<Integer> depths = reader.path("locked").findValues("depth").stream().map(JsonNode::asInt).toList();
+        assertEquals(List.of(depthOf(reader, "readUnderLock")), depths, reader.toString());
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
     void byLockPutsTheMostContendedMonitorFirst(Case c) {
         JsonNode first = json(c, "monitors", "--by-lock").path("locks").get(0);
         assertEquals("holder", first.path("owner").path("name").asText());
@@ -356,7 +365,7 @@ class LocksIT {
         Map<String, String> live = lockFacts(json(new Case(jdk, AgentMode.LIVE_ATTACH), "stacks").path("threads"));
         Map<String, String> startup = lockFacts(json(new Case(jdk, AgentMode.STARTUP), "stacks").path("threads"));
         assertEquals(live, startup);
-        assertTrue(live.keySet().containsAll(List.of("holder", "contender-1", "nester", "ring-1", "rl-parked", "waiter-timed")), live.toString());
+        assertTrue(live.keySet().containsAll(List.of("holder", "contender-1", "nester", "native-nester", "ring-1", "rl-parked", "waiter-timed")), live.toString());
     }
 
     /** Thread name to what it owns (class@frame method) and waits for (kind, class, owner name). */
@@ -366,7 +375,7 @@ class LocksIT {
         Map<String, String> facts = new TreeMap<>();
         for (JsonNode t : threads) {
             String name = t.path("thread").path("name").asText();
-            if (!Pattern.matches("holder|contender-\\d|nester|ring-\\d|rl-.*|mon-dl-.|waiter-.*", name)) {
+            if (!Pattern.matches("holder|contender-\\d|nester|native-nester|ring-\\d|rl-.*|mon-dl-.|waiter-.*", name)) {
                 continue;
             }
             List<String> owned = new ArrayList<>();

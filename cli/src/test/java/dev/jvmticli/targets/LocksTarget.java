@@ -1,6 +1,9 @@
 package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -13,7 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Every lock situation the stacks/monitors/deadlocks tests look for, each on threads with known
  * names: deadlocks over monitors, over ReentrantLocks and over a mix of both in a ring of three;
  * one holder with three contenders; timed and untimed Object.wait; nested and recursive monitors
- * at known frames; a thread parked on a ReentrantLock another thread owns; a thread owning a
+ * at known frames; a thread running native code (a read that never ends) inside a monitor it
+ * entered further down; a thread parked on a ReentrantLock another thread owns; a thread owning a
  * ReentrantLock nobody waits for; an idle pool of IDLE_WORKERS threads awaiting work in
  * Condition.await (more than the monitor's contenders); a 1,500-frame stack.
  */
@@ -24,6 +28,7 @@ public final class LocksTarget {
     static final Object CONTENDED = new Object();
     static final Object NEST_A = new Object();
     static final Object NEST_B = new Object();
+    static final Object NATIVE_HELD = new Object();
     static volatile long sink;
 
     private LocksTarget() {
@@ -36,6 +41,7 @@ public final class LocksTarget {
         contention();
         waits();
         nested();
+        inNativeCode();
         parked();
         loneOwner();
         idlePool();
@@ -153,6 +159,38 @@ public final class LocksTarget {
 
     static void nestInnermost() {
         sleepForever();
+    }
+
+    private static void inNativeCode() throws IOException, InterruptedException {
+        Pipe pipe = Pipe.open(); // never written to
+        Thread reader = TargetMain.start("native-nester", () -> readUnderLock(pipe));
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!inNative(reader)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("native-nester never reached its read");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private static boolean inNative(Thread thread) {
+        StackTraceElement[] frames = thread.getStackTrace();
+        return frames.length > 0 && frames[0].isNativeMethod();
+    }
+
+    /** Frames, innermost first: the pipe's read in native code, ..., readForever, readUnderLock (NATIVE_HELD). */
+    static void readUnderLock(Pipe pipe) {
+        synchronized (NATIVE_HELD) {
+            readForever(pipe);
+        }
+    }
+
+    static void readForever(Pipe pipe) {
+        try {
+            pipe.source().read(ByteBuffer.allocate(1));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static void parked() throws InterruptedException {
