@@ -3,19 +3,20 @@
  * safepoint, and lock facts checked against them; the dump is therefore not atomic across threads,
  * which is what makes it gentle on the target, but no thread contradicts itself. A thread whose
  * frames cannot hold a monitor (see frames_monitor_depth) is not asked for the monitors it owns,
- * and where they are read at a safepoint, a waiting one only as deep as its deepest frame that may
- * hold one. The threads are taken and written in parts of STACKS_PART_THREADS, in their order:
- * each part is taken whole (moments, then lock facts) before it is written, so that what a client
- * reads does not change how far apart in time a thread's frames and its lock facts are, and the
- * client prints one part while the next is taken. Where owners are named by matching the threads'
- * facts against each other (locks_owners_named_among), all threads are one part. A thread's frames
- * are its "stack": the top node of a tree of [parent, method, line] nodes ("nodes", see
- * stack_tree.h) whose methods index a method table ("methods"): each distinct method, and each
- * distinct call path, is sent once. A part carries the nodes and methods its threads add to those
- * of the parts before it, ahead of its "threads", so that a client can print each thread as it
- * arrives; "vmThreads", the JVM's own threads (vm_threads.h, without frames), come before the
- * parts, and "lockFactsComplete" after them. Each thread carries its lock facts, with the frame
- * that entered the monitor a thread in Object.wait waits on where its frames tell
+ * and where they are read at a safepoint, one only as deep as its deepest frame that may hold one.
+ * The threads are taken and written in parts of STACKS_PART_THREADS, in their order, the last one
+ * small (STACKS_LAST_PART_THREADS): it is what the client still has to print once the answer is
+ * all sent. Each part is taken whole (moments, then lock facts) before it is written, so that what
+ * a client reads does not change how far apart in time a thread's frames and its lock facts are,
+ * and the client prints one part while the next is taken. Where owners are named by matching the
+ * threads' facts against each other (locks_owners_named_among), all threads are one part. A
+ * thread's frames are its "stack": the top node of a tree of [parent, method, line] nodes
+ * ("nodes", see stack_tree.h) whose methods index a method table ("methods"): each distinct
+ * method, and each distinct call path, is sent once. A part carries the nodes and methods its
+ * threads add to those of the parts before it, ahead of its "threads", so that a client can print
+ * each thread as it arrives; "vmThreads", the JVM's own threads (vm_threads.h, without frames),
+ * come before the parts, and "lockFactsComplete" after them. Each thread carries its lock facts,
+ * with the frame that entered the monitor a thread in Object.wait waits on where its frames tell
  * (frames_sole_monitor_frame). */
 #include <stdlib.h>
 
@@ -28,6 +29,9 @@
 /* Threads a part holds: few enough that the client starts printing early and each part's lock
  * facts come right after its moments, enough that ThreadMXBean's batches (locks.c) stay large. */
 #define STACKS_PART_THREADS 512
+/* Threads the last part holds, out of a rest that would make a larger one: what the client still
+ * has to print after the answer's last byte. */
+#define STACKS_LAST_PART_THREADS 64
 
 /* One thread's place in the stack tree. */
 typedef struct {
@@ -94,6 +98,20 @@ static void write_part(command_ctx *ctx, const thread_set *set, const taken_stac
     json_end_object(w);
 }
 
+/* Where the part that starts at start ends: STACKS_PART_THREADS on, except that a rest of threads
+ * that would all be the last part keeps its last STACKS_LAST_PART_THREADS for a part of their own;
+ * all threads are one part when not in_parts. */
+static size_t next_part_end(size_t start, size_t count, int in_parts) {
+    size_t rest = count - start;
+    if (!in_parts) {
+        return count;
+    }
+    if (rest > STACKS_PART_THREADS) {
+        return start + STACKS_PART_THREADS;
+    }
+    return rest >= 2 * STACKS_LAST_PART_THREADS ? count - STACKS_LAST_PART_THREADS : count;
+}
+
 void cmd_stacks(command_ctx *ctx) {
     int64_t requested_depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     int want_frames = request_bool(ctx->req, "frames", 1);
@@ -137,15 +155,15 @@ void cmd_stacks(command_ctx *ctx) {
     method_index_init(&methods);
     stack_tree tree;
     stack_tree_init(&tree);
-    size_t part = locks_owners_named_among(ctx->jni, want_owned) ? set.count : STACKS_PART_THREADS;
+    int in_parts = !locks_owners_named_among(ctx->jni, want_owned);
     size_t written_nodes = 0;
     size_t written_methods = 0;
     int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
     int lock_status = 0;
     json_key(w, "parts");
     json_begin_array(w);
-    for (size_t start = 0; start < set.count; start += part) {
-        size_t end = set.count - start < part ? set.count : start + part;
+    for (size_t start = 0, end; start < set.count; start = end) {
+        end = next_part_end(start, set.count, in_parts);
         /* frames are taken for owned monitors too: they are what the lock facts are checked against */
         lock_status |= thread_set_take_range(ctx->jni, &set, start, end, want_frames || want_owned ? max_depth : 0,
                                              want_owned, &usage_calls_left);
