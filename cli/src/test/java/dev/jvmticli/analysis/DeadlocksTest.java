@@ -43,6 +43,21 @@ class DeadlocksTest {
     }
 
     @Test
+    void aLongChainIntoACycleAtItsEndReportsTheCycleOnceInWaitOrder() {
+        int length = 5000; // thread i waits for i + 1; the last waits for the one before it
+        ThreadStack[] threads = new ThreadStack[length];
+        for (int i = 0; i < length; i++) {
+            long next = i + 1 < length ? i + 1 : length - 2;
+            threads[length - 1 - i] = thread(i, "BLOCKED", enter(1000 + next, next), holds(1000 + i)); // listed last first
+        }
+        List<List<ThreadStack>> found = Deadlocks.find(Dumps.of(threads));
+        assertEquals(1, found.size(), found.toString());
+        List<Long> cycle = found.get(0).stream().map(t -> t.thread().id()).toList();
+        assertEquals(Set.of((long) length - 2, (long) length - 1), Set.copyOf(cycle));
+        assertEquals(cycle.get(1), found.get(0).get(0).waitingFor().ownerId(), "the first waits for the second");
+    }
+
+    @Test
     void contentionWaitsAndUnknownOwnersAreNoDeadlock() {
         var dump = Dumps.of(
                 thread(1, "TIMED_WAITING", null, holds(100)),
