@@ -4,11 +4,13 @@
 # Run after the build (mvn -B package -DskipTests). Options:
 #   --rounds N   alternating rounds (default 7); figures are medians
 #   --cli PATH   the launcher of the shell to measure (default: this checkout's), to compare builds
+#   --against PATH  this checkout's shell against the one PATH launches, turn by turn, in twin targets,
+#                the one not measured paused (ShellAgainst.java); no jstack, no stages
 #   SHAPE...     label:threads:depth:kind (kind: mix, sleeping, blocked or parked) in place of the default shapes
 # Example: bench/warm.sh --rounds 9 | tee bench/target/warm.md
 set -euo pipefail
 if [[ "${1:-}" == "--help" || "${1:-}" == "-h" ]]; then
-  sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 root=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)
@@ -19,10 +21,12 @@ if [[ ! -f "$jar" ]]; then
 fi
 rounds=7
 cli="$root/jvmti-cli"
+against=""
 while [[ "${1:-}" == --* ]]; do
   case "$1" in
     --rounds) rounds=$2 ;;
     --cli) cli=$(readlink -f "$2") ;;
+    --against) against=$(readlink -f "$2") ;;
     *) echo "bench: unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -37,5 +41,8 @@ javac="${JAVA_HOME:+$JAVA_HOME/bin/}javac"
 classes="$root/bench/target/classes"
 mkdir -p "$classes"
 "$javac" -d "$classes" -cp "$jar" "$root"/bench/src/*.java
+if [[ -n "$against" ]]; then
+  exec "$java" -cp "$jar:$classes" ShellAgainst "$root" "$rounds" "$against" "${shapes[@]}"
+fi
 # the stages are measured with the flags the launcher gives the shell
 exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -Dcli="$cli" -cp "$jar:$classes" ShellBench "$root" "$rounds" "${shapes[@]}"

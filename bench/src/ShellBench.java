@@ -4,10 +4,7 @@ import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.render.TextOutput;
 import dev.jvmticli.render.ThreadDumpText;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -20,10 +17,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Warm {@code stacks} end to end: the real shell ({@code jvmti-cli shell PID}, commands on its
@@ -37,10 +32,7 @@ import java.util.concurrent.TimeUnit;
  * label:threads:depth:kind (kind as BenchTarget takes it), e.g. mix:2000:100:mix
  */
 public final class ShellBench {
-    private static final String SENTINEL_COMMAND = "help watch";
-    /** The line the sentinel command prints, last. */
-    private static final String SENTINEL = "watch [-n SECONDS] COMMAND: run COMMAND every SECONDS (default 2), redrawing the screen, until Ctrl-C.\n";
-    private static final int WARMUP = 5;
+    static final int WARMUP = 5;
 
     private final Path root;
     /** The launcher of the shell measured: this checkout's, or another build's (-Dcli=PATH) to compare with. */
@@ -70,16 +62,9 @@ public final class ShellBench {
     }
 
     private void run(String label, int threads, int depth, String kind, int rounds) throws Exception {
-        Process target = new ProcessBuilder(javaHome.resolve("bin/java").toString(), "-Xss256k",
-                "-cp", root.resolve("bench/target/classes").toString(), "BenchTarget", Integer.toString(threads), Integer.toString(depth), kind)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try {
-            String ready = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
-            if (!"READY".equals(ready)) {
-                throw new IllegalStateException("target " + label + " did not start: " + ready);
-            }
+        try (ShapeTarget target = ShapeTarget.start(root, javaHome, threads, depth, kind);
+             BenchShell shell = new BenchShell(cli, target.pid())) {
             long pid = target.pid();
-            Shell shell = new Shell(pid);
             shell.stacks(); // the shell loads its own build's agent, which this bench's connection then finds resident
             try (AgentClient client = new AgentConnector(Duration.ofSeconds(120)).open(TargetProcess.of(pid))) {
                 for (int i = 0; i < WARMUP; i++) {
@@ -98,13 +83,6 @@ public final class ShellBench {
                 System.out.printf(Locale.ROOT, "| %s | %d x %d | %.1f | %.0f | %.1f | %.1f | %.0f | %.0f | %.0f | %.1f |%n", label, threads, depth,
                         median(samples, 6) / 1e6, median(samples, 0) / 1e6, median(samples, 1) / 1e6, median(samples, 2) / 1e6,
                         median(samples, 3) / 1e6, shellWall / 1e6, jstackWall / 1e6, jstackWall / shellWall);
-            } finally {
-                shell.close();
-            }
-        } finally {
-            target.getOutputStream().close();
-            if (!target.waitFor(30, TimeUnit.SECONDS)) {
-                target.destroyForcibly();
             }
         }
     }
@@ -152,68 +130,9 @@ public final class ShellBench {
         return System.nanoTime() - start;
     }
 
-    private static double median(List<long[]> samples, int column) {
+    static double median(List<long[]> samples, int column) {
         long[] values = samples.stream().mapToLong(s -> s[column]).sorted().toArray();
         int mid = values.length / 2;
         return values.length % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2.0;
-    }
-
-    /** The shell, as a user runs it, with the command's output read from its pipe. */
-    private final class Shell implements AutoCloseable {
-        private final Process process;
-        private final OutputStream commands;
-        private final InputStream output;
-        private final Path stat;
-        private final byte[] buffer = new byte[1 << 20];
-        private final byte[] sentinel = SENTINEL.getBytes(StandardCharsets.UTF_8);
-
-        Shell(long pid) throws IOException {
-            process = new ProcessBuilder(cli.toString(), "shell", Long.toString(pid))
-                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            commands = process.getOutputStream();
-            output = process.getInputStream();
-            stat = Path.of("/proc/" + process.pid() + "/stat"); // the launcher execs the JVM
-        }
-
-        /** One stacks, then the sentinel: wall and CPU nanoseconds, and the bytes stacks printed. */
-        long[] stacks() throws IOException {
-            long cpuBefore = cpuNanos();
-            long start = System.nanoTime();
-            commands.write(("stacks\n" + SENTINEL_COMMAND + "\n").getBytes(StandardCharsets.UTF_8));
-            commands.flush();
-            long bytes = 0;
-            byte[] tail = new byte[0]; // the last bytes read, where the sentinel's line ends the output
-            while (!endsWith(tail, sentinel)) {
-                int n = output.read(buffer);
-                if (n < 0) {
-                    throw new IOException("the shell ended");
-                }
-                bytes += n;
-                byte[] seen = Arrays.copyOf(tail, tail.length + Math.min(n, sentinel.length));
-                System.arraycopy(buffer, n - Math.min(n, sentinel.length), seen, tail.length, Math.min(n, sentinel.length));
-                tail = Arrays.copyOfRange(seen, Math.max(0, seen.length - sentinel.length), seen.length);
-            }
-            long wall = System.nanoTime() - start;
-            return new long[] {wall, cpuNanos() - cpuBefore, bytes - sentinel.length};
-        }
-
-        /** utime + stime of the shell's JVM (the launcher execs it: same process). */
-        private long cpuNanos() throws IOException {
-            String text = Files.readString(stat);
-            String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L; // 100 ticks a second
-        }
-
-        private static boolean endsWith(byte[] text, byte[] end) {
-            return text.length >= end.length && Arrays.equals(text, text.length - end.length, text.length, end, 0, end.length);
-        }
-
-        @Override
-        public void close() throws Exception {
-            commands.close();
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        }
     }
 }
