@@ -1,5 +1,6 @@
 #include "jni_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,37 @@ char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter) {
 
 char *jni_string_field(JNIEnv *jni, jobject target, jfieldID field) {
     return target == NULL ? NULL : copied_string(jni, (*jni)->GetObjectField(jni, target, field));
+}
+
+int jni_accessor_find(JNIEnv *jni, jclass klass, const char *getter, const char *field, const char *type, jni_accessor *out) {
+    char signature[128];
+    out->field = (*jni)->GetFieldID(jni, klass, field, type);
+    if (jni_cleared_exception(jni)) {
+        out->field = NULL;
+    }
+    out->getter = NULL;
+    if (snprintf(signature, sizeof signature, "()%s", type) < (int)sizeof signature) {
+        out->getter = (*jni)->GetMethodID(jni, klass, getter, signature);
+    }
+    return jni_failed(jni, out->getter) ? -1 : 0;
+}
+
+jobject jni_read_object(JNIEnv *jni, jobject target, const jni_accessor *value) {
+    return value->field != NULL ? (*jni)->GetObjectField(jni, target, value->field)
+                                : (*jni)->CallObjectMethod(jni, target, value->getter);
+}
+
+jint jni_read_int(JNIEnv *jni, jobject target, const jni_accessor *value) {
+    return value->field != NULL ? (*jni)->GetIntField(jni, target, value->field) : (*jni)->CallIntMethod(jni, target, value->getter);
+}
+
+jlong jni_read_long(JNIEnv *jni, jobject target, const jni_accessor *value) {
+    return value->field != NULL ? (*jni)->GetLongField(jni, target, value->field) : (*jni)->CallLongMethod(jni, target, value->getter);
+}
+
+char *jni_read_string(JNIEnv *jni, jobject target, const jni_accessor *value) {
+    jstring text = target == NULL ? NULL : jni_read_object(jni, target, value);
+    return jni_failed(jni, text) ? NULL : copied_string(jni, text);
 }
 
 int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value) {

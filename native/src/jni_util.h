@@ -44,4 +44,25 @@ char *jni_call_string(JNIEnv *jni, jobject target, jmethodID getter);
 /* The same for a String field of target. */
 char *jni_string_field(JNIEnv *jni, jobject target, jfieldID field);
 
+/* A value a getter returns, read from the field the getter returns where that field was found: a
+ * field read costs a fraction of a call into Java (and a getter of an array copies it). field is
+ * NULL when the class has no such field (another JDK's). */
+typedef struct {
+    jfieldID field;
+    jmethodID getter;
+} jni_accessor;
+
+/* Finds the getter, named getter and of type "()" type, and the field, named field and of that
+ * type; returns -1 when the getter is missing (the field may be, its exception cleared). */
+int jni_accessor_find(JNIEnv *jni, jclass klass, const char *getter, const char *field, const char *type, jni_accessor *out);
+
+/* The value, as a field read or a getter's call; a getter may throw: check afterwards, as after
+ * any Call*Method (jni_failed, jni_cleared_exception). */
+jobject jni_read_object(JNIEnv *jni, jobject target, const jni_accessor *value);
+jint jni_read_int(JNIEnv *jni, jobject target, const jni_accessor *value);
+jlong jni_read_long(JNIEnv *jni, jobject target, const jni_accessor *value);
+
+/* A String value as a malloc'd modified UTF-8 copy, as jni_call_string makes it. */
+char *jni_read_string(JNIEnv *jni, jobject target, const jni_accessor *value);
+
 #endif

@@ -6,13 +6,13 @@
 #include "frames.h"
 #include "jni_util.h"
 
-/* StackTraceElement's accessors, looked up on first use. Method IDs of a boot class stay valid
- * for the JVM's life: nothing to release. */
+/* StackTraceElement's accessors, looked up on first use. Method and field IDs of a boot class
+ * stay valid for the JVM's life: nothing to release. */
 static struct {
     int ready;
-    jmethodID class_name;
-    jmethodID method_name;
-    jmethodID line_number;
+    jni_accessor class_name;
+    jni_accessor method_name;
+    jni_accessor line_number;
 } element;
 
 static int prepare(JNIEnv *jni) {
@@ -23,12 +23,10 @@ static int prepare(JNIEnv *jni) {
     if (jni_failed(jni, klass)) {
         return -1;
     }
-    element.class_name = (*jni)->GetMethodID(jni, klass, "getClassName", "()Ljava/lang/String;");
-    element.method_name = (*jni)->GetMethodID(jni, klass, "getMethodName", "()Ljava/lang/String;");
-    element.line_number = (*jni)->GetMethodID(jni, klass, "getLineNumber", "()I");
+    element.ready = jni_accessor_find(jni, klass, "getClassName", "declaringClass", "Ljava/lang/String;", &element.class_name) == 0
+        && jni_accessor_find(jni, klass, "getMethodName", "methodName", "Ljava/lang/String;", &element.method_name) == 0
+        && jni_accessor_find(jni, klass, "getLineNumber", "lineNumber", "I", &element.line_number) == 0;
     (*jni)->DeleteLocalRef(jni, klass);
-    element.ready = !jni_cleared_exception(jni) && element.class_name != NULL && element.method_name != NULL
-        && element.line_number != NULL;
     return element.ready ? 0 : -1;
 }
 
@@ -58,9 +56,9 @@ void lock_facts_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w)
     if (jni_failed(jni, top)) {
         return;
     }
-    w->top_class = jni_call_string(jni, top, element.class_name);
-    w->top_method = jni_call_string(jni, top, element.method_name);
-    w->top_line = (*jni)->CallIntMethod(jni, top, element.line_number);
+    w->top_class = jni_read_string(jni, top, &element.class_name);
+    w->top_method = jni_read_string(jni, top, &element.method_name);
+    w->top_line = jni_read_int(jni, top, &element.line_number);
     if (jni_cleared_exception(jni)) {
         w->top_line = -1;
     }

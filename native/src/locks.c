@@ -32,15 +32,16 @@ static struct {
     jfieldID exclusive_owner;
     jobject thread_bean;
     jmethodID get_thread_info;
-    jmethodID info_lock_info;
-    jmethodID info_lock_owner_id;
-    jmethodID info_locked_monitors;
-    jmethodID lock_class_name;
-    jmethodID lock_hash;
-    jmethodID monitor_depth;
-    jmethodID info_thread_state;
-    jmethodID info_stack_trace;
-    jmethodID state_ordinal;
+    /* ThreadInfo's, LockInfo's, MonitorInfo's and Enum's getters and fields (jni_accessor) */
+    jni_accessor info_lock_info;
+    jni_accessor info_lock_owner_id;
+    jni_accessor info_locked_monitors;
+    jni_accessor lock_class_name;
+    jni_accessor lock_hash;
+    jni_accessor monitor_depth;
+    jni_accessor info_thread_state;
+    jni_accessor info_stack_trace;
+    jni_accessor state_ordinal;
 } jni_handles;
 
 static int is_jvmti_source(void) {
@@ -84,23 +85,23 @@ static int prepare_witness(JNIEnv *jni) {
     if (jni_failed(jni, state)) {
         return -1;
     }
-    jni_handles.state_ordinal = (*jni)->GetMethodID(jni, state, "ordinal", "()I");
+    int found = jni_accessor_find(jni, state, "ordinal", "ordinal", "I", &jni_handles.state_ordinal);
     (*jni)->DeleteLocalRef(jni, state);
-    return jni_cleared_exception(jni) || jni_handles.state_ordinal == NULL ? -1 : 0;
+    return found;
 }
 
 /* What a ThreadInfo saw of its thread's state and top frame. */
 static void read_witness(JNIEnv *jni, jobject info, lock_witness *w) {
-    jobject state = (*jni)->CallObjectMethod(jni, info, jni_handles.info_thread_state);
+    jobject state = jni_read_object(jni, info, &jni_handles.info_thread_state);
     if (jni_failed(jni, state)) {
         return;
     }
-    jint ordinal = (*jni)->CallIntMethod(jni, state, jni_handles.state_ordinal);
+    jint ordinal = jni_read_int(jni, state, &jni_handles.state_ordinal);
     (*jni)->DeleteLocalRef(jni, state);
     if (jni_cleared_exception(jni) || ordinal < 0 || ordinal >= (jint)(sizeof java_states / sizeof java_states[0])) {
         return;
     }
-    jobjectArray stack = (*jni)->CallObjectMethod(jni, info, jni_handles.info_stack_trace);
+    jobjectArray stack = jni_read_object(jni, info, &jni_handles.info_stack_trace);
     if (jni_failed(jni, stack)) {
         return;
     }
@@ -144,19 +145,18 @@ static int prepare_management(JNIEnv *jni) {
     int ok = !jni_failed(jni, bean_class) && !jni_failed(jni, info) && !jni_failed(jni, lock) && !jni_failed(jni, monitor);
     if (ok) {
         jni_handles.get_thread_info = (*jni)->GetMethodID(jni, bean_class, "getThreadInfo", "([JZZI)[Ljava/lang/management/ThreadInfo;");
-        jni_handles.info_lock_info = (*jni)->GetMethodID(jni, info, "getLockInfo", "()Ljava/lang/management/LockInfo;");
-        jni_handles.info_lock_owner_id = (*jni)->GetMethodID(jni, info, "getLockOwnerId", "()J");
-        jni_handles.info_locked_monitors = (*jni)->GetMethodID(jni, info, "getLockedMonitors", "()[Ljava/lang/management/MonitorInfo;");
-        jni_handles.lock_class_name = (*jni)->GetMethodID(jni, lock, "getClassName", "()Ljava/lang/String;");
-        jni_handles.lock_hash = (*jni)->GetMethodID(jni, lock, "getIdentityHashCode", "()I");
-        jni_handles.monitor_depth = (*jni)->GetMethodID(jni, monitor, "getLockedStackDepth", "()I");
-        jni_handles.info_thread_state = (*jni)->GetMethodID(jni, info, "getThreadState", "()Ljava/lang/Thread$State;");
-        jni_handles.info_stack_trace = (*jni)->GetMethodID(jni, info, "getStackTrace", "()[Ljava/lang/StackTraceElement;");
-        ok = !jni_failed(jni, jni_handles.get_thread_info) && !jni_failed(jni, jni_handles.info_lock_info)
-            && !jni_failed(jni, jni_handles.info_lock_owner_id) && !jni_failed(jni, jni_handles.info_locked_monitors)
-            && !jni_failed(jni, jni_handles.lock_class_name) && !jni_failed(jni, jni_handles.lock_hash)
-            && !jni_failed(jni, jni_handles.monitor_depth) && !jni_failed(jni, jni_handles.info_thread_state)
-            && !jni_failed(jni, jni_handles.info_stack_trace);
+        ok = !jni_failed(jni, jni_handles.get_thread_info)
+            && jni_accessor_find(jni, info, "getLockInfo", "lock", "Ljava/lang/management/LockInfo;", &jni_handles.info_lock_info) == 0
+            && jni_accessor_find(jni, info, "getLockOwnerId", "lockOwnerId", "J", &jni_handles.info_lock_owner_id) == 0
+            && jni_accessor_find(jni, info, "getLockedMonitors", "lockedMonitors", "[Ljava/lang/management/MonitorInfo;",
+                                 &jni_handles.info_locked_monitors) == 0
+            && jni_accessor_find(jni, lock, "getClassName", "className", "Ljava/lang/String;", &jni_handles.lock_class_name) == 0
+            && jni_accessor_find(jni, lock, "getIdentityHashCode", "identityHashCode", "I", &jni_handles.lock_hash) == 0
+            && jni_accessor_find(jni, monitor, "getLockedStackDepth", "stackDepth", "I", &jni_handles.monitor_depth) == 0
+            && jni_accessor_find(jni, info, "getThreadState", "threadState", "Ljava/lang/Thread$State;",
+                                 &jni_handles.info_thread_state) == 0
+            && jni_accessor_find(jni, info, "getStackTrace", "stackTrace", "[Ljava/lang/StackTraceElement;",
+                                 &jni_handles.info_stack_trace) == 0;
     }
     if (bean_class != NULL) (*jni)->DeleteLocalRef(jni, bean_class);
     if (info != NULL) (*jni)->DeleteLocalRef(jni, info);
@@ -353,11 +353,11 @@ static int collect_jvmti(JNIEnv *jni, jvmti_pass *pass, const lock_subject *s, i
 
 /* A LockInfo (or MonitorInfo) as a lock_ref. */
 static int read_lock_info(JNIEnv *jni, jobject info, lock_ref *ref) {
-    ref->class_name = jni_call_string(jni, info, jni_handles.lock_class_name);
+    ref->class_name = jni_read_string(jni, info, &jni_handles.lock_class_name);
     if (ref->class_name == NULL) {
         return -1;
     }
-    ref->hash = (*jni)->CallIntMethod(jni, info, jni_handles.lock_hash);
+    ref->hash = jni_read_int(jni, info, &jni_handles.lock_hash);
     return jni_cleared_exception(jni) ? -1 : 0;
 }
 
@@ -371,14 +371,14 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
     clear_facts(f);
     read_witness(jni, info, &f->seen);
     if (want_owned) {
-        jobjectArray monitors = (*jni)->CallObjectMethod(jni, info, jni_handles.info_locked_monitors);
+        jobjectArray monitors = jni_read_object(jni, info, &jni_handles.info_locked_monitors);
         if (!jni_failed(jni, monitors)) {
             jsize count = (*jni)->GetArrayLength(jni, monitors);
             f->owned = calloc(count > 0 ? (size_t)count : 1, sizeof *f->owned);
             for (jsize i = 0; i < count && f->owned != NULL; i++) {
                 jobject monitor = (*jni)->GetObjectArrayElement(jni, monitors, i);
                 if (!jni_failed(jni, monitor) && read_lock_info(jni, monitor, &f->owned[f->owned_count].lock) == 0) {
-                    jint depth = (*jni)->CallIntMethod(jni, monitor, jni_handles.monitor_depth);
+                    jint depth = jni_read_int(jni, monitor, &jni_handles.monitor_depth);
                     f->owned[f->owned_count++].depth = jni_cleared_exception(jni) ? -1 : depth;
                 }
                 if (monitor != NULL) (*jni)->DeleteLocalRef(jni, monitor);
@@ -390,13 +390,13 @@ static void read_thread_info(JNIEnv *jni, jobject info, const lock_subject *s, i
     if (!blocked && (s->state & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) == 0) {
         return;
     }
-    jobject lock = (*jni)->CallObjectMethod(jni, info, jni_handles.info_lock_info);
+    jobject lock = jni_read_object(jni, info, &jni_handles.info_lock_info);
     if (jni_failed(jni, lock)) {
         return;
     }
     if (read_lock_info(jni, lock, &f->waits_for) == 0) {
         f->waiting = blocked ? WAIT_ENTER : WAIT_NOTIFY;
-        f->owner_id = blocked ? (*jni)->CallLongMethod(jni, info, jni_handles.info_lock_owner_id) : -1;
+        f->owner_id = blocked ? jni_read_long(jni, info, &jni_handles.info_lock_owner_id) : -1;
         if (jni_cleared_exception(jni)) {
             f->owner_id = -1;
             f->owner_unknown = blocked;
