@@ -24,6 +24,11 @@ int json_flush(json_writer *w) {
 }
 
 static void put(json_writer *w, const char *data, size_t n) {
+    if (n < JSON_BUFFER_SIZE - w->len) { /* most writes: room to spare, nothing to flush */
+        memcpy(w->buf + w->len, data, n);
+        w->len += n;
+        return;
+    }
     while (n > 0 && !w->failed) {
         size_t room = JSON_BUFFER_SIZE - w->len;
         size_t chunk = n < room ? n : room;
@@ -38,6 +43,10 @@ static void put(json_writer *w, const char *data, size_t n) {
 }
 
 static void put_char(json_writer *w, char c) {
+    if (w->len + 1 < JSON_BUFFER_SIZE) {
+        w->buf[w->len++] = c;
+        return;
+    }
     put(w, &c, 1);
 }
 

@@ -200,6 +200,11 @@ static void test_json_streams_large_output(void) {
     json_flush(&writer);
     CHECK(b.len == 2 + 50000 * 7 + 49999);
     CHECK(b.flushes > 1);
+    int in_order = b.len == 2 + 50000 * 7 + 49999 && b.data[0] == '[' && b.data[b.len - 1] == ']';
+    for (size_t at = 1; in_order && at + 1 < b.len; at += 8) { /* every value whole, across the flushes */
+        in_order = memcmp(b.data + at, "1234567", 7) == 0 && b.data[at + 7] == (at + 8 < b.len ? ',' : ']');
+    }
+    CHECK(in_order);
     free(b.data);
 }
 
