@@ -90,8 +90,7 @@ jlong jni_read_long(JNIEnv *jni, jobject target, const jni_accessor *value) {
 }
 
 char *jni_read_string(JNIEnv *jni, jobject target, const jni_accessor *value) {
-    jstring text = target == NULL ? NULL : jni_read_object(jni, target, value);
-    return jni_failed(jni, text) ? NULL : copied_string(jni, text);
+    return value->field != NULL ? jni_string_field(jni, target, value->field) : jni_call_string(jni, target, value->getter);
 }
 
 int jni_call_int(JNIEnv *jni, jobject target, jmethodID getter, jint *value) {
