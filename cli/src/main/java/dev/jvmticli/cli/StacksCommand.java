@@ -67,13 +67,13 @@ final class StacksCommand implements Callable<Integer> {
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {
-                JsonOutput.print(context.out(), grouped ? Map.of("groups", StackGroups.of(shown)) : document(dump, shown, client));
+                JsonOutput.print(context.out(), grouped ? Map.of("groups", StackGroups.of(shown)) : document(dump, shown, client, ids));
             } else if (grouped) {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
                 List<List<ThreadStack>> candidates = Deadlocks.find(dump); // while the printer may still be printing
                 if (printer == null || !printer.finish()) {
-                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump) : null);
+                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump, ids) : null);
                 }
                 List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
                 if (!deadlocks.isEmpty()) {
@@ -94,8 +94,8 @@ final class StacksCommand implements Callable<Integer> {
         return !json && !synchronizers && !Boolean.TRUE.equals(group) && !kinds.virtualThreads();
     }
 
-    private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client) {
-        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump)
+    private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client, Set<Long> ids) {
+        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump, ids)
                 : OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on, without -l");
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("time", dump.time());
@@ -107,14 +107,15 @@ final class StacksCommand implements Callable<Integer> {
             document.put("vmThreads", dump.vmThreads());
         }
         document.put("ownableSynchronizers", owned.byOwner());
-        document.put("ownableSynchronizersComplete", owned.complete());
+        document.put("ownableSynchronizersComplete", owned.complete() && owned.notKnown().isEmpty());
+        document.put("ownableSynchronizersNotKnown", owned.notKnown());
         return document;
     }
 
     /** Every ownable synchronizer a thread owns (-l), from the agent's heap walk right after the stacks. */
-    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump) {
+    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump, Set<Long> ids) {
         try {
-            return OwnableSynchronizers.of(client.ownedSynchronizers());
+            return OwnableSynchronizers.of(client.ownedSynchronizers(ids), dump);
         } catch (AgentError e) {
             return OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on; the heap walk failed: " + e.agentMessage());
         }

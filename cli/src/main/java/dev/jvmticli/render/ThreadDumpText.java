@@ -508,12 +508,18 @@ public final class ThreadDumpText {
 
     /**
      * jstack's section; "- None" only when the list is complete. A partial one ends with a line no
-     * reader takes for a synchronizer: {@code - (others not known: why)}.
+     * reader takes for a synchronizer: {@code - (others not known: why)}; one not known at all is
+     * that line alone.
      */
     private static void printSynchronizers(PrintWriter out, OwnableSynchronizers synchronizers, long threadId) {
         List<LockRef> owned = synchronizers.of(threadId);
         out.println();
         out.println("   Locked ownable synchronizers:");
+        String notKnown = synchronizers.notKnownWhy(threadId);
+        if (notKnown != null) {
+            out.println("\t- (not known: " + notKnown + ")");
+            return;
+        }
         for (LockRef lock : owned) {
             out.println("\t- " + describe(lock));
         }

@@ -143,6 +143,61 @@ class DumpConsistencyIT {
         assertEquals(List.of(), contradicting);
     }
 
+    /**
+     * `-l` walks the heap after the frames were taken. The flipper thread holds a ReentrantLock in
+     * spinHolding and none in spinFree, ~100 µs each, in turn: what the walk found it owns is of
+     * another moment than its frames when it ran in between (then half of such lists would
+     * contradict the frames), so its list is either not known or, when it did not run, the one its
+     * frames imply. In JSON, a thread whose list is not known has none.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aThreadThatRanWhileTheHeapWasWalkedListsNoSynchronizersOfAnotherMoment(Jdks.Jdk jdk) throws Exception {
+        TargetJvm target = TARGETS.get(jdk);
+        String pid = Long.toString(target.pid());
+        assertEquals("flipping", target.ask("flip"));
+        try {
+            checkFlipper(jdk, pid);
+        } finally {
+            assertEquals("stopped", target.ask("stop"));
+        }
+    }
+
+    private static void checkFlipper(Jdks.Jdk jdk, String pid) throws Exception {
+        List<String> contradicting = new ArrayList<>();
+        int ran = 0;
+        int known = 0;
+        for (int i = 0; i < DUMPS; i++) {
+            Result result = CliProcess.run(jdk, "stacks", "-l", pid);
+            assertEquals(0, result.exit(), result.toString());
+            String flipper = Stream.of(result.out().split("\n(?=\")")).filter(b -> b.startsWith("\"flipper\" ")).findFirst().orElseThrow();
+            String list = flipper.substring(flipper.indexOf("   Locked ownable synchronizers:\n"));
+            if (list.contains("\t- (not known: the thread ran while the heap was walked)\n")) {
+                ran++;
+                continue;
+            }
+            boolean owns = list.contains("(a java.util.concurrent.locks.ReentrantLock$NonfairSync)");
+            if (flipper.contains(".ChurnTarget.spinHolding(") && !owns || flipper.contains(".ChurnTarget.spinFree(") && owns) {
+                contradicting.add(flipper);
+            }
+            known++;
+        }
+        System.out.printf("%s: the flipper ran while the heap was walked in %d dumps of %d, did not in %d%n", jdk, ran, DUMPS, known);
+        assertEquals(List.of(), contradicting);
+
+        Result json = CliProcess.run(jdk, "stacks", "-l", "--json", pid);
+        assertEquals(0, json.exit(), json.toString());
+        JsonNode document = Json.parse(json.out());
+        List<String> listedThoughNotKnown = new ArrayList<>();
+        document.path("ownableSynchronizersNotKnown").fieldNames().forEachRemaining(id -> {
+            if (document.path("ownableSynchronizers").has(id)) {
+                listedThoughNotKnown.add(id);
+            }
+        });
+        assertEquals(List.of(), listedThoughNotKnown);
+        assertEquals(document.path("ownableSynchronizersNotKnown").isEmpty(), document.path("ownableSynchronizersComplete").asBoolean(), json.out());
+    }
+
     private static void checkDumps(Jdks.Jdk jdk, TargetJvm target, AgentMode mode) throws Exception {
         String pid = Long.toString(target.pid());
         List<String> ours = new ArrayList<>();

@@ -78,12 +78,23 @@ class ThreadDumpTextTest {
         LockRef lock = new LockRef("java.util.concurrent.locks.ReentrantLock$NonfairSync", 0xdef);
         StringWriter text = new StringWriter();
         ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"),
-                new OwnableSynchronizers(Map.of(1L, List.of(lock)), "the heap walk failed"));
+                new OwnableSynchronizers(Map.of(1L, List.of(lock)), "the heap walk failed", Map.of()));
         String out = text.toString();
         assertFalse(out.contains("None"), out);
         assertTrue(out.contains("   Locked ownable synchronizers:\n\t- <0x0000000000000def> (a java.util.concurrent.locks.ReentrantLock$NonfairSync)\n"
                 + "\t- (others not known: the heap walk failed)\n"), out);
         assertTrue(out.contains("   Locked ownable synchronizers:\n\t- (not known: the heap walk failed)\n"), out);
+    }
+
+    @Test
+    void aThreadWhoseSynchronizersAreNotKnownHasThatLineAlone() {
+        ThreadEntry a = new ThreadEntry(1, "a", "RUNNABLE", List.of(), false, 5, "main", -1, 0, false, null);
+        StackDump dump = new StackDump(0, "jvmti", true, List.of(new ThreadStack(a, List.of(), false, List.of(), null)));
+        StringWriter text = new StringWriter();
+        ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"),
+                new OwnableSynchronizers(Map.of(), null, Map.of(1L, "the thread ran while the heap was walked")));
+        assertTrue(text.toString().endsWith("   Locked ownable synchronizers:\n\t- (not known: the thread ran while the heap was walked)\n\n"),
+                text.toString());
     }
 
     @Test

@@ -11,7 +11,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * contended synchronized block, a contended ReentrantLock, a Condition await with a timeout, a
  * LockSupport.parkNanos with a blocker, an Object.wait with a timeout, a sleep and a short burst of
  * CPU, some of them while it holds a monitor. Every park has a blocker, so that a parked thread
- * always has one to show.
+ * always has one to show. Asked "flip", a "flipper" thread holds FLIPPED while it spins in
+ * spinHolding and does not while it spins in spinFree, each for ~100 µs, in turn, until asked
+ * "stop".
  */
 public final class ChurnTarget {
     private static final int THREADS = 24;
@@ -19,7 +21,9 @@ public final class ChurnTarget {
     private static final Object OUTER = new Object();
     private static final ReentrantLock LOCK = new ReentrantLock();
     private static final Condition CONDITION = LOCK.newCondition();
+    private static final ReentrantLock FLIPPED = new ReentrantLock();
     static volatile long sink;
+    private static volatile boolean flipping;
 
     private ChurnTarget() {
     }
@@ -37,7 +41,36 @@ public final class ChurnTarget {
                 }
             });
         }
-        TargetMain.serve();
+        TargetMain.serve(line -> switch (line) {
+            case "flip" -> {
+                flipping = true;
+                TargetMain.start("flipper", () -> {
+                    while (flipping) {
+                        spinHolding();
+                        spinFree();
+                    }
+                });
+                yield "flipping";
+            }
+            case "stop" -> {
+                flipping = false;
+                yield "stopped";
+            }
+            default -> "unknown command " + line;
+        });
+    }
+
+    private static void spinHolding() {
+        FLIPPED.lock();
+        try {
+            spin(100_000);
+        } finally {
+            FLIPPED.unlock();
+        }
+    }
+
+    private static void spinFree() {
+        spin(100_000);
     }
 
     private static void cycle(Object blocker) throws InterruptedException {
