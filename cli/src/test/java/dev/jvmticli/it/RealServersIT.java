@@ -275,7 +275,8 @@ class RealServersIT {
     @Order(4)
     void noThreadSaysNoneWhereJstackListsASynchronizerItOwns(Case c) throws Exception {
         underLoad(c, (server, load) -> {
-            List<DumpThread> ours = DumpThread.parse(cli(0, "stacks", "-l", server.pid()).out());
+            String text = cli(0, "stacks", "-l", server.pid()).out();
+            List<DumpThread> ours = DumpThread.parse(text);
             Map<Long, DumpThread> theirs = new TreeMap<>();
             DumpThread.parse(jstack(c, server, "-l")).forEach(t -> theirs.put(t.id(), t));
             List<String> falseNone = new ArrayList<>();
@@ -291,6 +292,9 @@ class RealServersIT {
                     falseNone.add("\"" + t.name() + "\" #" + t.id() + ": ours \"- None\", jstack -l " + jstack.synchronizers());
                 }
             }
+            System.out.printf("%s: stacks -l, %d threads, %d whose synchronizers are not known (they ran while the heap was walked);"
+                    + " %d at the same frames as in jstack -l, which lists synchronizers for them%n", c, ours.size(),
+                    text.lines().filter(l -> l.startsWith("\t- (not known: the thread ran")).count(), compared);
             assertTrue(compared > 0, c + ": no thread both at the same frames and owning a synchronizer in jstack's dump (the acceptor does)");
             assertTrue(falseNone.isEmpty(), c + ": " + String.join("\n", falseNone));
         });
