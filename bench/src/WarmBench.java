@@ -61,7 +61,7 @@ public final class WarmBench {
             case "stacks", "stacks-l" -> {
                 StackDump dump = client.stacks(null, 8192, true, true);
                 ThreadDumpText.print(out, dump, dump.threads(), client.jvm(),
-                        command.equals("stacks-l") ? OwnableSynchronizers.of(client.ownedSynchronizers(null), dump) : null);
+                        command.equals("stacks-l") ? OwnableSynchronizers.of(client.ownedSynchronizers(), dump, client.cpuTimes(null), java.util.Set.of()) : null);
             }
             case "deadlocks" -> {
                 // as DeadlocksCommand: a light pass for wait-for cycles; stacks only of their members

@@ -7,6 +7,7 @@
 
 /* threads.c */
 void cmd_threads(command_ctx *ctx);
+void cmd_cpu(command_ctx *ctx);
 
 /* vm_info.c */
 void cmd_vm(command_ctx *ctx);

@@ -23,6 +23,7 @@ typedef struct {
 static const command commands[] = {
     { "hello", cmd_hello },
     { "threads", cmd_threads },
+    { "cpu", cmd_cpu },
     { "stacks", cmd_stacks },
     { "vm", cmd_vm },
     { "vthreads", cmd_vthreads },

@@ -8,7 +8,6 @@
 #include "answer.h"
 #include "jni_util.h"
 #include "thread_facts.h"
-#include "thread_set.h"
 
 /* The tag put on each synchronizer during one collection; no other code of the agent tags objects. */
 #define SYNCHRONIZER_TAG ((jlong)0x61627300)
@@ -122,31 +121,6 @@ void synchronizers_free(synchronizer_owners *owners) {
     memset(owners, 0, sizeof *owners);
 }
 
-/* The CPU time of each thread (of the request's "threads" list), read after every owner was: a
- * thread whose CPU time is the same as before its frames were taken did not run in between, so
- * what the walk found it owns is what it owned at its frames' moment. Left out when the threads
- * cannot be listed: then no thread's list is known to be of its moment. */
-static void write_cpu_after(command_ctx *ctx) {
-    thread_set set;
-    if (thread_set_collect(ctx->jni, ctx->req, &set) != JVMTI_ERROR_NONE) {
-        return;
-    }
-    thread_set_find_nids(ctx->jni, &set);
-    json_writer *w = ctx->out;
-    json_key(w, "cpuAfter");
-    json_begin_array(w);
-    for (size_t i = 0; i < set.count; i++) {
-        json_begin_object(w);
-        json_key(w, "id");
-        json_int(w, set.facts[i].id);
-        json_key(w, "cpuNanos");
-        json_int(w, set.facts[i].cpu_nanos);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    thread_set_free(ctx->jni, &set);
-}
-
 void cmd_synchronizers(command_ctx *ctx) {
     synchronizer_owners owners;
     int err = synchronizers_collect(ctx->jni, &owners);
@@ -176,7 +150,6 @@ void cmd_synchronizers(command_ctx *ctx) {
         json_end_object(w);
     }
     json_end_array(w);
-    write_cpu_after(ctx);
     json_end_object(w);
     synchronizers_free(&owners);
 }

@@ -1,5 +1,6 @@
 /* The `threads` command: every live platform thread with its facts and what it waits for; with
- * "vmThreads", the JVM's own threads too (vm_threads.h). */
+ * "vmThreads", the JVM's own threads too (vm_threads.h). The `cpu` command: each one's CPU time
+ * alone. */
 #include "agent.h"
 #include "answer.h"
 #include "thread_set.h"
@@ -34,6 +35,33 @@ void cmd_threads(command_ctx *ctx) {
         vm_threads_write(ctx->out, &vm_threads);
         vm_threads_free(&vm_threads);
     }
+    json_end_object(ctx->out);
+    thread_set_free(ctx->jni, &set);
+}
+
+/* A thread whose CPU time is the same at two reads did not run in between: the CLI reads them
+ * around what it looks at in separate requests, to know whose facts of one moment hold at another. */
+void cmd_cpu(command_ctx *ctx) {
+    thread_set set;
+    jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, "GetAllThreads", err);
+        return;
+    }
+    thread_set_find_nids(ctx->jni, &set);
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_key(ctx->out, "threads");
+    json_begin_array(ctx->out);
+    for (size_t i = 0; i < set.count; i++) {
+        json_begin_object(ctx->out);
+        json_key(ctx->out, "id");
+        json_int(ctx->out, set.facts[i].id);
+        json_key(ctx->out, "cpuNanos");
+        json_int(ctx->out, set.facts[i].cpu_nanos);
+        json_end_object(ctx->out);
+    }
+    json_end_array(ctx->out);
     json_end_object(ctx->out);
     thread_set_free(ctx->jni, &set);
 }

@@ -33,11 +33,17 @@ final class DeadlockSearch {
     /** Platform threads, and virtual threads too when virtual and the target has them. */
     static Result run(AgentClient client, boolean virtual) {
         List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(waits(client, null, virtual)), virtual);
-        Set<Long> members = new LinkedHashSet<>();
-        cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
+        Set<Long> members = members(cycles);
         StackDump stacks = members.isEmpty() ? new StackDump(0, "", true, List.of())
                 : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, virtual, false, true, false);
         return new Result(cycles, stacks);
+    }
+
+    /** The ids of the cycles' threads. */
+    static Set<Long> members(List<List<ThreadStack>> cycles) {
+        Set<Long> members = new LinkedHashSet<>();
+        cycles.forEach(cycle -> cycle.forEach(t -> members.add(t.thread().id())));
+        return members;
     }
 
     /** Who waits for whom, without frames. */

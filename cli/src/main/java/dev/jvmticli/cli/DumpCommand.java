@@ -1,6 +1,7 @@
 package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.OwnableSynchronizers;
@@ -32,6 +33,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -186,8 +188,11 @@ final class DumpCommand implements Callable<Integer> {
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
         StackDump stacks = client.stacks(null, MaxDepth.LIMIT, true, true);
+        Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), false));
+        OwnableSynchronizers synchronizers = OwnableSynchronizers.parkedOn(stacks, client.cpuTimes(null), deadlocked,
+                "only those some thread is parked on: dump does not walk the heap, stacks -l does");
         directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, stacks.threads(), client.jvm(),
-                OwnableSynchronizers.parkedOn(stacks, "only those some thread is parked on: dump does not walk the heap, stacks -l does")));
+                synchronizers));
         directory.writeJson(prefix + "stacks.json", round, "stacks --json", stacks);
         List<LockTable.Lock> locks = LockTable.of(stacks);
         directory.write(prefix + "monitors.txt", round, "monitors; monitors --by-lock", printer -> {

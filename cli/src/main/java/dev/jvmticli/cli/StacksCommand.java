@@ -5,6 +5,7 @@ import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.OwnedSynchronizers;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
@@ -72,10 +73,18 @@ final class StacksCommand implements Callable<Integer> {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
                 List<List<ThreadStack>> candidates = Deadlocks.find(dump); // while the printer may still be printing
+                List<List<ThreadStack>> deadlocks = null;
                 if (printer == null || !printer.finish()) {
-                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), synchronizers ? walkHeap(client, dump, ids) : null);
+                    OwnableSynchronizers owned = null;
+                    if (synchronizers) {
+                        deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
+                        owned = walkHeap(client, dump, ids, deadlocks);
+                    }
+                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), owned);
                 }
-                List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
+                if (deadlocks == null) {
+                    deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
+                }
                 if (!deadlocks.isEmpty()) {
                     DeadlockText.printSections(context.out(), deadlocks, dump);
                     context.out().println();
@@ -95,8 +104,10 @@ final class StacksCommand implements Callable<Integer> {
     }
 
     private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client, Set<Long> ids) {
-        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump, ids)
-                : OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on, without -l");
+        List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, Deadlocks.find(dump), kinds.virtualThreads());
+        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump, ids, deadlocks)
+                : OwnableSynchronizers.parkedOn(dump, client.cpuTimes(ids), DeadlockSearch.members(deadlocks),
+                        "only those some thread is parked on, without -l");
         Map<String, Object> document = new LinkedHashMap<>();
         document.put("time", dump.time());
         document.put("jvm", client.jvm());
@@ -112,12 +123,19 @@ final class StacksCommand implements Callable<Integer> {
         return document;
     }
 
-    /** Every ownable synchronizer a thread owns (-l), from the agent's heap walk right after the stacks. */
-    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump, Set<Long> ids) {
+    /**
+     * Every ownable synchronizer a thread owns (-l), from the agent's heap walk right after the
+     * stacks, of the threads that did not move since (the CPU times read after the walk, the
+     * dump's confirmed deadlocks).
+     */
+    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump, Set<Long> ids, List<List<ThreadStack>> deadlocks) {
+        Set<Long> deadlocked = DeadlockSearch.members(deadlocks);
         try {
-            return OwnableSynchronizers.of(client.ownedSynchronizers(ids), dump);
+            OwnedSynchronizers walk = client.ownedSynchronizers();
+            return OwnableSynchronizers.of(walk, dump, client.cpuTimes(ids), deadlocked);
         } catch (AgentError e) {
-            return OwnableSynchronizers.parkedOn(dump, "only those some thread is parked on; the heap walk failed: " + e.agentMessage());
+            return OwnableSynchronizers.parkedOn(dump, client.cpuTimes(ids), deadlocked,
+                    "only those some thread is parked on; the heap walk failed: " + e.agentMessage());
         }
     }
 }

@@ -18,6 +18,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +40,7 @@ class ThreadDumpTextTest {
         TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
         try {
             ThreadDumpText.print(new PrintWriter(text), dump, dump.threads(), new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode"),
-                    OwnableSynchronizers.parkedOn(dump, null));
+                    OwnableSynchronizers.parkedOn(dump, Map.of(7L, 1_500_000L), Set.of(), null));
         } finally {
             TimeZone.setDefault(saved);
         }
@@ -221,11 +222,11 @@ class ThreadDumpTextTest {
                         new WaitingFor("enter", "a.Lôck", 0xabc, 7))));
         Hello.Jvm jvm = new Hello.Jvm("Test VM", "v", "17.0.1", "17", "mixed mode");
         StringWriter chars = new StringWriter();
-        ThreadDumpText.print(new PrintWriter(chars), dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, null));
+        ThreadDumpText.print(new PrintWriter(chars), dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, Map.of(7L, 1_500_000L), Set.of(), null));
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         TextOutput out = TextOutput.of(bytes, 64); // smaller than a thread: bytes and text interleave through its buffer
         out.print("before ");
-        ThreadDumpText.print(out, dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, null));
+        ThreadDumpText.print(out, dump, dump.threads(), jvm, OwnableSynchronizers.parkedOn(dump, Map.of(7L, 1_500_000L), Set.of(), null));
         out.print("after");
         out.flush();
         assertTrue(chars.toString().contains("\"Ünï-线程-\uD83D\uDE00\" #8 daemon"), chars.toString());
