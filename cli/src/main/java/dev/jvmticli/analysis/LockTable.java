@@ -97,11 +97,11 @@ public final class LockTable {
 
     /**
      * Ownable synchronizers by owner thread id, as far as they can be known without a heap walk:
-     * those some thread is parked on.
+     * those one of these threads is parked on.
      */
-    public static Map<Long, List<LockRef>> synchronizersByOwner(StackDump dump) {
+    public static Map<Long, List<LockRef>> synchronizersByOwner(List<ThreadStack> threads) {
         Map<Long, List<LockRef>> owned = new LinkedHashMap<>();
-        for (ThreadStack t : dump.threads()) {
+        for (ThreadStack t : threads) {
             if (t.waitingFor() != null && t.waitingFor().parked() && t.waitingFor().hasOwner()) {
                 List<LockRef> locks = owned.computeIfAbsent(t.waitingFor().ownerId(), k -> new ArrayList<>());
                 if (!locks.contains(t.waitingFor().lock())) {

@@ -59,9 +59,8 @@ public record OwnableSynchronizers(Map<Long, List<LockRef>> byOwner, String part
      * answer that read the owner's CPU time before any frames; a virtual thread's is of another.
      */
     public static OwnableSynchronizers parkedOn(StackDump dump, Map<Long, Long> cpuAfter, Set<Long> deadlocked, String partialBecause) {
-        List<ThreadStack> platform = dump.threads().stream().filter(t -> !t.thread().virtual()).toList();
         Map<Long, List<LockRef>> byOwner = LockTable.synchronizersByOwner(
-                new StackDump(dump.time(), dump.lockSource(), dump.lockFactsComplete(), platform));
+                dump.threads().stream().filter(t -> !t.thread().virtual()).toList());
         List<ThreadStack> owners = dump.threads().stream().filter(t -> byOwner.containsKey(t.thread().id())).toList();
         Map<Long, String> notKnown = new Stillness(dump, cpuAfter, deadlocked, "the other threads were looked at").notKnown(owners);
         byOwner.keySet().removeAll(notKnown.keySet());

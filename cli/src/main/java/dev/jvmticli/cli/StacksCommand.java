@@ -73,17 +73,12 @@ final class StacksCommand implements Callable<Integer> {
                 ThreadDumpText.printGroups(context.out(), dump, shown, client.jvm());
             } else {
                 List<List<ThreadStack>> candidates = Deadlocks.find(dump); // while the printer may still be printing
-                List<List<ThreadStack>> deadlocks = null;
-                if (printer == null || !printer.finish()) {
-                    OwnableSynchronizers owned = null;
-                    if (synchronizers) {
-                        deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
-                        owned = walkHeap(client, dump, ids, deadlocks);
-                    }
-                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(), owned);
-                }
-                if (deadlocks == null) {
-                    deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
+                boolean printed = printer != null && printer.finish();
+                // before -l's walk: whose synchronizers are known depends on them
+                List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
+                if (!printed) {
+                    ThreadDumpText.print(context.out(), dump, shown, client.jvm(),
+                            synchronizers ? walkHeap(client, dump, ids, deadlocks) : null);
                 }
                 if (!deadlocks.isEmpty()) {
                     DeadlockText.printSections(context.out(), deadlocks, dump);

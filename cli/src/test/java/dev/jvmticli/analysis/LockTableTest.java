@@ -135,7 +135,7 @@ class LockTableTest {
                 thread(1, "WAITING", park(200, 9)),
                 thread(2, "WAITING", park(200, 9)),
                 thread(3, "WAITING", park(300, -1)));
-        Map<Long, List<LockRef>> owned = LockTable.synchronizersByOwner(dump);
+        Map<Long, List<LockRef>> owned = LockTable.synchronizersByOwner(dump.threads());
         assertEquals(Map.of(9L, List.of(new LockRef("java.util.concurrent.locks.ReentrantLock$NonfairSync", 200))), owned);
     }
 }
