@@ -24,6 +24,8 @@ import java.util.Map;
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
     public static final int PROTOCOL_VERSION = 4;
+    /** The JVMTI capability the agent lists virtual threads with; it names the capabilities it holds at hello. */
+    private static final String VIRTUAL_THREADS_CAPABILITY = "can_support_virtual_threads";
 
     /** Streaming only: the hot commands are read without Jackson databind (see AnswerReader). */
     private static final JsonFactory FACTORY = new JsonFactory();
@@ -170,10 +172,18 @@ public final class AgentClient implements Closeable {
         }
     }
 
-    /** As {@link #vthreads}, but empty (not a failure) when the target has no virtual threads. */
+    /**
+     * As {@link #vthreads}, but empty (not a failure) when the target has no virtual threads: not
+     * asked at all when the agent said on connecting that it does not hold the capability without
+     * which it lists none (any JVM before 21).
+     */
     public java.util.Optional<VirtualDump> vthreadsIfAny(java.util.Collection<Long> threadIds, boolean frames, int maxDepth,
                                                          boolean locks, boolean summary, boolean mountedOnly,
                                                          boolean waitingOnly) {
+        Hello hello = connection.hello;
+        if (hello != null && hello.capabilities() != null && !hello.capabilities().contains(VIRTUAL_THREADS_CAPABILITY)) {
+            return java.util.Optional.empty();
+        }
         try {
             return java.util.Optional.of(vthreads(threadIds, frames, maxDepth, locks, summary, mountedOnly, waitingOnly));
         } catch (CliFailure e) {
