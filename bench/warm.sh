@@ -45,4 +45,4 @@ if [[ -n "$against" ]]; then
   exec "$java" -cp "$jar:$classes" ShellAgainst "$root" "$rounds" "$against" "${shapes[@]}"
 fi
 # the stages are measured with the flags the launcher gives the shell
-exec "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xss512k -Dcli="$cli" -cp "$jar:$classes" ShellBench "$root" "$rounds" "${shapes[@]}"
+exec "$java" -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:+UseSerialGC -Xss512k -Dcli="$cli" -cp "$jar:$classes" ShellBench "$root" "$rounds" "${shapes[@]}"

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /** The real {@code jvmti-cli} launcher script and the packaged jar, run as a separate process on a chosen JDK. */
 public final class Launcher {
-    /** What -Xlog:class+load says of a class taken from a dynamic CDS archive. */
-    public static final String FROM_DYNAMIC_ARCHIVE = "shared objects file (top)";
+    /** What -Xlog:class+load says of a class taken from a dynamic CDS archive (an AOT cache: without " (top)"). */
+    private static final String FROM_ARCHIVE = "shared objects file";
 
     private Launcher() {
     }
@@ -78,9 +78,17 @@ public final class Launcher {
     }
 
     /**
+     * Whether a source that {@link #mainClassSource} returned is an archive the launcher chose: no
+     * JDK's own archive holds the CLI's classes.
+     */
+    public static boolean isArchive(String source) {
+        return source.startsWith(FROM_ARCHIVE);
+    }
+
+    /**
      * Runs the launcher as {@link #run(Path, Jdks.Jdk, Map, String, String...)} does, with its JVM
-     * logging class loading to log, and returns where it took the CLI's main class from:
-     * {@link #FROM_DYNAMIC_ARCHIVE} when from a dynamic CDS archive, the jar's URL when from the jar.
+     * logging class loading to log, and returns where it took the CLI's main class from: an
+     * archive (see {@link #isArchive}), or the jar's URL.
      */
     public static String mainClassSource(Path script, Jdks.Jdk jdk, Map<String, String> environment, Path log, String... args) throws IOException {
         Map<String, String> logging = new HashMap<>(environment);
