@@ -20,14 +20,13 @@ final class DemoCommand implements Callable<Integer> {
     private static final List<String> DEMO_COMMANDS = List.of("threads", "deadlocks");
 
     /**
-     * What the build's class-data-sharing archive is made from (a {@code demo --training} run): the
-     * commands whose classes, and lambdas, a cold start then finds ready. A class the archive lacks
-     * costs its cold start a read and a verification, a lambda its class spun at run time.
+     * The bare commands a training run ({@code demo --training=...}) runs, for an archive of the
+     * classes they load that the launcher makes: a class the archive lacks costs a cold start a read
+     * and a verification, a lambda its class spun at run time.
      */
-    private static final List<String> TRAINING_COMMANDS = List.of("threads", "stacks", "monitors", "deadlocks");
-
-    @Option(names = "--training", hidden = true, description = "Run every bare command, for the build's CDS archive.")
-    boolean training;
+    @Option(names = "--training", hidden = true, split = ",", paramLabel = "COMMAND",
+            description = "Run these bare commands (threads, stacks, monitors, deadlocks), for an archive of the classes they load.")
+    List<String> training = List.of();
 
     private final CliContext context;
 
@@ -42,9 +41,13 @@ final class DemoCommand implements Callable<Integer> {
             long pid = awaitReady(demo);
             context.out().println("Started a demo JVM (pid " + pid + "): a busy thread, a sleeper, a waiter, blocked and parked threads, and a deadlock.");
             context.out().println();
-            for (String command : training ? TRAINING_COMMANDS : DEMO_COMMANDS) {
+            for (String command : training.isEmpty() ? DEMO_COMMANDS : training) {
                 context.out().println("$ jvmti-cli " + command + " " + pid);
-                int exit = BareCommand.run(context, command, BareCommand.of(context, new String[] {command, Long.toString(pid)}));
+                Callable<Integer> bare = BareCommand.of(context, new String[] {command, Long.toString(pid)});
+                if (bare == null) {
+                    throw new CliFailure(ExitCode.USAGE, "--training: " + command + " is not a command that runs bare");
+                }
+                int exit = BareCommand.run(context, command, bare);
                 if (exit != ExitCode.OK.code() && exit != ExitCode.DEADLOCK_FOUND.code()) {
                     return exit;
                 }
