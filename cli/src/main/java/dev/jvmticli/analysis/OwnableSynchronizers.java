@@ -84,9 +84,8 @@ public record OwnableSynchronizers(Map<Long, List<LockRef>> byOwner, String part
         Map<Long, String> notKnown(List<ThreadStack> threads) {
             Map<Long, String> notKnown = new HashMap<>();
             for (ThreadStack t : threads) {
-                String why = whyMayHaveRun(t.thread());
-                if (why != null && !t.thread().agent() && !still(t, new HashSet<>())) {
-                    notKnown.put(t.thread().id(), why);
+                if (!t.thread().agent() && !still(t, new HashSet<>())) {
+                    notKnown.put(t.thread().id(), whyMayHaveRun(t.thread()));
                 }
             }
             return notKnown;
