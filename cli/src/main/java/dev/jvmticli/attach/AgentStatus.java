@@ -1,6 +1,6 @@
 package dev.jvmticli.attach;
 
-/** What the agent's Agent_OnAttach return codes mean (native/src/agent.h, enum agent_status). */
+/** What the agent's Agent_OnAttach return codes mean (native/src/base/agent.h, enum agent_status). */
 final class AgentStatus {
     private AgentStatus() {
     }

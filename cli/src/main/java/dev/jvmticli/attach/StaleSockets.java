@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 
 /**
  * Removes the sockets of agents whose JVM is gone (killed with SIGKILL, it never removed its own),
- * by the rule the agent applies when it starts (native/src/stale_sockets.c): a {@code <pid>.sock}
+ * by the rule the agent applies when it starts (native/src/agent/stale_sockets.c): a {@code <pid>.sock}
  * nobody listens on any more, which a connect is refused for, whether its pid is dead or reused.
  * The directories are opened without following links and entries removed relative to them; only
  * sockets owned by the directory's user, in a directory that user owns and nobody else may enter,
