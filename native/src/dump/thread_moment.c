@@ -199,20 +199,36 @@ static int parked_around(JNIEnv *jni, jobject before, jthread thread, jlong id, 
     return LOCK_FIT;
 }
 
-int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
-                        int *usage_calls_left, thread_moment *moments) {
-    size_t *pending = malloc((count > 0 ? count : 1) * sizeof *pending);
-    lock_subject *asked = malloc((count > 0 ? count : 1) * sizeof *asked);
-    lock_facts *found = calloc(count > 0 ? count : 1, sizeof *found);
-    int *fits = malloc((count > 0 ? count : 1) * sizeof *fits); /* settle's answer for found[k] */
-    if (pending == NULL || asked == NULL || found == NULL || fits == NULL) {
-        free(pending);
-        free(asked);
-        free(found);
-        free(fits);
-        return -1;
-    }
-    size_t n = 0;
+/* The threads of one thread_moments_take still to settle, and what their last round found. */
+typedef struct {
+    size_t *pending;     /* indices into subjects and moments */
+    lock_subject *asked; /* what the source was asked about pending[k] */
+    lock_facts *found;   /* its facts for pending[k] */
+    int *fits;           /* settle's answer for found[k]; -1: the thread has ended */
+    size_t count;        /* of pending */
+} unsettled_threads;
+
+static int unsettled_open(unsettled_threads *u, size_t capacity) {
+    size_t room = capacity > 0 ? capacity : 1;
+    u->pending = malloc(room * sizeof *u->pending);
+    u->asked = malloc(room * sizeof *u->asked);
+    u->found = calloc(room, sizeof *u->found);
+    u->fits = malloc(room * sizeof *u->fits);
+    u->count = 0;
+    return u->pending != NULL && u->asked != NULL && u->found != NULL && u->fits != NULL ? 0 : -1;
+}
+
+static void unsettled_close(unsettled_threads *u) {
+    free(u->pending);
+    free(u->asked);
+    free(u->found);
+    free(u->fits);
+}
+
+/* Each thread's first moment. A thread the source need not be asked about (parked, nothing else to
+ * know) is settled here from its blocker; a thread that needs the source is left in u. */
+static void take_first_moments(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
+                               thread_moment *moments, unsettled_threads *u) {
     for (size_t i = 0; i < count; i++) {
         jobject blocker_before = locks_read_park_blocker(jni, subjects[i].thread);
         /* not taken: ended since it was listed; no frames, nothing to say about its locks */
@@ -240,65 +256,97 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
             (*jni)->DeleteLocalRef(jni, blocker_before);
         }
         if (wanted) {
-            pending[n++] = i;
+            u->pending[u->count++] = i;
         }
     }
+}
+
+/* One round with a source that answers for every pending thread in one pass (ThreadMXBean): each
+ * thread's facts are then checked against its moment. */
+static int ask_all_at_once(JNIEnv *jni, lock_subject *subjects, jint max_depth, int want_owned, int *usage_calls_left,
+                           thread_moment *moments, unsettled_threads *u) {
+    for (size_t k = 0; k < u->count; k++) {
+        u->asked[k] = subjects[u->pending[k]];
+        memset(&u->found[k], 0, sizeof u->found[k]);
+    }
+    int status = locks_collect(jni, u->asked, u->count, max_depth, want_owned, usage_calls_left, u->found);
+    for (size_t k = 0; k < u->count; k++) {
+        size_t i = u->pending[k];
+        u->fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &u->found[k], 0);
+    }
+    return status;
+}
+
+/* One round with a source that looks at one thread at a time: each thread's moment is taken again
+ * right before its facts and checked right after them, not after a pass over all threads that
+ * outlasts the moment. */
+static int ask_one_by_one(JNIEnv *jni, lock_subject *subjects, jint max_depth, int want_owned, int *usage_calls_left,
+                          thread_moment *moments, unsettled_threads *u) {
     int status = 0;
-    /* a source that looks at one thread at a time has each thread's facts read right after its
-     * moment and checked right after them, not after a pass over all threads that outlasts the
-     * moment; owners that only the other threads' facts tell are named after the pass */
+    for (size_t k = 0; k < u->count; k++) {
+        size_t i = u->pending[k];
+        memset(&u->found[k], 0, sizeof u->found[k]);
+        u->asked[k] = subjects[i]; /* locks_name_owners reads it also for a thread that ended */
+        u->fits[k] = -1;
+        thread_moment now;
+        if (thread_moment_take(subjects[i].thread, max_depth, &now) != 0) {
+            continue; /* ended: its last moment stays */
+        }
+        become(&moments[i], &now);
+        describe_subject(jni, &moments[i], &subjects[i]);
+        u->asked[k] = subjects[i];
+        status |= locks_collect_one(jni, &u->asked[k], max_depth, want_owned, usage_calls_left, &u->found[k]);
+        u->fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &u->found[k], 1);
+    }
+    return status;
+}
+
+/* Keeps the facts that fitted their moments; a thread that moved stays pending for the next round,
+ * one that ended is marked unsettled. */
+static void keep_what_fits(JNIEnv *jni, lock_subject *subjects, thread_moment *moments, int last_round,
+                           unsettled_threads *u) {
+    size_t moved = 0;
+    for (size_t k = 0; k < u->count; k++) {
+        size_t i = u->pending[k];
+        /* a monitor not named by a source that looked at the thread in that state is not known to
+         * it; one that a separate JVMTI call did not name was missed, and is asked again */
+        int unknowable = u->fits[k] == LOCK_FIT_NO_MONITOR && u->found[k].seen.kind != WITNESS_NONE;
+        if (u->fits[k] == LOCK_FIT || (unknowable && last_round)) {
+            moments[i].locks = u->found[k];
+            continue;
+        }
+        clear_locks(&u->found[k]);
+        if (u->fits[k] != -1) {
+            describe_subject(jni, &moments[i], &subjects[i]);
+            u->pending[moved++] = i;
+        } else {
+            moments[i].unsettled = 1;
+        }
+    }
+    u->count = moved;
+}
+
+int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint max_depth, int want_owned,
+                        int *usage_calls_left, thread_moment *moments) {
+    unsettled_threads u;
+    if (unsettled_open(&u, count) != 0) {
+        unsettled_close(&u);
+        return -1;
+    }
+    take_first_moments(jni, subjects, count, max_depth, want_owned, moments, &u);
+    int status = 0;
     int by_thread = locks_by_thread(jni, want_owned);
-    for (int attempt = 0; attempt < MOMENT_TRIES && n > 0; attempt++) {
-        for (size_t k = 0; k < n; k++) {
-            asked[k] = subjects[pending[k]];
-            memset(&found[k], 0, sizeof found[k]);
-        }
-        if (!by_thread) {
-            status |= locks_collect(jni, asked, n, max_depth, want_owned, usage_calls_left, found);
-        }
-        for (size_t k = 0; k < n; k++) {
-            size_t i = pending[k];
-            fits[k] = -1;
-            if (by_thread) {
-                thread_moment now;
-                if (thread_moment_take(subjects[i].thread, max_depth, &now) != 0) {
-                    continue; /* ended: its last moment stays */
-                }
-                become(&moments[i], &now);
-                describe_subject(jni, &moments[i], &subjects[i]);
-                asked[k] = subjects[i];
-                status |= locks_collect_one(jni, &asked[k], max_depth, want_owned, usage_calls_left, &found[k]);
-            }
-            fits[k] = settle(jni, subjects[i].thread, max_depth, subjects[i].id, &moments[i], &found[k], by_thread);
-        }
-        status |= locks_name_owners(jni, asked, n, want_owned, found);
-        size_t moved = 0;
-        for (size_t k = 0; k < n; k++) {
-            size_t i = pending[k];
-            /* a monitor not named by a source that looked at the thread in that state is not known to
-             * it; one that a separate JVMTI call did not name was missed, and is asked again */
-            int unknowable = fits[k] == LOCK_FIT_NO_MONITOR && found[k].seen.kind != WITNESS_NONE;
-            if (fits[k] == LOCK_FIT || (unknowable && attempt + 1 == MOMENT_TRIES)) {
-                moments[i].locks = found[k];
-                continue;
-            }
-            clear_locks(&found[k]);
-            if (fits[k] != -1) {
-                describe_subject(jni, &moments[i], &subjects[i]);
-                pending[moved++] = i;
-            } else {
-                moments[i].unsettled = 1;
-            }
-        }
-        n = moved;
+    for (int attempt = 0; attempt < MOMENT_TRIES && u.count > 0; attempt++) {
+        status |= by_thread ? ask_one_by_one(jni, subjects, max_depth, want_owned, usage_calls_left, moments, &u)
+                            : ask_all_at_once(jni, subjects, max_depth, want_owned, usage_calls_left, moments, &u);
+        /* owners that only the other threads' facts tell are named after the pass */
+        status |= locks_name_owners(jni, u.asked, u.count, want_owned, u.found);
+        keep_what_fits(jni, subjects, moments, attempt + 1 == MOMENT_TRIES, &u);
     }
-    for (size_t k = 0; k < n; k++) {
-        moments[pending[k]].unsettled = 1;
+    for (size_t k = 0; k < u.count; k++) {
+        moments[u.pending[k]].unsettled = 1;
     }
-    free(pending);
-    free(asked);
-    free(found);
-    free(fits);
+    unsettled_close(&u);
     return status;
 }
 
