@@ -76,3 +76,8 @@ void lock_facts_free(lock_facts *facts, size_t count) {
         free(facts[i].seen.top_method);
     }
 }
+
+int lock_subject_needs_thread_info(const lock_subject *s, int want_owned) {
+    return (want_owned && s->owned_depth >= 0)
+        || (s->state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
+}

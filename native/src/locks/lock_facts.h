@@ -78,6 +78,11 @@ void lock_facts_describe_object(JNIEnv *jni, jobject object, lock_ref *ref);
  * w->kind becomes WITNESS_NONE when StackTraceElement cannot be read. */
 void lock_facts_witness_frames(JNIEnv *jni, jobjectArray stack, lock_witness *w);
 
+/* Whether a source must look at this subject itself: it may own monitors (when asked for), or it
+ * is blocked entering a monitor or waits in Object.wait. A parked thread alone needs only its
+ * blocker (locks_collect_parked). */
+int lock_subject_needs_thread_info(const lock_subject *s, int want_owned);
+
 void lock_facts_free(lock_facts *facts, size_t count);
 
 #endif

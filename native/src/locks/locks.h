@@ -2,19 +2,15 @@
  * entered), the monitor a thread is blocked entering or waits on in Object.wait, and the object
  * it is parked on, each with its owner where there is one.
  *
- * Three sources give the same facts:
- * - "jvmti": with the capabilities HotSpot grants only at start-up (-agentpath:), JVMTI answers
- *   directly, thread by thread: GetOwnedMonitorStackDepthInfo and GetCurrentContendedMonitor
- *   (handshakes), and GetObjectMonitorUsage, a VM operation, only for an owned monitor (is it
- *   entered recursively?) or the monitor a BLOCKED thread waits for (its owner), at most
- *   LOCKS_MONITOR_USAGE_CALLS times per request, retries included.
- * - "snapshot": after a live attach on JDK 25+, when owned monitors are asked for, a ThreadSnapshot
- *   per thread (thread_snapshot.h, a handshake); owners of the monitors threads are blocked on are
- *   matched among what the others own, and only those not found are asked of ThreadMXBean.
- * - "management": otherwise after a live attach, java.lang.management.ThreadMXBean.getThreadInfo
- *   for small batches of threads (each batch one short safepoint; never the all-threads dump with
- *   synchronizers, which walks the heap). With owned monitors, HotSpot before JDK 25 looks through
- *   every monitor in use for each thread it is asked about: the pause grows faster than the threads.
+ * Three sources give the same facts, one file each:
+ * - "jvmti" (jvmti_source.h): with the capabilities HotSpot grants only at start-up (-agentpath:),
+ *   JVMTI answers directly, thread by thread, with at most LOCKS_MONITOR_USAGE_CALLS
+ *   GetObjectMonitorUsage calls (VM operations) per request, retries included.
+ * - "snapshot" (snapshot_source.h): after a live attach on JDK 25+, when owned monitors are asked
+ *   for, a ThreadSnapshot per thread (a handshake).
+ * - "management" (management_source.h): otherwise after a live attach, ThreadMXBean.getThreadInfo
+ *   for small batches of threads. With owned monitors, HotSpot before JDK 25 looks through every
+ *   monitor in use for each thread it is asked about: the pause grows faster than the threads.
  * Parked threads are read in all modes (locks_collect_parked) through LockSupport.getBlocker and the blocker's
  * AbstractOwnableSynchronizer.exclusiveOwnerThread field. */
 #ifndef JVMTICLI_LOCKS_H

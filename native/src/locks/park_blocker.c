@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "agent.h"
 #include "jni_util.h"
 
 #define CONDITION_CLASSES 2
@@ -52,3 +53,4 @@ void park_blocker_release(JNIEnv *jni) {
     }
     memset(&classes, 0, sizeof classes);
 }
+AGENT_RELEASE(park_blocker_release)

@@ -106,6 +106,7 @@ void thread_snapshot_release(JNIEnv *jni) {
     }
     memset(&snap, 0, sizeof snap);
 }
+AGENT_RELEASE(thread_snapshot_release)
 
 /* map[i], for the snapshot's frames 0..last, is the JVMTI depth of that frame: the snapshot's
  * frames are a subsequence of JVMTI's, matched in one pass, in order, by class and method. A frame
