@@ -6,22 +6,11 @@
 
 #include "agent.h"
 #include "capabilities.h"
-#include "class_module.h"
-#include "frames.h"
-#include "gc_count.h"
-#include "locks.h"
-#include "events.h"
-#include "hotspot_threads.h"
-#include "park_blocker.h"
 #include "server.h"
 #include "session.h"
-#include "task_stat.h"
-#include "thread_snapshot.h"
-#include "vm_threads.h"
-#include "vthreads.h"
 
 /* Options are "key=value" pairs separated by commas. The only key is "v", the protocol version,
- * and it must be 1. Anything else is refused, not ignored: no option can make this agent do
+ * and it must be this build's (PROTOCOL_OPTION). Anything else is refused, not ignored: no option can make this agent do
  * something (write a file, open a port) that this build does not know about. */
 static int options_supported(const char *options) {
     const char *p = options == NULL ? "" : options;
@@ -108,17 +97,7 @@ static int start_server(JNIEnv *jni) {
 /* On the server thread when it stops: gives back everything the agent took. */
 static void release(JNIEnv *jni) {
     session_shutdown();
-    gc_count_release();
-    events_forget();
-    locks_release(jni);
-    park_blocker_release(jni);
-    vthreads_release(jni);
-    thread_snapshot_release(jni);
-    vm_threads_release(jni);
-    frames_cache_clear();
-    task_stat_forget();
-    hotspot_threads_forget();
-    class_module_release(jni);
+    agent_release_all(jni);
     (*jni)->DeleteGlobalRef(jni, the_agent.server_thread);
     the_agent.server_thread = NULL;
     dispose_env();

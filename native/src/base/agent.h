@@ -36,6 +36,22 @@ typedef struct {
 /* The one agent of this JVM; valid while the server runs. */
 extern agent the_agent;
 
+/* What a module took for the agent's run (JNI references, raw monitors, caches) is given back
+ * when the agent stops (detach, or the JVM's end) by a function the module declares at file scope
+ * beside what it takes: AGENT_RELEASE(fn) for a void fn(JNIEnv *), AGENT_FORGET(fn) for a void
+ * fn(void). The linker gathers them, so the lifecycle keeps no list a new module could be left
+ * out of. They run on the agent's thread after every session has ended, in no set order: none may
+ * depend on another. */
+typedef void (*agent_release_fn)(JNIEnv *jni);
+#define AGENT_RELEASE(fn) \
+    static const agent_release_fn agent_release_##fn __attribute__((used, section("agent_releases"))) = fn;
+#define AGENT_FORGET(fn) \
+    static void agent_forget_##fn(JNIEnv *jni) { (void)jni; fn(); } \
+    AGENT_RELEASE(agent_forget_##fn)
+
+/* Runs every AGENT_RELEASE and AGENT_FORGET function. */
+void agent_release_all(JNIEnv *jni);
+
 /* Gives back memory JVMTI allocated (NULL is fine). */
 void agent_deallocate(void *memory);
 

@@ -122,6 +122,7 @@ void vthreads_release(JNIEnv *jni) {
     }
     memset(&vt, 0, sizeof vt);
 }
+AGENT_RELEASE(vthreads_release)
 
 /* ---- the distinct stacks of one answer ---- */
 

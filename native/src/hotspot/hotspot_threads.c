@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent.h"
 #include "jni_util.h"
 #include "own_memory.h"
 #include "vm_structs.h"
@@ -295,3 +296,4 @@ void hotspot_threads_forget(void) {
     known.threads = NULL;
     known.count = 0;
 }
+AGENT_FORGET(hotspot_threads_forget)

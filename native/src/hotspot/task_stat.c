@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
+
 /* Fields are counted from 1 as proc(5) does: after "pid (comm)", which may hold spaces and
  * parentheses (hence the last ')'), come state (3) ... nice (19) ... starttime (22). */
 #define FIELD_NICE 19
@@ -139,3 +141,4 @@ void task_stat_forget(void) {
     known.starts = NULL;
     known.count = 0;
 }
+AGENT_FORGET(task_stat_forget)

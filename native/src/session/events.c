@@ -32,6 +32,7 @@ jvmtiError events_install(void (*add)(jvmtiEventCallbacks *callbacks)) {
 void events_forget(void) {
     memset(&installed, 0, sizeof installed);
 }
+AGENT_FORGET(events_forget)
 
 /* jvmtiCapabilities is bit-fields only: as bytes, OR adds capabilities and AND NOT removes them. */
 static void update_held(const jvmtiCapabilities *one, int held) {

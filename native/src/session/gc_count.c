@@ -93,3 +93,4 @@ void gc_count_release(void) {
         finish_lock = NULL;
     }
 }
+AGENT_FORGET(gc_count_release)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "jni_util.h"
 
 /* Modules are few (the JDK has about 70; each class loader adds one unnamed module): a full table
@@ -151,3 +152,4 @@ void class_module_release(JNIEnv *jni) {
     free(uncached);
     uncached = NULL;
 }
+AGENT_RELEASE(class_module_release)

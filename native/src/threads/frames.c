@@ -170,6 +170,7 @@ void frames_cache_clear(void) {
     }
     cache_used = 0;
 }
+AGENT_FORGET(frames_cache_clear)
 
 static method_entry *lookup(JNIEnv *jni, jmethodID method) {
     if (cache_used >= CACHE_LIMIT) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "elf_symbol.h"
 #include "hotspot_threads.h"
 #include "jni_util.h"
@@ -106,6 +107,7 @@ void vm_threads_release(JNIEnv *jni) {
     if (vm.string_class != NULL) (*jni)->DeleteGlobalRef(jni, vm.string_class);
     memset(&vm, 0, sizeof vm);
 }
+AGENT_RELEASE(vm_threads_release)
 
 /* Names and CPU times of the internal threads into out (names malloc'd). Returns 0, or -1. */
 static int read_internal_threads(JNIEnv *jni, vm_thread_list *out) {
