@@ -187,7 +187,7 @@ static int parked_around(JNIEnv *jni, jobject before, jthread thread, jlong id, 
         return LOCK_FIT_NOT;
     }
     jobject after = locks_read_park_blocker(jni, thread);
-    int fits = after != NULL && (*jni)->IsSameObject(jni, before, after) && locks_collect_parked_on(jni, after, f) == 0
+    int fits = after != NULL && (*jni)->IsSameObject(jni, before, after) && locks_collect_parked_on(jni, after, thread, f) == 0
         && lock_fit(m->state, m->count, id, f) == LOCK_FIT;
     if (after != NULL) {
         (*jni)->DeleteLocalRef(jni, after);

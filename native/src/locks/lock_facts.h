@@ -19,9 +19,13 @@ typedef struct {
     jint depth;         /* frame where it was entered; -1 when entered by JNI */
 } owned_monitor;
 
-/* WAIT_PARK, WAIT_SIGNAL and WAIT_ACQUIRE are parked threads, told apart by their blocker
- * (park_blocker.h). */
-typedef enum { WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK, WAIT_SIGNAL, WAIT_ACQUIRE } wait_kind;
+/* WAIT_PARK, WAIT_SIGNAL and the WAIT_ACQUIREs are parked threads, told apart by their blocker
+ * and, for an acquire, by the mode of the thread's node in the blocker's wait queue
+ * (park_blocker.h): exclusive (a lock), shared (a latch, semaphore permits, a read lock), or not
+ * known. */
+typedef enum {
+    WAIT_NONE, WAIT_ENTER, WAIT_NOTIFY, WAIT_PARK, WAIT_SIGNAL, WAIT_ACQUIRE, WAIT_ACQUIRE_SHARED, WAIT_ACQUIRE_UNKNOWN
+} wait_kind;
 
 /* What a source that looks at the thread itself (ThreadMXBean's ThreadInfo, ThreadSnapshot) saw
  * of its state and top frame in the same look as the facts: what the facts are checked against

@@ -96,8 +96,8 @@ static jobject park_blocker(JNIEnv *jni, jthread thread) {
 }
 
 /* The facts of a thread parked on blocker (not NULL). */
-static void describe_parked(JNIEnv *jni, jobject blocker, lock_facts *f) {
-    f->waiting = park_blocker_kind(jni, blocker);
+static void describe_parked(JNIEnv *jni, jobject blocker, jthread thread, lock_facts *f) {
+    f->waiting = park_blocker_kind(jni, blocker, thread);
     lock_facts_describe_object(jni, blocker, &f->waits_for);
     f->owner_id = -1;
     if ((*jni)->IsInstanceOf(jni, blocker, jni_handles.ownable_synchronizer)) {
@@ -114,7 +114,7 @@ static void collect_parked(JNIEnv *jni, const lock_subject *s, lock_facts *f) {
     if (jni_failed(jni, blocker)) {
         return;
     }
-    describe_parked(jni, blocker, f);
+    describe_parked(jni, blocker, s->thread, f);
     (*jni)->DeleteLocalRef(jni, blocker);
 }
 
@@ -135,11 +135,11 @@ jobject locks_read_park_blocker(JNIEnv *jni, jthread thread) {
     return jni_failed(jni, blocker) ? NULL : blocker;
 }
 
-int locks_collect_parked_on(JNIEnv *jni, jobject blocker, lock_facts *facts) {
+int locks_collect_parked_on(JNIEnv *jni, jobject blocker, jthread thread, lock_facts *facts) {
     if (prepare(jni) != 0) {
         return -1;
     }
-    describe_parked(jni, blocker, facts);
+    describe_parked(jni, blocker, thread, facts);
     return 0;
 }
 
@@ -225,7 +225,7 @@ static void write_ref(json_writer *w, const lock_ref *ref) {
 }
 
 void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
-    static const char *kinds[] = { "none", "enter", "notify", "park", "signal", "acquire" };
+    static const char *kinds[] = { "none", "enter", "notify", "park", "signal", "acquire", "acquire", "acquire" };
     if (want_owned) {
         json_key(w, "locked");
         json_begin_array(w);
@@ -243,6 +243,10 @@ void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
         json_begin_object(w);
         json_key(w, "kind");
         json_cstring(w, kinds[f->waiting]);
+        if (f->waiting == WAIT_ACQUIRE || f->waiting == WAIT_ACQUIRE_SHARED) {
+            json_key(w, "shared");
+            json_bool(w, f->waiting == WAIT_ACQUIRE_SHARED);
+        }
         write_ref(w, &f->waits_for);
         json_key(w, "ownerId");
         json_int(w, f->owner_id);

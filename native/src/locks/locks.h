@@ -75,8 +75,8 @@ int locks_collect_parked(JNIEnv *jni, jthread thread, lock_facts *facts);
  * (no call into Java); NULL when it has none, or where that field is not known. */
 jobject locks_read_park_blocker(JNIEnv *jni, jthread thread);
 
-/* What locks_collect_parked tells of a thread parked on blocker (not NULL), which the caller read. */
-int locks_collect_parked_on(JNIEnv *jni, jobject blocker, lock_facts *facts);
+/* What locks_collect_parked tells of thread, parked on blocker (not NULL), which the caller read. */
+int locks_collect_parked_on(JNIEnv *jni, jobject blocker, jthread thread, lock_facts *facts);
 
 /* Whether the thread is parked on a blocker (LockSupport.getBlocker): 1, or 0 (none, or the call
  * failed). */

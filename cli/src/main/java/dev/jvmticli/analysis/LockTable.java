@@ -16,9 +16,11 @@ import java.util.Set;
 
 /**
  * The locks of a dump seen from the lock's side: who owns each, who contends for it (waits to enter
- * the monitor or to acquire the synchronizer), who waits to be notified (Object.wait) or signalled
- * (a Condition's await: an idle pool's workers), and who is parked on an object that is neither
- * (a FutureTask); most contended first.
+ * the monitor or to acquire the synchronizer from a holder), who waits for a release of what nobody
+ * owns (a latch, semaphore permits), who waits to be notified (Object.wait) or signalled (a
+ * Condition's await: an idle pool's workers), and who is parked on an object that is none of these
+ * (a FutureTask); most contended first, then by how many threads wait on it at all, so that a
+ * single idle waiter comes below a queue that many wait in.
  */
 public final class LockTable {
     /**
@@ -32,9 +34,13 @@ public final class LockTable {
      *                     facts said so, most first; empty otherwise
      */
     public record Lock(LockRef lock, ThreadEntry owner, boolean ownerUnknown, List<Sighting> ownersSeen, List<ThreadEntry> entering,
-                       List<ThreadEntry> notifyWaiters, List<ThreadEntry> parked) {
+                       List<ThreadEntry> releaseWaiters, List<ThreadEntry> notifyWaiters, List<ThreadEntry> parked) {
         public int contention() {
             return entering.size();
+        }
+
+        public int waiting() {
+            return entering.size() + releaseWaiters.size() + notifyWaiters.size() + parked.size();
         }
     }
 
@@ -50,6 +56,7 @@ public final class LockTable {
         dump.threads().forEach(t -> byId.put(t.thread().id(), t.thread()));
         Map<LockRef, Map<ThreadEntry, Integer>> owners = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> entering = new LinkedHashMap<>();
+        Map<LockRef, List<ThreadEntry>> released = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         Set<LockRef> ownerUnknown = new HashSet<>();
@@ -68,31 +75,32 @@ public final class LockTable {
             } else if (wait.hasOwner() || wait.ownerUnknown()) {
                 ownerUnknown.add(wait.lock());
             }
-            Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsSignal() ? notified : parked;
+            Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsRelease() ? released
+                    : wait.awaitsSignal() ? notified : parked;
             list.computeIfAbsent(wait.lock(), k -> new ArrayList<>()).add(t.thread());
         }
         List<LockRef> all = new ArrayList<>(owners.keySet());
-        for (Map<LockRef, List<ThreadEntry>> waiters : List.of(entering, notified, parked)) {
+        for (Map<LockRef, List<ThreadEntry>> waiters : List.of(entering, released, notified, parked)) {
             waiters.keySet().stream().filter(l -> !all.contains(l)).forEach(all::add);
         }
         return all.stream()
                 .map(l -> lock(l, owners.getOrDefault(l, Map.of()), ownerUnknown.contains(l), entering.getOrDefault(l, List.of()),
-                        notified.getOrDefault(l, List.of()), parked.getOrDefault(l, List.of())))
+                        released.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of()), parked.getOrDefault(l, List.of())))
                 .sorted(Comparator.comparingInt(Lock::contention).reversed()
-                        .thenComparing(Comparator.comparingInt((Lock l) -> l.notifyWaiters().size()).reversed()))
+                        .thenComparing(Comparator.comparingInt(Lock::waiting).reversed()))
                 .toList();
     }
 
     /** One owner when the threads agree on one that is not itself waiting to enter; otherwise the sightings. */
     private static Lock lock(LockRef lock, Map<ThreadEntry, Integer> seen, boolean toldNoOwner, List<ThreadEntry> entering,
-                             List<ThreadEntry> notified, List<ThreadEntry> parked) {
+                             List<ThreadEntry> released, List<ThreadEntry> notified, List<ThreadEntry> parked) {
         ThreadEntry only = seen.size() == 1 ? seen.keySet().iterator().next() : null;
         if (seen.isEmpty() || only != null && !entering.contains(only)) {
-            return new Lock(lock, only, seen.isEmpty() && toldNoOwner, List.of(), entering, notified, parked);
+            return new Lock(lock, only, seen.isEmpty() && toldNoOwner, List.of(), entering, released, notified, parked);
         }
         List<Sighting> sightings = seen.entrySet().stream().map(e -> new Sighting(e.getKey(), e.getValue()))
                 .sorted(Comparator.comparingInt(Sighting::times).reversed()).toList();
-        return new Lock(lock, null, false, sightings, entering, notified, parked);
+        return new Lock(lock, null, false, sightings, entering, released, notified, parked);
     }
 
     /**

@@ -600,6 +600,7 @@ final class AnswerReader {
         long hash = 0;
         long ownerId = 0;
         boolean ownerUnknown = false;
+        Boolean shared = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -609,10 +610,11 @@ final class AnswerReader {
                 case "hash" -> hash = p.getValueAsLong(0);
                 case "ownerId" -> ownerId = p.getValueAsLong(0);
                 case "ownerUnknown" -> ownerUnknown = p.getValueAsBoolean(false);
+                case "shared" -> shared = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
-        return new WaitingFor(kind, className, hash, ownerId, null, ownerUnknown);
+        return new WaitingFor(kind, className, hash, ownerId, null, ownerUnknown, shared);
     }
 
     private List<String> stringList() throws IOException {

@@ -59,7 +59,7 @@ public final class DumpSummary {
         out.println("## Most contended locks (last round)");
         List<LockTable.Lock> locks = LockTable.of(last.stacks()).stream().filter(l -> l.contention() > 0).limit(TOP).toList();
         if (locks.isEmpty()) {
-            out.println("No thread is waiting to enter a monitor or acquire a synchronizer.");
+            out.println("No thread is waiting to enter a monitor or to acquire a synchronizer from a holder.");
         } else {
             out.println("| lock | owner | waiting to enter |");
             out.println("|---|---|---|");

@@ -61,6 +61,9 @@ public final class MonitorsText {
             out.println(ThreadDumpText.describe(lock.lock()));
             out.println("  owner: " + owner(lock));
             out.println("  waiting to enter (" + lock.entering().size() + ")" + names(lock.entering()));
+            if (!lock.releaseWaiters().isEmpty()) {
+                out.println("  waiting to acquire what nobody owns (" + lock.releaseWaiters().size() + ")" + names(lock.releaseWaiters()));
+            }
             out.println("  waiting to be notified or signalled (" + lock.notifyWaiters().size() + ")" + names(lock.notifyWaiters()));
             if (!lock.parked().isEmpty()) {
                 out.println("  parked on it (" + lock.parked().size() + ")" + names(lock.parked()));
@@ -93,7 +96,8 @@ public final class MonitorsText {
             case "enter" -> "waiting to lock ";
             case "notify" -> "waiting in Object.wait on ";
             case "signal" -> "waiting in Condition.await on ";
-            case "acquire" -> "parked acquiring ";
+            case "acquire" -> wait.shared() == null ? "parked acquiring (mode not known) "
+                    : wait.shared() ? "parked acquiring shared " : "parked acquiring ";
             default -> "parked on ";
         };
         ThreadStack owner = wait.hasOwner() ? byId.get(wait.ownerId()) : null;
@@ -103,7 +107,7 @@ public final class MonitorsText {
                 + (ownerWaitsToo ? " (whose own facts, of another moment, show it waiting for it too)" : "")
                 : wait.hasOwner() ? ", owned by thread #" + wait.ownerId()
                 : wait.ownerUnknown() ? ", owner not known"
-                : wait.awaitsSignal() ? "" : ", no owner";
+                : wait.awaitsSignal() ? "" : wait.kind().equals("acquire") ? ", no exclusive owner" : ", no owner";
         return what + ThreadDumpText.describe(wait.lock()) + ownerText;
     }
 
