@@ -40,9 +40,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "dump", mixinStandardHelpOptions = true,
-        description = {"Write everything an incident ticket needs into a directory: per round threads, stacks (jstack -l text and JSON),",
-                "monitors, deadlocks and the busiest threads; once the JVM's facts (and with --profile a CPU profile); summary.md for a person",
-                "and index.json listing every file."})
+        description = "Write everything an incident ticket needs into a directory: per round threads, stacks (jstack -l "
+            + "text and JSON), monitors, deadlocks and the busiest threads; once the JVM's facts (and with "
+            + "--profile a CPU profile); summary.md for a person and index.json listing every file.")
 final class DumpCommand implements Callable<Integer> {
     private static final int BUSIEST = 10;
     private static final int HISTOGRAM_CLASSES = 100;

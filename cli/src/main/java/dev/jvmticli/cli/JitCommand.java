@@ -36,7 +36,8 @@ final class JitCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
-    @Option(names = "--perf-map", description = "Have the JVM write /tmp/perf-<pid>.map (its own /tmp and pid) for Linux perf.")
+    @Option(names = "--perf-map", description = "Have the JVM write /tmp/perf-<pid>.map (its own /tmp and pid) for Linux perf; "
+            + "prints its path and the counts, the table only with --class or --method.")
     boolean perfMap;
 
     @Option(names = "--follow", description = "With --perf-map: keep the map current (new code, unloads) until `detach`.")
@@ -74,9 +75,12 @@ final class JitCommand implements Callable<Integer> {
             JsonOutput.print(context.out(), doc);
             return ExitCode.OK.code();
         }
-        JitView.print(context.out(), compiled, stubs);
-        context.out().println();
-        if (classes == null && methods == null) {
+        boolean filtered = classes != null || methods != null;
+        if (!perfMap || filtered) { // --perf-map alone asks for the map, not for the JVM's whole code list
+            JitView.print(context.out(), compiled, stubs);
+            context.out().println();
+        }
+        if (!filtered) {
             context.out().printf("%d pieces of compiled code (a method can have several: tiers, OSR entries), %d stubs%n",
                     report.compiled().size(), report.stubs().size());
         } else {

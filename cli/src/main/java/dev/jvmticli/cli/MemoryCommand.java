@@ -15,8 +15,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "memory", mixinStandardHelpOptions = true,
-        description = {"Where the process's memory is: heap and each pool, metaspace, code cache, direct and mapped buffers, thread stacks,",
-            "GC counts and times (the JVM's MXBeans); resident memory and its split (the kernel's); the native memory tracking summary."})
+        description = "Where the process's memory is: heap and each pool, metaspace, code cache, direct and mapped buffers, "
+            + "thread stacks, GC counts and times (the JVM's MXBeans); resident memory and its split (the "
+            + "kernel's); the native memory tracking summary.")
 final class MemoryCommand implements Callable<Integer> {
     private final CliContext context;
 

@@ -21,9 +21,9 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "profile", mixinStandardHelpOptions = true,
-        description = {"Sample where the CPU goes (or, with --event wall, where every thread spends its time) for a while:",
-            "the hottest methods and busiest threads, collapsed stacks or a flame graph. The engine is async-profiler,",
-            "loaded into the target on the first profile."})
+        description = "Sample where the CPU goes (or, with --event wall, where every thread spends its time) for a while: "
+            + "the hottest methods and busiest threads, collapsed stacks or a flame graph. The engine is "
+            + "async-profiler, loaded into the target on the first profile.")
 final class ProfileCommand implements Callable<Integer> {
     private static final List<String> EVENTS = List.of("cpu", "wall", "itimer", "ctimer");
 

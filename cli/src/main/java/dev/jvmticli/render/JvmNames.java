@@ -27,11 +27,19 @@ public final class JvmNames {
             case "F" -> "float";
             case "D" -> "double";
             case "V" -> "void";
-            default -> element.startsWith("L") && element.endsWith(";")
-                    ? element.substring(1, element.length() - 1).replace('/', '.')
-                    : element.replace('/', '.');
+            default -> binaryName(element.startsWith("L") && element.endsWith(";") ? element.substring(1, element.length() - 1) : element);
         };
         return name + "[]".repeat(dims);
+    }
+
+    /** An internal name as Class.getName() has it: a hidden class's '.' (a lambda's {@code $$Lambda.0x...}) is its '/'. */
+    private static String binaryName(String internal) {
+        StringBuilder name = new StringBuilder(internal.length());
+        for (int i = 0; i < internal.length(); i++) {
+            char c = internal.charAt(i);
+            name.append(c == '/' ? '.' : c == '.' ? '/' : c);
+        }
+        return name.toString();
     }
 
     /** {@code pkg.Class.method}, or {@code ?} for an index the answer does not hold. */

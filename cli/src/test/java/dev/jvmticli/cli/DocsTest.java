@@ -57,6 +57,16 @@ class DocsTest {
                 "docs/made-up.md:2: `grep -x`: grep has no option -x"), unknownOptions(page));
     }
 
+    @Test
+    void everyCommandInTheHelpListIsDescribedByAWholeSentence() {
+        // --help lists each command with the first element of its description: it must say all of it
+        List<String> cut = MODEL.getSubcommands().entrySet().stream()
+                .filter(e -> !e.getValue().getCommandSpec().usageMessage().description()[0].strip().endsWith("."))
+                .map(e -> e.getKey() + ": " + e.getValue().getCommandSpec().usageMessage().description()[0])
+                .toList();
+        assertEquals(List.of(), cut);
+    }
+
     private static List<String> unknownOptions(Page page) {
         CommandLine model = MODEL;
         Set<String> commands = model.getSubcommands().keySet();

@@ -116,6 +116,13 @@ class JitIT {
                 }
                 assertTrue(found, "hot in the perf map");
                 assertTrue(lines.stream().anyMatch(l -> l[2].equals("Interpreter")), "the interpreter is a generated stub");
+
+                Result alone = CliRun.run("jit", Long.toString(target.pid()), "--perf-map");
+                assertEquals(0, alone.exit(), alone.toString());
+                List<String> said = alone.out().lines().toList();
+                assertEquals(2, said.size(), "--perf-map alone: the counts and the map, not the table: " + alone.out());
+                assertTrue(said.get(0).matches("\\d+ pieces of compiled code .*, \\d+ stubs"), alone.out());
+                assertEquals("perf map: " + map, said.get(1));
             } finally {
                 Files.deleteIfExists(map);
             }
