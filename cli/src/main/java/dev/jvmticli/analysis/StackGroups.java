@@ -34,9 +34,9 @@ public final class StackGroups {
     /**
      * The depth (0 = top) of the first frame of group that tells it apart from each of the others:
      * the frame below the methods it shares with any of them (idle pools all sit in Unsafe.park and
-     * LockSupport.park, whichever line called them).
-     * 0 when it has no frames; its last frame when another group's stack goes as deep with the same
-     * frames (the groups then differ in their state or below).
+     * LockSupport.park, whichever line called them). 0 when it has no frames; -1 when another
+     * group's stack has all of its frames' methods in the same order from the top (the groups then
+     * differ in their state, in lines, or in frames below): no frame of its own tells it apart.
      */
     public static int distinctDepth(Group group, List<Group> others) {
         List<Frame> frames = group.frames();
@@ -52,7 +52,7 @@ public final class StackGroups {
             }
             depth = Math.max(depth, shared);
         }
-        return Math.max(0, Math.min(depth, frames.size() - 1));
+        return frames.isEmpty() ? 0 : depth == frames.size() ? -1 : depth;
     }
 
     private static boolean sameMethod(Frame a, Frame b) {

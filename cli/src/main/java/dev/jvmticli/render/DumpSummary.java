@@ -22,6 +22,7 @@ import java.util.stream.Collectors;
 public final class DumpSummary {
     private static final int TOP = 5;
     private static final int STACKS_OF_BUSIEST = 3;
+    private static final int GROUP_NAMES = 3;
 
     /** What one round found. */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
@@ -73,23 +74,28 @@ public final class DumpSummary {
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
         for (CpuTop.Entry<ThreadEntry> entry : last.busiest()) {
-            out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
-                    + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+            if (!entry.thread().agent()) {
+                out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
+                        + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+            }
         }
+        last.stacks().threads().stream().filter(t -> t.thread().agent()).findFirst()
+                .ifPresent(agent -> out.println("\nThe agent's own thread, " + cell(agent.thread())
+                        + ", busy with this dump, is left out of this table and of the groups below."));
         out.println();
         printBusiestStacks(out, last);
 
         out.println("## Largest groups of threads with identical stacks (last round)");
-        out.println("| threads | state | top frame | first frame that tells the group apart |");
-        out.println("|---|---|---|---|");
-        List<StackGroups.Group> groups = StackGroups.of(last.stacks().threads());
+        out.println("| threads | state | top frame | first frame that tells the group apart | names |");
+        out.println("|---|---|---|---|---|");
+        List<StackGroups.Group> groups = StackGroups.of(last.stacks().threads().stream().filter(t -> !t.thread().agent()).toList());
         for (StackGroups.Group group : groups.stream().limit(TOP).toList()) {
             List<Frame> frames = group.frames();
             int distinct = StackGroups.distinctDepth(group, groups);
             String top = frames.isEmpty() ? "(no Java frames)" : "`" + frameText(frames.get(0)) + "`";
-            String apart = frames.isEmpty() ? "-" : distinct == 0 ? "the top frame"
-                    : "`" + frameText(frames.get(distinct)) + "` (frame " + distinct + ")";
-            out.println("| " + group.count() + " | " + group.state() + " | " + top + " | " + apart + " |");
+            String apart = frames.isEmpty() ? "-" : distinct < 0 ? "none: another group has the same methods (state or lines differ)"
+                    : distinct == 0 ? "the top frame" : "`" + frameText(frames.get(distinct)) + "` (frame " + distinct + ")";
+            out.println("| " + group.count() + " | " + group.state() + " | " + top + " | " + apart + " | " + names(group.threads()) + " |");
         }
         out.println();
 
@@ -183,6 +189,12 @@ public final class DumpSummary {
         }
         int others = lock.ownersSeen().size() - 1;
         return "changed hands while read: " + cell(lock.ownersSeen().get(0).thread()) + (others > 0 ? " and " + others + " more" : "");
+    }
+
+    /** A group's first threads, and how many more. */
+    private static String names(List<ThreadEntry> threads) {
+        String shown = threads.stream().limit(GROUP_NAMES).map(DumpSummary::cell).collect(Collectors.joining(", "));
+        return threads.size() > GROUP_NAMES ? shown + " and " + (threads.size() - GROUP_NAMES) + " more" : shown;
     }
 
     private static String cell(ThreadEntry t) {

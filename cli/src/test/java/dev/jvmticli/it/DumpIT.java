@@ -77,8 +77,13 @@ class DumpIT {
                 + contended.replaceAll("(?s).*`holder` #(\\d+).*", "$1") + " | 3 |"), "the hot monitor ranks first:\n" + contended);
         String groups = summary.substring(summary.indexOf("## Largest groups"), summary.indexOf("## Threads BLOCKED"));
         String idle = groups.lines().filter(l -> l.startsWith("| " + LocksTarget.IDLE_WORKERS + " | WAITING | ")).findFirst().orElseThrow();
-        assertTrue(idle.matches(".*\\| `[^`]+` \\(frame \\d+\\) \\|$") && !idle.endsWith("`jdk.internal.misc.Unsafe.park(Native Method)` (frame 0) |"),
-                "the frame that tells the idle pool apart from the other parked threads:\n" + groups);
+        assertTrue(idle.matches(".*\\| `[^`]+` \\(frame \\d+\\) \\| `idle-worker-\\d+` #\\d+.* \\|$")
+                        && !idle.contains("`jdk.internal.misc.Unsafe.park(Native Method)` (frame 0) |"),
+                "the frame that tells the idle pool apart from the other parked threads, and its threads:\n" + groups);
+        String busiest = summary.substring(summary.indexOf("## Busiest threads"), summary.indexOf("## Stacks of the busiest"));
+        assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| ")).noneMatch(l -> l.contains("`jvmti-cli agent`")),
+                "the tool's own thread is in no row of the target's:\n" + busiest + groups);
+        assertTrue(busiest.contains("The agent's own thread, `jvmti-cli agent` #"), busiest);
 
         assertTrue(Files.readString(out.resolve("round-002/stacks.txt")).contains("Full thread dump"));
         String stacks = Files.readString(out.resolve("round-001/stacks.txt"));
