@@ -2,12 +2,14 @@
  * safepoint; with "live" a full GC first, as jmap -histo:live) as its text, and how long the JVM
  * was paused for it: the safepoints the JVM counted while the command ran (HotSpot's
  * HotspotRuntimeMBean, the counters behind -Xlog:safepoint, in whole milliseconds), read before
- * and after. A safepoint another cause took meanwhile is counted too, and the count says so.
+ * and after. A safepoint another cause took meanwhile is counted too, and the count says so; the
+ * pauses while it waited for a GC (below) are counted apart.
  * With "afterGc" (not with "live") it first waits, up to "gcWaitMillis", for the next GC pause the
  * JVM runs on its own, and walks the heap right after it: with the young generation's garbage
  * gone, the growth between histograms is not swamped by how full it happened to be. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "answer.h"
 #include "diagnostic_command.h"
@@ -53,6 +55,47 @@ static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
     return failed ? -1 : 0;
 }
 
+/* HotSpot lets the threads go at the end of a safepoint before it adds that safepoint's time to
+ * the totals (SafepointSynchronize::end), while its count went up when it began: totals read right
+ * after a pause (the GC just waited for) can lack its time, which the next read would then count as
+ * the histogram's. So the totals are read until two reads SETTLE_MILLIS apart agree, at most
+ * SETTLE_READS times (a JVM that keeps starting safepoints may never be still). */
+#define SETTLE_MILLIS 2
+#define SETTLE_READS 20
+
+static int read_settled_totals(JNIEnv *jni, safepoint_totals *totals) {
+    if (read_safepoint_totals(jni, totals) != 0) {
+        return -1;
+    }
+    for (int i = 1; i < SETTLE_READS; i++) {
+        struct timespec pause = { 0, SETTLE_MILLIS * 1000000L };
+        nanosleep(&pause, NULL);
+        safepoint_totals again;
+        if (read_safepoint_totals(jni, &again) != 0) {
+            return -1;
+        }
+        int settled = again.count == totals->count && again.at_safepoint_millis == totals->at_safepoint_millis
+            && again.reaching_millis == totals->reaching_millis;
+        *totals = again;
+        if (settled) {
+            break;
+        }
+    }
+    return 0;
+}
+
+static void write_safepoints(json_writer *w, const safepoint_totals *before, const safepoint_totals *after) {
+    json_key(w, "safepoints");
+    json_begin_object(w);
+    json_key(w, "count");
+    json_int(w, after->count - before->count);
+    json_key(w, "atSafepointMillis");
+    json_int(w, after->at_safepoint_millis - before->at_safepoint_millis);
+    json_key(w, "reachingMillis");
+    json_int(w, after->reaching_millis - before->reaching_millis);
+    json_end_object(w);
+}
+
 /* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
  * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
 static int wait_for_gc(const command_ctx *ctx, int64_t began, int64_t wait_millis) {
@@ -78,6 +121,8 @@ void cmd_heap(command_ctx *ctx) {
     }
     int gc_came = 0;
     int64_t gc_waited = 0;
+    safepoint_totals wait_began, before, after;
+    int counted = read_safepoint_totals(ctx->jni, &wait_began) == 0;
     if (after_gc) {
         int64_t began = gc_count_begin();
         if (began < 0) {
@@ -94,8 +139,7 @@ void cmd_heap(command_ctx *ctx) {
         }
     }
     const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
-    safepoint_totals before, after;
-    int counted = read_safepoint_totals(ctx->jni, &before) == 0;
+    counted = counted && read_settled_totals(ctx->jni, &before) == 0;
     int64_t started = events_now_nanos();
     char error[256] = "";
     size_t length = 0;
@@ -126,18 +170,13 @@ void cmd_heap(command_ctx *ctx) {
         json_int(w, gc_waited);
         json_key(w, "gcWaitMillis");
         json_int(w, gc_wait_millis);
+        if (counted) { /* the GC waited for, and any other pause while the command waited: not the histogram's */
+            write_safepoints(w, &wait_began, &before);
+        }
         json_end_object(w);
     }
     if (counted) {
-        json_key(w, "safepoints");
-        json_begin_object(w);
-        json_key(w, "count");
-        json_int(w, after.count - before.count);
-        json_key(w, "atSafepointMillis");
-        json_int(w, after.at_safepoint_millis - before.at_safepoint_millis);
-        json_key(w, "reachingMillis");
-        json_int(w, after.reaching_millis - before.reaching_millis);
-        json_end_object(w);
+        write_safepoints(w, &before, &after);
     }
     json_key(w, "histogram");
     json_string(w, text, length);

@@ -9,8 +9,12 @@ package dev.jvmticli.client;
  */
 public record HeapReport(boolean live, String command, long startedNanos, long elapsedNanos, AfterGc afterGc, Safepoints safepoints,
                          String histogram) {
-    /** The wait for the next GC pause before the histogram: whether one came within gcWaitMillis, and how long it took. */
-    public record AfterGc(boolean gcCame, long waitedNanos, long gcWaitMillis) {
+    /**
+     * The wait for the next GC pause before the histogram: whether one came within gcWaitMillis, how
+     * long it took, and the safepoints the JVM counted meanwhile (that GC's, and any other's; null
+     * where it counts none): the target's own pauses, not the histogram's.
+     */
+    public record AfterGc(boolean gcCame, long waitedNanos, long gcWaitMillis, Safepoints safepoints) {
     }
 
     /**

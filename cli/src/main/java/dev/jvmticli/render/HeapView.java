@@ -73,8 +73,11 @@ public final class HeapView {
         if (wait == null) {
             return "";
         }
-        return wait.gcCame() ? "right after a GC pause (waited " + Sizes.millis(wait.waitedNanos()) + " ms); "
-                : "no GC pause within " + wait.gcWaitMillis() + " ms: garbage included; ";
+        HeapReport.Safepoints s = wait.safepoints();
+        String own = s == null ? "" : String.format(java.util.Locale.ROOT, ", the target's own pauses meanwhile %d ms in %d safepoint%s",
+                s.pausedMillis(), s.count(), s.count() == 1 ? "" : "s");
+        return wait.gcCame() ? "right after a GC pause (waited " + Sizes.millis(wait.waitedNanos()) + " ms" + own + "); "
+                : "no GC pause within " + wait.gcWaitMillis() + " ms" + own + ": garbage included; ";
     }
 
     /** How long the target was stopped for this histogram, as the JVM counted it. */

@@ -95,6 +95,44 @@ class HeapIT {
         }
     }
 
+    /** The GC a histogram waited for ends right before it: its pause is the target's own, reported apart, never the histogram's. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theGcWaitedForIsNotCountedAsTheHistogramsPause(Jdks.Jdk jdk) throws Exception {
+        Path log = Files.createTempFile("heap-safepoints", ".log");
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseG1GC", "-Xmx64m", "-Xmn8m",
+                "-Xlog:safepoint:file=" + log))) {
+            Result result = CliRun.run("heap", Long.toString(target.pid()), "--count", "3", "--interval", "2s", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            List<Long> walks = new ArrayList<>();
+            for (String line : Files.readAllLines(log)) {
+                Matcher m = SAFEPOINT.matcher(line);
+                if (m.find() && m.group(1).equals("GC_HeapInspection")) {
+                    walks.add(Long.parseLong(m.group(2)));
+                }
+            }
+            JsonNode histograms = Json.parse(result.out()).path("histograms");
+            assertEquals(3, walks.size(), "one heap walk logged per histogram: " + walks);
+            for (int i = 0; i < 3; i++) {
+                JsonNode histogram = histograms.get(i);
+                JsonNode own = histogram.path("safepoints");
+                long reported = own.path("atSafepointMillis").asLong() + own.path("reachingMillis").asLong();
+                long elapsedMillis = histogram.path("elapsedNanos").asLong() / 1_000_000;
+                assertTrue(reported <= elapsedMillis + 1, "a pause no longer than the command: " + histogram);
+                if (own.path("count").asInt() == 1) {
+                    long loggedMillis = walks.get(i) / 1_000_000;
+                    assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
+                            "histogram " + (i + 1) + ": reported " + own + ", logged " + walks.get(i) + " ns for its walk");
+                }
+                JsonNode waited = histogram.path("afterGc").path("safepoints");
+                assertTrue(!histogram.path("afterGc").path("gcCame").asBoolean() || waited.path("count").asInt() >= 1,
+                        "the GC waited for is counted apart: " + histogram.path("afterGc"));
+            }
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("collectors")
     void theLivePauseIsTheOneTheJvmLogged(Jdks.Jdk jdk, String collector) throws Exception {
