@@ -272,8 +272,7 @@ final class AttachListener {
             if (!target.isAlive()) {
                 throw exited();
             }
-            throw new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid()
-                    + " closed the attach connection without an answer: it answers only its own user and group, or root");
+            throw refusedUs();
         }
         try {
             return parse(received.toString(StandardCharsets.UTF_8));
@@ -287,8 +286,22 @@ final class AttachListener {
         return status != null && status.isSocket();
     }
 
+    /** The listener closed the connection unanswered: it checks its peer's uid and gid. */
+    private CliFailure refusedUs() {
+        if (target.inAnotherUserNamespace()) {
+            return new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid() + " runs in a user namespace of its own, where it sees"
+                    + " this CLI's user as unmapped and answers only its own: run jvmti-cli inside its namespaces (nsenter -t "
+                    + target.pid() + " -U -m jvmti-cli ...)");
+        }
+        return new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid()
+                + " closed the attach connection without an answer: it answers only its own user and group, or root");
+    }
+
     private CliFailure failure(IOException e) {
         String message = String.valueOf(e.getMessage());
+        if ((message.contains("Connection reset") || message.contains("Broken pipe")) && target.isAlive()) {
+            return refusedUs();
+        }
         if (e instanceof AccessDeniedException || message.contains("Permission denied") || message.contains("Operation not permitted")) {
             return new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied attaching to " + target.pid() + ": run as the JVM's user or root", e);
         }

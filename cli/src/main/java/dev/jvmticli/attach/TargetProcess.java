@@ -90,6 +90,16 @@ public record TargetProcess(long pid, long nsPid, int uid, int gid, Path root) {
         return VerifiedDirectory.processUid() == 0 && uid != 0 ? new FileIdentity(uid, gid) : FileIdentity.SELF;
     }
 
+    /** Whether the process is in another user namespace than this CLI (unknown counts as not). */
+    public boolean inAnotherUserNamespace() {
+        try {
+            return !Files.readSymbolicLink(Path.of("/proc/self/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "user")));
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     public boolean isAlive() {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
