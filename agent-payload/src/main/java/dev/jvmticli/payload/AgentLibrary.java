@@ -180,8 +180,19 @@ public final class AgentLibrary {
                 && attributes.permissions().stream().noneMatch(WRITE_BY_OTHERS::contains);
     }
 
-    /** A directory made now under a name nobody had: another user squats the usual one. */
+    /**
+     * Another user squats the usual name: a fresh directory of this user's made by an earlier run
+     * (in the trusted base nobody else can replace it), else one made now under a name nobody had.
+     */
     private Path ownFreshDirectory() throws IOException {
+        try (DirectoryStream<Path> earlier = Files.newDirectoryStream(base, directoryName(uid) + "-*")) {
+            for (Path candidate : earlier) {
+                if (candidate.getFileName().toString().matches(".*-[0-9a-f]{16}")
+                        && isPrivate(Files.readAttributes(candidate, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS))) {
+                    return candidate;
+                }
+            }
+        }
         while (true) {
             Path fresh = base.resolve(freshDirectoryName(uid));
             try {

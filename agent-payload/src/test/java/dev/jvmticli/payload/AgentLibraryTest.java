@@ -100,8 +100,10 @@ class AgentLibraryTest {
         AgentLibrary probe = new AgentLibrary(base);
         Path expected = probe.extract().getParent();
         Files.setAttribute(expected, "unix:uid", 65534);
-        assertFreshDirectory(expected, probe.extract());
+        Path fresh = probe.extract();
+        assertFreshDirectory(expected, fresh);
         assertEquals(65534, Files.getAttribute(expected, "unix:uid"));
+        assertEquals(fresh, probe.extract(), "the next run finds the same fresh directory");
     }
 
     @Test

@@ -7,10 +7,10 @@ import java.nio.file.Path;
 
 /**
  * A directory held open by descriptor, in which files are created, renamed and removed relative
- * to that descriptor: a name is always one component, and no operation follows a link in it,
- * opens with {@code O_EXCL}, or blocks on a FIFO. What a directory is (owner, mode) is read with
- * {@code fstat} on the open descriptor, so a check holds for the directory the operations act on,
- * whatever is renamed or swapped in its place afterwards. Writes may be made with another user's
+ * to that descriptor: a name is always one component, no operation follows a link in it, a file
+ * is only ever created new ({@code O_EXCL}), and no open blocks on a FIFO. What a directory is
+ * (owner, mode) is read with {@code fstat} on the open descriptor, so a check holds for the
+ * directory the operations act on, whatever is renamed or swapped in its place afterwards. Writes may be made with another user's
  * file-system credentials ({@link FileIdentity}), for the calling thread only.
  *
  * <p>The operations are JNI functions of the agent library, which this class loads into the CLI

@@ -205,7 +205,8 @@ class AttachFilesIT {
         Result result = run(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", script));
         assertTrue(result.out().contains("EXIT 0\n"), result.toString());
         assertTrue(result.out().contains("SQUATTED 0\n"), "nothing written through the squatted name: " + result);
-        assertTrue(result.out().lines().anyMatch(line -> line.matches("FRESH 0 libjvmticli-[0-9a-f]{32}\\.so")), result.toString());
+        assertEquals(List.of(true), result.out().lines().filter(line -> line.startsWith("FRESH"))
+                .map(line -> line.matches("FRESH 0 libjvmticli-[0-9a-f]{32}\\.so")).toList(), "one fresh directory of root's: " + result);
     }
 
     /**
