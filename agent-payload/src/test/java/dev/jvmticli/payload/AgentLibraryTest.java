@@ -75,29 +75,49 @@ class AgentLibraryTest {
     }
 
     @Test
-    void refusesADirectoryThatIsALinkOrWritableByOthers() throws IOException {
+    void leavesADirectoryThatIsALinkOrWritableByOthersAloneAndUsesAFreshOne() throws IOException {
         Path real = Files.createDirectory(base.resolve("real"));
         AgentLibrary probe = new AgentLibrary(base);
         Path expected = probe.extract().getParent();
         deleteTree(expected);
         Files.createSymbolicLink(expected, real);
-        assertThrows(IOException.class, probe::extract);
+        Path elsewhere = probe.extract();
+        assertFreshDirectory(expected, elsewhere);
+        try (var listing = Files.list(real)) {
+            assertEquals(0, listing.count(), "nothing written through the link");
+        }
         Files.delete(expected);
 
         Files.createDirectory(expected);
         Files.setPosixFilePermissions(expected, PosixFilePermissions.fromString("rwxrwxrwx"));
-        assertThrows(IOException.class, probe::extract);
-        assertTrue(Files.exists(expected, LinkOption.NOFOLLOW_LINKS));
+        assertFreshDirectory(expected, probe.extract());
+        assertEquals(PosixFilePermissions.fromString("rwxrwxrwx"), Files.getPosixFilePermissions(expected), "left alone");
     }
 
     @Test
-    void refusesADirectoryOfAnotherUser() throws IOException {
+    void leavesADirectoryOfAnotherUserAloneAndUsesAFreshOne() throws IOException {
         assumeTrue(((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0, "chown needs root");
         AgentLibrary probe = new AgentLibrary(base);
         Path expected = probe.extract().getParent();
         Files.setAttribute(expected, "unix:uid", 65534);
-        IOException refused = assertThrows(IOException.class, probe::extract);
-        assertTrue(refused.getMessage().contains("refusing to use"), refused.getMessage());
+        Path fresh = probe.extract();
+        assertFreshDirectory(expected, fresh);
+        assertEquals(65534, Files.getAttribute(expected, "unix:uid"));
+        assertEquals(fresh, probe.extract(), "the next run finds the same fresh directory");
+    }
+
+    @Test
+    void refusesABaseDirectoryOthersMayRenameEntriesIn() throws IOException {
+        Path open = Files.createDirectory(base.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+        IOException refused = assertThrows(IOException.class, () -> new AgentLibrary(open).extract());
+        assertTrue(refused.getMessage().contains("refusing to use " + open), refused.getMessage());
+    }
+
+    private static void assertFreshDirectory(Path squatted, Path library) throws IOException {
+        assertTrue(library.getParent().getFileName().toString().matches(squatted.getFileName() + "-[0-9a-f]{16}"), library.toString());
+        assertArrayEquals(bundled(), Files.readAllBytes(library));
+        assertEquals(PosixFilePermissions.fromString("rwxr-xr-x"), Files.getPosixFilePermissions(library.getParent(), LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test

@@ -2,6 +2,9 @@ package dev.jvmticli.attach;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.files.FileIdentity;
+import dev.jvmticli.files.FileStatus;
+import dev.jvmticli.files.VerifiedDirectory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -10,17 +13,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,6 +39,8 @@ final class AttachListener {
     private static final long SIGQUIT_BIT = 1L << 2;
     private static final long FIRST_POLL_MILLIS = 2;
     private static final long LONGEST_POLL_MILLIS = 100;
+    private static final int GROUP_OR_OTHERS_READ_WRITE = 0066;
+    private static final int TRIGGER_MODE = 0600;
     /**
      * How SIGQUIT is sent: Java has no call for it (ProcessHandle sends only SIGTERM and SIGKILL;
      * the foreign-function API is JDK 22+ and took seconds to set up here), so by kill(1), which
@@ -59,18 +57,22 @@ final class AttachListener {
     }
 
     private final TargetProcess target;
-    private final Path tmp;
+    private final String socketName;
     private final Path socket;
 
     AttachListener(TargetProcess target) {
         this.target = target;
-        this.tmp = target.root().resolve("tmp");
-        this.socket = tmp.resolve(".java_pid" + target.nsPid());
+        this.socketName = ".java_pid" + target.nsPid();
+        this.socket = target.root().resolve("tmp").resolve(socketName);
     }
 
-    /** Runs one command: connects (starting the listener first if it is not running) and reads the whole answer. */
+    /**
+     * Runs one command: connects (starting the listener first if it is not running) and reads the
+     * whole answer. The target's /tmp is opened once, and the socket looked at, removed and
+     * connected to relative to it.
+     */
     Answer execute(long deadlineNanos, String command, String... arguments) {
-        try (SocketChannel channel = connect(deadlineNanos)) {
+        try (VerifiedDirectory tmp = TargetFileSystem.tmp(target, FileIdentity.SELF); SocketChannel channel = connect(tmp, deadlineNanos)) {
             channel.write(ByteBuffer.wrap(request(command, arguments)));
             return answer(channel);
         } catch (IOException e) {
@@ -105,17 +107,16 @@ final class AttachListener {
         }
     }
 
-    private SocketChannel connect(long deadlineNanos) throws IOException {
-        if (isSocket(socket)) {
-            SocketChannel running = connectIfOurs();
+    private SocketChannel connect(VerifiedDirectory tmp, long deadlineNanos) throws IOException {
+        if (isSocket(tmp)) {
+            SocketChannel running = connectIfOurs(tmp);
             if (running != null) {
                 return running;
             }
         }
-        Path trigger = createTrigger();
-        try {
+        try (Trigger trigger = createTrigger(tmp)) {
             boolean signalled = false;
-            for (long pause = FIRST_POLL_MILLIS; !isSocket(socket); pause = Math.min(2 * pause, LONGEST_POLL_MILLIS)) {
+            for (long pause = FIRST_POLL_MILLIS; !isSocket(tmp); pause = Math.min(2 * pause, LONGEST_POLL_MILLIS)) {
                 if (!target.isAlive()) {
                     throw exited();
                 }
@@ -129,10 +130,8 @@ final class AttachListener {
                 }
                 sleep(pause);
             }
-        } finally {
-            Files.deleteIfExists(trigger);
         }
-        SocketChannel started = connectIfOurs();
+        SocketChannel started = connectIfOurs(tmp);
         if (started == null) {
             throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "attach to " + target.pid() + " failed: its attach socket " + socket
                     + " refuses connections");
@@ -143,70 +142,81 @@ final class AttachListener {
     /**
      * A connection to the socket if it is the target's listener. A socket of another user, or one
      * nothing listens on, is a leftover of an earlier JVM with the same pid: the target does not
-     * replace it when it cannot (another user's file in the sticky /tmp), so it is removed here.
+     * replace it when it cannot (another user's file in the sticky /tmp), so it is removed here
+     * (unlinkat in the open /tmp: the entry itself, never what a link names).
      */
-    private SocketChannel connectIfOurs() throws IOException {
-        if (!ownedByTarget(socket)) {
-            removeLeftover();
+    private SocketChannel connectIfOurs(VerifiedDirectory tmp) throws IOException {
+        FileStatus status = tmp.statusOf(socketName);
+        if (status == null || !status.isSocket() || status.uid() != target.uid() || (status.permissions() & GROUP_OR_OTHERS_READ_WRITE) != 0) {
+            removeLeftover(tmp);
             return null;
         }
         try {
-            return SocketChannel.open(UnixDomainSocketAddress.of(socket));
+            return SocketChannel.open(UnixDomainSocketAddress.of(tmp.throughDescriptor(socketName)));
         } catch (ConnectException e) {
-            removeLeftover();
+            removeLeftover(tmp);
             return null;
         }
     }
 
-    private boolean ownedByTarget(Path file) throws IOException {
-        Set<PosixFilePermission> others = Set.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-                PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
-        try {
-            return ((Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == target.uid()
-                    && Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS).stream().noneMatch(others::contains);
-        } catch (NoSuchFileException e) {
-            return false;
-        }
-    }
-
-    private void removeLeftover() throws IOException {
+    private void removeLeftover(VerifiedDirectory tmp) throws IOException {
         if (!target.isAlive()) {
             throw exited();
         }
-        Files.deleteIfExists(socket);
+        tmp.delete(socketName);
+    }
+
+    /** {@code .attach_pid<pid>}, to be removed when the listener has started or the attach gave up. */
+    private record Trigger(VerifiedDirectory directory, String name) implements AutoCloseable {
+        @Override
+        public void close() throws IOException {
+            try {
+                directory.delete(name);
+            } finally {
+                directory.close();
+            }
+        }
     }
 
     /**
-     * Creates {@code .attach_pid<pid>} in the target's working directory, else in its /tmp. The
-     * JVM trusts only a file of its own user or root, so one a file system gave another owner is
-     * replaced by one in /tmp. Never through a link.
+     * Creates {@code .attach_pid<pid>} in the target's working directory, else in its /tmp, with
+     * the target user's file-system credentials when the CLI is root (a JVM in a user namespace
+     * trusts only a file of its own user), relative to the opened directory, never through a
+     * link, never over an existing name. The JVM trusts only a file of its own user or root, so
+     * one a file system gave another owner is replaced by one in /tmp.
      */
-    private Path createTrigger() throws IOException {
+    private Trigger createTrigger(VerifiedDirectory tmp) throws IOException {
         String name = ".attach_pid" + target.nsPid();
-        Path cwd = Path.of("/proc", Long.toString(target.pid()), "cwd").resolve(name);
         try {
-            create(cwd);
-            int owner = (Integer) Files.getAttribute(cwd, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-            if (owner == target.uid() || owner == 0) {
-                return cwd;
+            VerifiedDirectory cwd = TargetFileSystem.workingDirectory(target);
+            if (placeTrigger(cwd, name)) {
+                return new Trigger(cwd, name);
             }
-            Files.deleteIfExists(cwd);
+            cwd.close();
         } catch (IOException e) {
             // a working directory this user may not write to, or gone: /tmp then
         }
-        Path inTmp = tmp.resolve(name);
-        create(inTmp);
-        return inTmp;
+        VerifiedDirectory inTmp = tmp.withIdentity(target.fileIdentity());
+        try {
+            if (!placeTrigger(inTmp, name)) {
+                throw new IOException(socket.resolveSibling(name) + " exists and is not a file of the JVM's user or root");
+            }
+            return new Trigger(inTmp, name);
+        } catch (IOException | RuntimeException e) {
+            inTmp.close();
+            throw e;
+        }
     }
 
-    private static void create(Path file) throws IOException {
-        try {
-            Files.newByteChannel(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)).close();
-        } catch (FileAlreadyExistsException e) {
-            if (Files.isSymbolicLink(file)) {
-                throw e;
-            }
+    /** Whether the directory now holds a trigger file the JVM trusts (made now, or left by another attach). */
+    private boolean placeTrigger(VerifiedDirectory directory, String name) throws IOException {
+        boolean created = directory.createFile(name, new byte[0], TRIGGER_MODE);
+        FileStatus status = directory.statusOf(name);
+        boolean trusted = status != null && status.isRegularFile() && (status.uid() == target.uid() || status.uid() == 0);
+        if (created && !trusted) {
+            directory.delete(name);
         }
+        return trusted;
     }
 
     private void sendQuit() throws IOException {
@@ -262,8 +272,7 @@ final class AttachListener {
             if (!target.isAlive()) {
                 throw exited();
             }
-            throw new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid()
-                    + " closed the attach connection without an answer: it answers only its own user and group, or root");
+            throw refusedUs();
         }
         try {
             return parse(received.toString(StandardCharsets.UTF_8));
@@ -272,16 +281,27 @@ final class AttachListener {
         }
     }
 
-    private static boolean isSocket(Path file) {
-        try {
-            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther();
-        } catch (IOException e) {
-            return false;
+    private boolean isSocket(VerifiedDirectory tmp) throws IOException {
+        FileStatus status = tmp.statusOf(socketName);
+        return status != null && status.isSocket();
+    }
+
+    /** The listener closed the connection unanswered: it checks its peer's uid and gid. */
+    private CliFailure refusedUs() {
+        if (target.inAnotherUserNamespace()) {
+            return new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid() + " runs in a user namespace of its own, where it sees"
+                    + " this CLI's user as unmapped and answers only its own: run jvmti-cli inside its namespaces (nsenter -t "
+                    + target.pid() + " -U -m jvmti-cli ...)");
         }
+        return new CliFailure(ExitCode.PERMISSION_DENIED, "JVM " + target.pid()
+                + " closed the attach connection without an answer: it answers only its own user and group, or root");
     }
 
     private CliFailure failure(IOException e) {
         String message = String.valueOf(e.getMessage());
+        if ((message.contains("Connection reset") || message.contains("Broken pipe")) && target.isAlive()) {
+            return refusedUs();
+        }
         if (e instanceof AccessDeniedException || message.contains("Permission denied") || message.contains("Operation not permitted")) {
             return new CliFailure(ExitCode.PERMISSION_DENIED, "permission denied attaching to " + target.pid() + ": run as the JVM's user or root", e);
         }

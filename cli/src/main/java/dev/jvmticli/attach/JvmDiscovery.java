@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -140,12 +142,20 @@ public final class JvmDiscovery {
         return "?";
     }
 
-    /** JAVA_VERSION from the release file of the JDK whose libjvm.so the process maps. */
+    /**
+     * JAVA_VERSION from the release file of the JDK whose libjvm.so the process maps, read only
+     * where no other user could have put something else (see {@link #nobodyElseControls}): any
+     * process may map a file named libjvm.so, next to a FIFO or a link named release.
+     */
     static String jdkVersion(Path root, String libjvm) {
         Path dir = Path.of(libjvm).getParent();
         for (int up = 0; dir != null && up < 4; up++, dir = dir.getParent()) { // lib/server/libjvm.so, or jre/lib/amd64/server
-            for (Path release : List.of(root.resolve(dir.toString().substring(1)).resolve("release"), dir.resolve("release"))) {
-                try (var in = Files.newBufferedReader(release, StandardCharsets.UTF_8)) {
+            Path relative = Path.of("/").relativize(dir.resolve("release"));
+            for (Path base : List.of(root, Path.of("/"))) {
+                if (!nobodyElseControls(base, relative)) {
+                    continue;
+                }
+                try (var in = Files.newBufferedReader(base.resolve(relative.toString()), StandardCharsets.UTF_8)) {
                     Properties properties = new Properties();
                     properties.load(in);
                     String version = properties.getProperty("JAVA_VERSION");
@@ -158,5 +168,48 @@ public final class JvmDiscovery {
             }
         }
         return null;
+    }
+
+    /**
+     * Whether base and each step of relative below it belong to root or this user, none is a link,
+     * and none lets another user replace what it holds (writable by others only if sticky), the
+     * last being a regular file: then no other user can make an open of it block or go elsewhere.
+     */
+    static boolean nobodyElseControls(Path base, Path relative) {
+        int self = ownUid();
+        Path path = base;
+        try {
+            if (!trusted(Files.readAttributes(base, PosixFileAttributes.class), (int) Files.getAttribute(base, "unix:uid"),
+                    (int) Files.getAttribute(base, "unix:mode"), self, true)) {
+                return false;
+            }
+            for (int i = 0; i < relative.getNameCount(); i++) {
+                path = path.resolve(relative.getName(i).toString());
+                boolean last = i == relative.getNameCount() - 1;
+                PosixFileAttributes attributes = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                int owner = (int) Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+                int mode = (int) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+                if (!trusted(attributes, owner, mode, self, !last)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static boolean trusted(PosixFileAttributes attributes, int owner, int mode, int self, boolean directory) {
+        boolean ownersKind = directory ? attributes.isDirectory() : attributes.isRegularFile();
+        boolean othersMayReplace = directory && (mode & 0022) != 0 && (mode & 01000) == 0;
+        return ownersKind && (owner == 0 || owner == self) && !othersMayReplace;
+    }
+
+    private static int ownUid() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        } catch (IOException e) {
+            return -1; // unknown: trust root's files alone
+        }
     }
 }

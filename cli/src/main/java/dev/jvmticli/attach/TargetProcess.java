@@ -2,6 +2,8 @@ package dev.jvmticli.attach;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.files.FileIdentity;
+import dev.jvmticli.files.VerifiedDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +11,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.List;
 import java.util.StringTokenizer;
@@ -19,9 +22,10 @@ import java.util.StringTokenizer;
  * @param pid   the pid in this CLI's pid namespace
  * @param nsPid the pid the process knows itself by (differs inside a container)
  * @param uid   the effective uid the process runs as
+ * @param gid   the effective gid the process runs as
  * @param root  the process's root directory as seen from here ({@code /proc/<pid>/root})
  */
-public record TargetProcess(long pid, long nsPid, int uid, Path root) {
+public record TargetProcess(long pid, long nsPid, int uid, int gid, Path root) {
     /** Every HotSpot JVM runs a native thread of this name (its OS name, /proc/<pid>/task/<tid>/comm). */
     private static final String JVM_THREAD = "VM Thread";
     private static final byte[] LIBJVM_LINE_END = "/libjvm.so\n".getBytes(StandardCharsets.US_ASCII);
@@ -49,9 +53,10 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
     /** The process as its /proc/<pid>/status lines describe it, checked to be a JVM by the caller. */
     static TargetProcess fromStatus(long pid, List<String> status) {
         int uid = effectiveUid(status);
+        int gid = Integer.parseInt(words(field(status, "Gid:"))[1]);
         String[] nsPids = words(field(status, "NSpid:"));
         long nsPid = nsPids.length == 0 || nsPids[0].isEmpty() ? pid : Long.parseLong(nsPids[nsPids.length - 1]);
-        return new TargetProcess(pid, nsPid, uid, Path.of("/proc", Long.toString(pid), "root"));
+        return new TargetProcess(pid, nsPid, uid, gid, Path.of("/proc", Long.toString(pid), "root"));
     }
 
     /** The agent's socket for this process, as the agent names it inside the target's /tmp. */
@@ -60,16 +65,38 @@ public record TargetProcess(long pid, long nsPid, int uid, Path root) {
     }
 
     /**
-     * Whether the process sees the same file system as this CLI. When it does not (a container),
-     * a path must be given to it as it resolves inside its mount namespace, and files it is to
-     * open must be placed under {@link #root()}. Unknown (unreadable) counts as shared.
+     * Whether the process finds this CLI's file at the same path: its root is this CLI's, and
+     * nothing else is mounted there for it. When it does not (a container, a chroot, a private
+     * /tmp), a file it is to open must be placed under {@link #root()}. Compared by device and
+     * inode; anything unreadable counts as not the same.
      */
-    public boolean sharesMountNamespace() {
+    public boolean seesSameFile(Path file) {
         try {
-            return Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"))
-                    .equals(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "mnt")));
+            Object ours = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+            Object its = Files.readAttributes(root.resolve(Path.of("/").relativize(file.toAbsolutePath()).toString()),
+                    BasicFileAttributes.class).fileKey();
+            return ours != null && ours.equals(its);
+        } catch (IOException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Whose file-system credentials the CLI creates files with in the process's directories: its
+     * user's when the CLI runs as root and the process does not, so that a link or a swap that
+     * user plants can reach only what that user could write anyway; else the CLI's own.
+     */
+    public FileIdentity fileIdentity() {
+        return VerifiedDirectory.processUid() == 0 && uid != 0 ? new FileIdentity(uid, gid) : FileIdentity.SELF;
+    }
+
+    /** Whether the process is in another user namespace than this CLI (unknown counts as not). */
+    public boolean inAnotherUserNamespace() {
+        try {
+            return !Files.readSymbolicLink(Path.of("/proc/self/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "ns", "user")));
         } catch (IOException | UnsupportedOperationException e) {
-            return true;
+            return false;
         }
     }
 

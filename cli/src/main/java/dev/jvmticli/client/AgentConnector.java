@@ -1,16 +1,15 @@
 package dev.jvmticli.client;
 
 import dev.jvmticli.attach.AgentAttacher;
+import dev.jvmticli.attach.TargetFileSystem;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.payload.AgentLibrary;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.Function;
 
 /**
  * Opens a connection to a target's agent: the resident one if its socket answers, otherwise
@@ -33,7 +32,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
-        new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
+        new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"));
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             AgentClient client = tryConnect(socket, name);
@@ -50,28 +49,16 @@ public final class AgentConnector {
 
     /** The profiling engine's library as the target will open it (see {@link #placed}). */
     public static Path profilerLibrary(TargetProcess target) {
-        return placed(target, AgentLibrary::profiler, "profiling library");
+        return placed(target, AgentLibrary.profiler(), "profiling library");
     }
 
-    /**
-     * A library as the target will open it. A target in its own mount namespace (a container)
-     * gets a copy in its own /tmp, reached through /proc/<pid>/root, and the path it knows it by.
-     */
-    private static Path placed(TargetProcess target, Function<Path, AgentLibrary> library, String what) {
+    /** A library as the target will open it ({@link TargetFileSystem#placeLibrary}). */
+    private static Path placed(TargetProcess target, AgentLibrary library, String what) {
         try {
-            if (target.sharesMountNamespace()) {
-                return library.apply(AgentLibrary.defaultBase()).extract();
-            }
-            Path tmp = target.root().resolve("tmp");
-            // A link would be followed from this CLI's root, not the target's: place nothing through one.
-            if (!Files.isDirectory(tmp, LinkOption.NOFOLLOW_LINKS)) {
-                throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the " + what + " in " + target.pid()
-                        + "'s file system: its /tmp is not a plain directory");
-            }
-            Path copy = library.apply(tmp).extract();
-            return Path.of("/tmp").resolve(tmp.relativize(copy));
+            return TargetFileSystem.placeLibrary(target, library);
         } catch (IOException e) {
-            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the " + what + ": " + e.getMessage(), e);
+            throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the " + what + " where JVM " + target.pid() + " can load it: "
+                    + e.getMessage(), e);
         }
     }
 

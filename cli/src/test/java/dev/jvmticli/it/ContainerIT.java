@@ -42,7 +42,7 @@ class ContainerIT {
             String arg = Long.toString(pid);
             TargetProcess process = TargetProcess.of(pid);
             assertEquals(1, process.nsPid());
-            assertFalse(process.sharesMountNamespace());
+            assertFalse(process.seesSameFile(Path.of("/tmp")), "its /tmp is not ours");
 
             Result threads = CliRun.run("threads", arg, "--json");
             assertEquals(0, threads.exit(), threads.toString());
