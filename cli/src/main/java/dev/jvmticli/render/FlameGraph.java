@@ -221,16 +221,15 @@ public final class FlameGraph {
               }
               return low;
             }
-            function span(i) {
-              const x0 = Math.max(0, (leftOf[i] - origin) * scale);
-              return [x0, Math.min(canvas.clientWidth, (leftOf[i] + widthOf[i] - origin) * scale) - x0];
-            }
             function draw() {
               const ratio = window.devicePixelRatio || 1, width = canvas.clientWidth, height = rows * ROW;
-              canvas.style.height = height + "px";
-              canvas.width = Math.round(width * ratio);
-              canvas.height = Math.round(height * ratio);
+              if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+                canvas.style.height = height + "px";
+                canvas.width = Math.round(width * ratio);
+                canvas.height = Math.round(height * ratio);
+              }
               context.setTransform(ratio, 0, 0, ratio, 0, 0);
+              context.clearRect(0, 0, width, height);
               context.font = FONT;
               context.textBaseline = "middle";
               const charWidth = context.measureText("m").width;
@@ -240,7 +239,8 @@ public final class FlameGraph {
               for (let depth = 0; depth < rows; depth++) {
                 const level = levels[depth], y = (rows - 1 - depth) * ROW;
                 for (let k = firstEndingAfter(level, origin); k < level.length && leftOf[level[k]] < end; k++) {
-                  const i = level[k], [x, w] = span(i);
+                  const i = level[k], x = Math.max(0, (leftOf[i] - origin) * scale);
+                  const w = Math.min(width, (leftOf[i] + widthOf[i] - origin) * scale) - x;
                   if (w < NARROWEST) continue;
                   context.fillStyle = matches && matches[nameOf[i]] ? MATCH_COLOR : colorOf(nameOf[i]);
                   context.fillRect(x, y, Math.max(w - 1, NARROWEST), ROW - 1);
@@ -257,8 +257,9 @@ public final class FlameGraph {
               const depth = rows - 1 - Math.floor(y / ROW);
               if (depth < 0 || depth >= rows) return -1;
               const level = levels[depth], position = origin + x / scale, k = firstEndingAfter(level, position);
-              if (k >= level.length || leftOf[level[k]] > position || span(level[k])[1] < NARROWEST) return -1;
-              return level[k];
+              if (k >= level.length || leftOf[level[k]] > position) return -1;
+              const i = level[k], shown = Math.min(leftOf[i] + widthOf[i], origin + widthOf[zoomed]) - Math.max(leftOf[i], origin);
+              return shown * scale < NARROWEST ? -1 : i;
             }
             function summary() { return "all: " + amount(widthOf[0]) + " in " + count.toLocaleString("en-US") + " frames"; }
             function show(text) { details.textContent = text; canvas.title = text; }

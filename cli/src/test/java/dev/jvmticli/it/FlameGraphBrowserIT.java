@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class FlameGraphBrowserIT {
     /** Loading and the first draw; a zoom or search redraw. Limits of use, not benchmarks: see performance.md for figures. */
     private static final long LOAD_MILLIS = 10_000;
-    private static final long REDRAW_MILLIS = 2_000;
+    private static final long REDRAW_MILLIS = 3_000;
     private static final int MATCH_RGB = 0xe040e0;
     private static final String HOSTILE_THREAD = "</script><script>window.pwned=1</script>";
     private static final String ODD_THREAD = "quote\"'\u0007bell\u2028";
@@ -62,7 +62,7 @@ class FlameGraphBrowserIT {
 
     @BeforeAll
     static void browser() throws Exception {
-        chromium = Chromium.start(1400, 1000);
+        chromium = Chromium.start(1400, 1600);
     }
 
     @AfterAll
@@ -171,15 +171,19 @@ class FlameGraphBrowserIT {
         assertTrue(chromium.evaluate("window.pwned === undefined").asBoolean());
     }
 
-    /** Stacks of a server: shared near the root, ever more distinct deeper down; a hot loop called from the outermost frames. */
+    /**
+     * Stacks of a server: 30 to 80 calls deep, shared near the root and ever more distinct deeper
+     * down, so that tens of thousands of frames are wide enough to draw; a hot loop is called from
+     * the outermost frames, and now and then deeper.
+     */
     static List<Stack> stacks(Random random) {
         List<Stack> stacks = new ArrayList<>();
-        for (int s = 0; s < 6_000; s++) {
-            int depth = 8 + random.nextInt(14);
+        for (int s = 0; s < 1_500; s++) {
+            int depth = 30 + random.nextInt(50);
             List<String[]> calls = new ArrayList<>();
             for (int level = 0; level < depth; level++) {
-                int choice = (int) (Math.pow(random.nextDouble(), 2) * (3 + 8 * level));
-                String method = random.nextInt(60) == 0 ? "hotLoop" : "handle" + choice;
+                int choice = (int) (Math.pow(random.nextDouble(), 3) * (2 + level / 2));
+                String method = random.nextInt(level == 0 ? 60 : 400) == 0 ? "hotLoop" : "handle" + choice;
                 calls.add(new String[] {"com/example/layer" + level + "/Service" + choice % 7, method});
             }
             boolean hot = calls.get(0)[1].equals("hotLoop");
