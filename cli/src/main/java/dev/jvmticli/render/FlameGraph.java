@@ -16,8 +16,8 @@ import java.util.TreeMap;
  *
  * <p>The page carries the frames flat, in depth-first order with children in name order, each as
  * four numbers (name index, depth, left edge and width in units of weight) and each distinct name
- * once: a server's profile of tens of thousands of frames stays a few hundred kilobytes, and a
- * redraw visits each frame once without building anything.
+ * once: a server's profile of tens of thousands of frames stays small, and a redraw visits each
+ * frame once without building anything (figures in docs/performance.md).
  */
 public final class FlameGraph {
     private FlameGraph() {
@@ -80,7 +80,10 @@ public final class FlameGraph {
         frames(root, data, nameIndex, names);
         data.setLength(data.length() - 1);
         data.append("],\"names\":[").append(names).append("]}");
-        return PAGE.replace("@DATA@", data).replace("@TITLE@", escapeHtml(title));
+        // by place, not by replacing: a name or title may itself read "@DATA@"
+        int titleAt = PAGE.indexOf("@TITLE@"), dataAt = PAGE.indexOf("@DATA@");
+        return PAGE.substring(0, titleAt) + escapeHtml(title) + PAGE.substring(titleAt + "@TITLE@".length(), dataAt)
+                + data + PAGE.substring(dataAt + "@DATA@".length());
     }
 
     private record Placed(Node node, int depth, long left) {
@@ -113,12 +116,12 @@ public final class FlameGraph {
     }
 
     /** Control characters, which a target's class or thread names may hold, as {@code \\uXXXX} text. */
-    static String visible(String name) {
+    private static String visible(String name) {
         StringBuilder out = new StringBuilder(name.length());
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
             if (Character.isISOControl(c)) {
-                out.append("\\u").append(HEX[c >> 12 & 15]).append(HEX[c >> 8 & 15]).append(HEX[c >> 4 & 15]).append(HEX[c & 15]);
+                unicodeEscape(out, c);
             } else {
                 out.append(c);
             }
@@ -133,17 +136,21 @@ public final class FlameGraph {
      * '<', '>' and '&', so that no name can end the script element it is embedded in
      * ({@code </script>}, {@code <!--}) and a lone surrogate cannot make the page invalid UTF-8.
      */
-    static void jsonString(StringBuilder out, String text) {
+    private static void jsonString(StringBuilder out, String text) {
         out.append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
             if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&') {
                 out.append(c);
             } else {
-                out.append("\\u").append(HEX[c >> 12 & 15]).append(HEX[c >> 8 & 15]).append(HEX[c >> 4 & 15]).append(HEX[c & 15]);
+                unicodeEscape(out, c);
             }
         }
         out.append('"');
+    }
+
+    private static void unicodeEscape(StringBuilder out, char c) {
+        out.append("\\u").append(HEX[c >> 12 & 15]).append(HEX[c >> 8 & 15]).append(HEX[c >> 4 & 15]).append(HEX[c & 15]);
     }
 
     static String escapeHtml(String text) {

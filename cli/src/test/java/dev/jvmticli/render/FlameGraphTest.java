@@ -33,11 +33,12 @@ class FlameGraphTest {
 
     @Test
     void thePageCannotBeBrokenOutOf() {
-        String page = FlameGraph.html("t <b>", "bytes", List.of(
-                new FlameGraph.Sample(List.of("main", "</script><script>alert(1)</script>"), 7),
+        String page = FlameGraph.html("t <b> @DATA@", "bytes", List.of(
+                new FlameGraph.Sample(List.of("main", "</script><script>alert(1)</script>", "@TITLE@"), 7),
                 new FlameGraph.Sample(List.of("main", "<!--\"'&\u0007\u2028\ud800"), 3)));
-        assertTrue(page.contains("<title>t &lt;b&gt;</title>"));
-        assertTrue(page.contains("\"title\":\"t \\u003cb\\u003e\""), page);
+        assertTrue(page.contains("<title>t &lt;b&gt; @DATA@</title>"), page);
+        assertTrue(page.contains("\"title\":\"t \\u003cb\\u003e @DATA@\""), page);
+        assertTrue(page.contains("\"@TITLE@\""), "a name that reads like a placeholder stays itself");
         assertTrue(page.contains("\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""), page);
         // a control character is shown as its escape; every other character reaches the page as it was
         assertTrue(page.contains("\"\\u003c!--\\u0022'\\u0026\\u005cu0007\\u2028\\ud800\""), page);
