@@ -139,6 +139,11 @@ class FlameGraphBrowserIT {
         chromium.painted();
         assertEquals(colors(drawn, left, left + width - 2, depthOneTop), colors(chromium.screenshot(), left, left + width - 2, depthOneTop),
                 "reset shows every outermost frame again");
+        chromium.click(x, depthOneTop + row / 2);
+        chromium.press("Escape", 27);
+        chromium.painted();
+        assertEquals(colors(drawn, left, left + width - 2, depthOneTop), colors(chromium.screenshot(), left, left + width - 2, depthOneTop),
+                "Escape resets the zoom too");
         assertEquals(0, count(drawn, MATCH_RGB), "nothing highlighted before a search");
 
         for (String regex : List.of("hotLoop", "pwned")) {

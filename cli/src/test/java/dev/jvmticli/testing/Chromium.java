@@ -160,6 +160,13 @@ public final class Chromium implements AutoCloseable {
                 "buttons", type.equals("mousePressed") ? 1 : 0, "clickCount", clicks));
     }
 
+    /** A key pressed and released, such as "Escape" (key code 27). */
+    public void press(String key, int keyCode) {
+        for (String type : new String[] {"rawKeyDown", "keyUp"}) {
+            call("Input.dispatchKeyEvent", Map.of("type", type, "key", key, "code", key, "windowsVirtualKeyCode", keyCode));
+        }
+    }
+
     /** Text typed into the focused element, as an input method commits it (one input event). */
     public void type(String text) {
         call("Input.insertText", Map.of("text", text));
