@@ -1,7 +1,6 @@
 package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -40,8 +39,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The flame graph page of each command, made by the command's own view from a profile of more than
  * 50,000 distinct frames, in a real browser (headless Chromium): it draws, a click zooms and the
  * clicked frame then fills the width, typed text highlights and counts the matching frames, each
- * within the time the page is good for (docs/profiling.md). The test judges the pixels from
- * screenshots and the counts from its own stacks, never from the page's script.
+ * within the time the page is good for (docs/profiling.md). Pixels are judged from screenshots, the
+ * page's counts against the test's own stacks; the page's script is only clicked and typed into.
+ * The screenshots are left in target/ to look at.
  */
 class FlameGraphBrowserIT {
     /** Loading and the first draw; a zoom or search redraw. Limits of use, not benchmarks: see performance.md for figures. */

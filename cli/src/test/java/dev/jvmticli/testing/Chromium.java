@@ -9,6 +9,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -88,7 +90,7 @@ public final class Chromium implements AutoCloseable {
             if (m.find()) {
                 Thread drain = new Thread(() -> {
                     try {
-                        err.transferTo(java.io.Writer.nullWriter());
+                        err.transferTo(Writer.nullWriter());
                     } catch (IOException e) {
                         // the browser has gone
                     }
@@ -190,7 +192,7 @@ public final class Chromium implements AutoCloseable {
             process.destroyForcibly().waitFor();
         }
         try (var files = Files.walk(profileDir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 
