@@ -20,15 +20,31 @@ class FlameGraphTest {
     }
 
     @Test
-    void thePageCarriesTheTreeAndCannotBeBrokenOutOf() {
-        String page = FlameGraph.html("t <b>", "bytes", List.of(
-                new FlameGraph.Sample(List.of("main", "</script><script>alert(1)</script>"), 7),
-                new FlameGraph.Sample(List.of("main", "leaf"), 3)));
-        assertTrue(page.contains("<title>t &lt;b&gt;</title>"));
-        assertTrue(page.contains("\"n\":\"all\",\"v\":10"), page);
-        assertTrue(page.contains("\"n\":\"main\",\"v\":10"));
-        assertTrue(page.contains("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"));
+    void thePageCarriesEachFrameFlatAndEachNameOnce() {
+        String page = FlameGraph.html("t", "samples", List.of(
+                new FlameGraph.Sample(List.of("main", "b"), 5),
+                new FlameGraph.Sample(List.of("main", "a", "b"), 2),
+                new FlameGraph.Sample(List.of("other"), 3),
+                new FlameGraph.Sample(List.of("main", "zero"), 0)));
+        // name index, depth, left, width; depth first, children in name order
+        assertTrue(page.contains("\"frames\":[0,0,0,10,1,1,0,7,2,2,0,2,3,3,0,2,3,2,2,5,4,1,7,3],"
+                + "\"names\":[\"all\",\"main\",\"a\",\"b\",\"other\"]"), page);
+    }
+
+    @Test
+    void thePageCannotBeBrokenOutOf() {
+        String page = FlameGraph.html("t <b> @DATA@", "bytes", List.of(
+                new FlameGraph.Sample(List.of("main", "</script><script>alert(1)</script>", "@TITLE@"), 7),
+                new FlameGraph.Sample(List.of("main", "<!--\"'&\u0007\u2028\ud800"), 3)));
+        assertTrue(page.contains("<title>t &lt;b&gt; @DATA@</title>"), page);
+        assertTrue(page.contains("\"title\":\"t \\u003cb\\u003e @DATA@\""), page);
+        assertTrue(page.contains("\"@TITLE@\""), "a name that reads like a placeholder stays itself");
+        assertTrue(page.contains("\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""), page);
+        // a control character is shown as its escape; every other character reaches the page as it was
+        assertTrue(page.contains("\"\\u003c!--\\u0022'\\u0026\\u005cu0007\\u2028\\ud800\""), page);
         assertEquals(2, page.split("</script>", -1).length - 1, "only the page's own two script elements end");
-        assertFalse(page.contains("http"), "loads nothing from the network");
+        assertFalse(page.contains("<!--"), "no name opens a comment");
+        assertTrue(page.chars().allMatch(c -> c == '\n' || c >= 0x20 && c < 0x7f), "plain ASCII: no name can make the page invalid UTF-8");
+        assertFalse(page.contains("http") || page.contains("src="), "loads nothing from the network");
     }
 }
