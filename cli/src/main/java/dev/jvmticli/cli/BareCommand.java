@@ -12,8 +12,14 @@ import java.util.concurrent.Callable;
  * (BareCommandTest checks this), so the bare form runs the same code. Any other command line,
  * --help included, goes through picocli.
  */
-final class BareCommand {
+public final class BareCommand {
     private BareCommand() {
+    }
+
+    /** Runs a bare {@code <command> <pid>}; null, having run nothing, for any other command line. */
+    public static Integer runIfBare(CliContext context, String[] args) {
+        Callable<Integer> bare = of(context, args);
+        return bare == null ? null : run(context, args[0], bare);
     }
 
     /** The command for these arguments, or null when they are not a bare form. */

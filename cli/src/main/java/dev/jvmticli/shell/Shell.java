@@ -3,9 +3,9 @@ package dev.jvmticli.shell;
 import dev.jvmticli.attach.JvmDiscovery;
 import dev.jvmticli.attach.LocalJvm;
 import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.cli.BareCommand;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
-import dev.jvmticli.cli.Main;
 import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
@@ -312,7 +312,7 @@ public final class Shell {
             // the bare forms without picocli, as outside the shell: its model costs more than a warm answer
             List<String> bare = new ArrayList<>(words);
             bare.add(Long.toString(target.pid()));
-            Integer code = Main.runBare(context, bare.toArray(String[]::new));
+            Integer code = BareCommand.runIfBare(context, bare.toArray(String[]::new));
             if (code != null) {
                 return code;
             }
