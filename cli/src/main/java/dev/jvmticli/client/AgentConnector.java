@@ -18,6 +18,8 @@ import java.util.function.Function;
  * loads the library again nor starts a second server.
  */
 public final class AgentConnector {
+    /** The options the agent is loaded with: the protocol version this client speaks. */
+    public static final String AGENT_OPTIONS = "v=" + AgentClient.PROTOCOL_VERSION;
     private static final long SOCKET_POLL_MILLIS = 20;
 
     private final Duration timeout;
@@ -33,7 +35,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
-        new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
+        new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"), AGENT_OPTIONS);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             AgentClient client = tryConnect(socket, name);

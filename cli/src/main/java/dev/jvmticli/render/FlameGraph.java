@@ -3,7 +3,6 @@ package dev.jvmticli.render;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.jvmticli.client.AgentClient;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,7 +52,7 @@ public final class FlameGraph {
         }
 
         ObjectNode toJson() {
-            ObjectNode json = AgentClient.mapper().createObjectNode();
+            ObjectNode json = JsonOutput.mapper().createObjectNode();
             json.put("n", name);
             json.put("v", value);
             if (!children.isEmpty()) {
@@ -80,13 +79,13 @@ public final class FlameGraph {
                 node.value += sample.weight();
             }
         }
-        ObjectNode document = AgentClient.mapper().createObjectNode();
+        ObjectNode document = JsonOutput.mapper().createObjectNode();
         document.put("title", title);
         document.put("unit", unit);
         document.set("root", root.toJson());
         String data;
         try {
-            data = AgentClient.mapper().writeValueAsString(document);
+            data = JsonOutput.mapper().writeValueAsString(document);
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
         }
