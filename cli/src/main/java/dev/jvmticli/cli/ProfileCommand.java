@@ -6,6 +6,7 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
+import dev.jvmticli.client.ThreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.FlameGraph;
@@ -92,7 +93,7 @@ final class ProfileCommand implements Callable<Integer> {
     static Profile named(AgentClient client, ProfileReport result, Consumer<String> warn) {
         Profile profile = Profile.parse(result.collapsed());
         try {
-            return profile.named(client.threads(true));
+            return profile.named(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(true)));
         } catch (AgentError e) {
             warn.accept("jvmti-cli: threads keep the names the OS gives them (cut to 15 bytes): listing the live threads failed: "
                     + e.getMessage());
