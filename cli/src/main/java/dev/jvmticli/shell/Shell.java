@@ -395,21 +395,20 @@ public final class Shell {
     }
 
     private int watch(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+        ShellLine.Watch watch = ShellLine.Watch.of(words);
         double seconds = 2;
-        int first = 1;
-        if (words.size() > 2 && (words.get(1).equals("-n") || words.get(1).equals("--interval"))) {
+        if (watch.interval() != null) {
             try {
-                seconds = Double.parseDouble(words.get(2));
+                seconds = Double.parseDouble(watch.interval());
             } catch (NumberFormatException e) {
                 seconds = -1;
             }
             if (!(seconds >= 0.1 && seconds <= 86_400)) {
-                err.println("jvmti-cli: watch -n takes a number of seconds from 0.1 to 86400, not '" + words.get(2) + "'");
+                err.println("jvmti-cli: watch -n takes a number of seconds from 0.1 to 86400, not '" + watch.interval() + "'");
                 return ExitCode.USAGE.code();
             }
-            first = 3;
         }
-        List<String> command = words.subList(first, words.size());
+        List<String> command = watch.command();
         if (command.isEmpty()) {
             err.println("jvmti-cli: usage: watch [-n SECONDS] COMMAND");
             return ExitCode.USAGE.code();
