@@ -6,6 +6,7 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
+import dev.jvmticli.client.ProfileStartRequest;
 import dev.jvmticli.client.ThreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -78,7 +79,7 @@ final class ProfileCommand implements Callable<Integer> {
     /** Starts a profile in the target (loading the engine there first if needed). */
     static void start(AgentClient client, TargetProcess process, String event, Duration interval) {
         String library = AgentConnector.profilerLibrary(process).toString();
-        client.call("profile.start", Map.of("library", library, "event", event, "interval", interval.toNanos()), Map.class);
+        client.call(new ProfileStartRequest(library, event, interval), Map.class);
     }
 
     static ProfileReport stop(AgentClient client) {

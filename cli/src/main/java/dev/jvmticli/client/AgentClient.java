@@ -208,6 +208,16 @@ public final class AgentClient implements Closeable {
         }
     }
 
+    /** Sends a request and reads its result as type, as {@link #call(String, Map, Class)}. */
+    public <T> T call(AgentRequest request, Class<T> type) {
+        return call(request.command(), request.arguments(), type);
+    }
+
+    /** As {@link #call(AgentRequest, Class)}, waiting up to answerTimeout for this answer instead of the connection's timeout. */
+    public <T> T call(AgentRequest request, Class<T> type, Duration answerTimeout) {
+        return call(request.command(), request.arguments(), type, answerTimeout);
+    }
+
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
         return exchange(command, arguments, () -> mapper().readTree(connection.parser));

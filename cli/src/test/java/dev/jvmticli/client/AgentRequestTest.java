@@ -45,6 +45,30 @@ class AgentRequestTest {
         assertRead(ThreadsRequest.JAVA_THREADS.withVmThreads(true));
     }
 
+    @Test
+    void allocStart() {
+        assertEquals(Map.of("interval", 512L), AllocStartRequest.sampling(512).arguments());
+        AllocStartRequest live = AllocStartRequest.sampling(1024).withLive(true).withMinAge(3).withWeakRefsClearedInPauses(true)
+                .withLiveBudgetBytes(1 << 20).withLiveLargestBytes(4096);
+        assertEquals(Map.of("interval", 1024L, "live", true, "minAge", 3L, "weakRefsClearedInPauses", true,
+                "liveBudgetBytes", (long) (1 << 20), "liveLargestBytes", 4096L), live.arguments());
+        assertRead(live);
+    }
+
+    @Test
+    void heapJitAndProfile() {
+        assertEquals(Map.of("live", false), HeapRequest.HISTOGRAM.arguments());
+        HeapRequest afterGc = HeapRequest.HISTOGRAM.withLive(true).withGcWait(java.time.Duration.ofSeconds(2));
+        assertEquals(Map.of("live", true, "afterGc", true, "gcWaitMillis", 2000L), afterGc.arguments());
+        JitRequest jit = JitRequest.CODE_LIST.withPerfMap(true).withFollow(true);
+        assertEquals(Map.of("perfMap", true, "follow", true), jit.arguments());
+        ProfileStartRequest profile = new ProfileStartRequest("/lib.so", "wall", java.time.Duration.ofMillis(50));
+        assertEquals(Map.of("library", "/lib.so", "event", "wall", "interval", 50_000_000L), profile.arguments());
+        assertRead(afterGc);
+        assertRead(jit);
+        assertRead(profile);
+    }
+
     private static void assertRead(AgentRequest request) {
         assertTrue(AGENT_READS.containsAll(request.arguments().keySet()),
                 request.command() + " sends " + request.arguments().keySet() + "; the agent reads " + AGENT_READS);
