@@ -3,13 +3,20 @@ package dev.jvmticli;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +36,8 @@ class PackageLayersTest {
             List.of("attach"),                       // /proc, HotSpot's attach protocol
             List.of("failure", "demo", "payload"));  // exit codes; the demo JVM; the agent library's jar
 
+    private static final Pattern IMPORT = Pattern.compile("import (?:static )?dev\\.jvmticli\\.(\\w+)\\..*;");
+
     private static final JavaClasses CLASSES = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.jvmticli");
@@ -47,6 +56,28 @@ class PackageLayersTest {
         layers.check(CLASSES);
     }
 
+    /**
+     * The same over the sources' imports: a constant the compiler copies into its user (a
+     * {@code static final} string or number) leaves no trace in the classes, only in the import.
+     */
+    @Test
+    void noImportReachesUpPastItsLayer() throws IOException {
+        Path sources = Path.of("src/main/java/dev/jvmticli");
+        List<String> reaches = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(sources)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                String from = sources.relativize(file).getName(0).toString();
+                for (String line : Files.readAllLines(file)) {
+                    Matcher imported = IMPORT.matcher(line);
+                    if (imported.matches() && layer(imported.group(1)) < layer(from)) {
+                        reaches.add(file + ": " + line);
+                    }
+                }
+            }
+        }
+        assertEquals(List.of(), reaches);
+    }
+
     @Test
     void everyPackageHasALayer() {
         classes().should().resideInAnyPackage(LAYERS.stream().flatMap(List::stream).map(p -> "dev.jvmticli." + p + "..").toArray(String[]::new))
@@ -56,6 +87,16 @@ class PackageLayersTest {
     @Test
     void noPackageCycle() {
         slices().matching("dev.jvmticli.(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    /** The layer's place, top down; a package without one fails. */
+    private static int layer(String pkg) {
+        for (int i = 0; i < LAYERS.size(); i++) {
+            if (LAYERS.get(i).contains(pkg)) {
+                return i;
+            }
+        }
+        throw new AssertionError("dev.jvmticli." + pkg + " has no layer");
     }
 
     private static String name(List<String> layer) {
