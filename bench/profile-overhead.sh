@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Throughput of a CPU-bound workload without profiling, under `jvmti-cli profile --interval 10ms`
 # (async-profiler driven by our agent), and under async-profiler loaded on its own as an agent
-# (`jcmd <pid> JVMTI.agent_load <lib> start,event=cpu,interval=10ms`, then stop with the collapsed
-# output to a file, as ours streams it), the same library file both ways. Rounds alternate the
+# (`jcmd <pid> JVMTI.agent_load <lib> '"start,event=cpu,interval=10ms"'`, then stop with the
+# collapsed output to a file, as ours streams it), the same library file both ways. The options go
+# to jcmd inside double quotes: unquoted, jcmd cuts them at the commas and async-profiler gets no
+# `start`, so nothing is profiled; a standalone run that returns no samples ends the benchmark. Rounds alternate the
 # order of the three; prints per round and the medians, per wall-clock second and per CPU second
 # of the worker (steadier on a shared machine), and the ratios: ours/standalone (target >= 0.98)
 # and each against no profiling. A fresh JVM per run. Not a test: the numbers depend on the machine.
@@ -19,8 +21,10 @@ jcmd=${JAVA_HOME:+$JAVA_HOME/bin/}jcmd
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 javac -d "$work" "$here/ProfileBench.java"
-# the library as the CLI hands it out (extracted and checked like the agent)
-lib=$(ls -t "${TMPDIR:-/tmp}"/.jvmti-cli-lib-"$(id -u)"/libasyncProfiler-*.so 2>/dev/null | head -1 || true)
+# the library as the CLI hands it out (extracted and checked like the agent): the one native/pom.xml
+# pins, named by the first half of its SHA-256
+sha=$(sed -n 's:.*<async-profiler.sha256>\(.*\)</async-profiler.sha256>.*:\1:p' "$root/native/pom.xml")
+lib="${TMPDIR:-/tmp}/.jvmti-cli-lib-$(id -u)/libasyncProfiler-${sha:0:32}.so"
 
 run() { # $1 = plain, ours or standalone; prints "ops/s ops/cpu-s"
   local out
@@ -34,21 +38,28 @@ run() { # $1 = plain, ours or standalone; prints "ops/s ops/cpu-s"
       "$root/jvmti-cli" profile "$jvm" --interval 10ms --duration $((warm + measure + 1))s --collapsed >"$work/ours.txt" &
       local cli=$! ;;
     standalone)
-      "$jcmd" "$jvm" JVMTI.agent_load "$lib" start,event=cpu,interval=10ms >/dev/null ;;
+      "$jcmd" "$jvm" JVMTI.agent_load "$lib" '"start,event=cpu,interval=10ms"' >"$work/jcmd.txt" ;;
   esac
   while ! grep -q '^DONE' "$out" 2>/dev/null; do sleep 0.1; done
   case $1 in
     ours) wait "$cli" ;;
-    standalone) "$jcmd" "$jvm" JVMTI.agent_load "$lib" stop,collapsed,file="$work/standalone.txt" >/dev/null ;;
+    standalone)
+      rm -f "$work/standalone.txt"
+      "$jcmd" "$jvm" JVMTI.agent_load "$lib" "\"stop,collapsed,file=$work/standalone.txt\"" >>"$work/jcmd.txt"
+      if [[ $(awk '{ n += $NF } END { print n + 0 }' "$work/standalone.txt" 2>/dev/null) -eq 0 ]]; then
+        echo "the standalone async-profiler did not profile (no samples); jcmd said:" >&2
+        cat "$work/jcmd.txt" >&2
+        kill "$jvm"
+        exit 1
+      fi ;;
   esac
   kill "$jvm"; wait "$jvm" 2>/dev/null || true
   awk '/^OPS/ {print $2, $3}' "$out"
 }
 
 # `profile` extracts the library on its first run; the standalone runs load that same file
-if [[ -z $lib ]]; then
+if [[ ! -f $lib ]]; then
   run ours >/dev/null
-  lib=$(ls -t "${TMPDIR:-/tmp}"/.jvmti-cli-lib-"$(id -u)"/libasyncProfiler-*.so | head -1)
 fi
 results="$work/results"
 order=(plain ours standalone)

@@ -10,8 +10,8 @@
 #include "session.h"
 
 /* Options are "key=value" pairs separated by commas. The only key is "v", the protocol version,
- * and it must be this build's (PROTOCOL_OPTION). Anything else is refused, not ignored: no option can make this agent do
- * something (write a file, open a port) that this build does not know about. */
+ * and it must be this build's (PROTOCOL_OPTION). Anything else is refused, not ignored: no option
+ * can make this agent do something (write a file, open a port) that this build does not know about. */
 static int options_supported(const char *options) {
     const char *p = options == NULL ? "" : options;
     while (*p != '\0') {

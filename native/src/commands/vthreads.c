@@ -422,7 +422,7 @@ static int visit(answer *a, jthread thread) {
 }
 
 /* The stream's elements as an Object[]: one call into Java rather than two per element through an
- * iterator (at 100,000 threads, 90 ms of JNI calls). NULL when it failed. */
+ * iterator (JNI calls that add up at 100,000 threads, docs/performance.md). NULL when it failed. */
 static jobjectArray stream_elements(JNIEnv *jni, jobject container, jmethodID stream_of) {
     jobject stream = (*jni)->CallObjectMethod(jni, container, stream_of);
     if (jni_failed(jni, stream)) {

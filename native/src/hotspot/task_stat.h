@@ -20,7 +20,8 @@ int task_stat_read(pid_t nid, task_stat *out);
  * reused in a JVM), nids[i] its task (0: unknown, nothing read); ok[i] says whether out[i] was read.
  * A thread's start time is read from its stat file once and kept while the thread has the nid it had
  * at the previous call (a Java thread's task is its own for its life); its nice value is read every
- * time, by getpriority(2), as HotSpot reads os_prio. Reading every stat file costs ~10 us a thread. */
+ * time, by getpriority(2), as HotSpot reads os_prio: reading every stat file each time would cost
+ * far more (docs/performance.md). */
 void task_stat_read_threads(const int64_t *ids, const pid_t *nids, size_t count, task_stat *out, unsigned char *ok);
 
 /* Frees what task_stat_read_threads keeps from one call to the next. */

@@ -9,7 +9,7 @@
 
 /* How ThreadMXBean calls (one safepoint each) are batched, so that no pause is long. With locked
  * monitors asked for, HotSpot 17 looks through every monitor in use for each thread it is asked
- * about (measured: ~25 us a thread at 2,000 threads, ~65 us at 8,000), and each safepoint costs
+ * about (a cost per thread that grows with the threads, docs/performance.md), and each safepoint costs
  * time per thread alive however few it looks at. So a batch takes at most 1/MANAGEMENT_BATCHES
  * of the threads (at least MANAGEMENT_MIN_BATCH), stops when its stack walks come to
  * MANAGEMENT_WALK_BUDGET frames, and ends before a thread that needs a much deeper walk than its

@@ -11,7 +11,7 @@
 #include "profiler_pin.h"
 #include "sha256.h"
 
-/* async-profiler 4.2's library is 0.6 MB; anything far larger is not it. */
+/* async-profiler's library is under a megabyte; anything far larger is not it. */
 #define PROFILER_MAX_BYTES (64L * 1024 * 1024)
 
 typedef const char *(*execute_fn)(const char *command, profiler_writer writer);

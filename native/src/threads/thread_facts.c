@@ -32,7 +32,7 @@ jlong thread_java_id(JNIEnv *jni, jthread thread) {
 /* Name, priority, daemon and group come from final getters of Thread and ThreadGroup (no code
  * of a subclass runs on the agent's thread), not from GetThreadInfo: from JDK 21 on, each JVMTI
  * call about a platform thread first walks the list of all threads, so that no virtual thread
- * mounts meanwhile. At 8,000 threads on JDK 25, GetThreadInfo cost ~48 us a thread. */
+ * mounts meanwhile, so GetThreadInfo costs more the more threads there are (docs/performance.md). */
 static struct {
     jmethodID get_name;
     jmethodID get_priority;

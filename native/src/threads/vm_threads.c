@@ -279,7 +279,7 @@ static void place_non_java(JNIEnv *jni, const thread_addresses *non_java, size_t
 }
 
 /* The threads not placed get a nid only where their name tells their task for certain. That reads
- * the name of every task of the process (2,000 threads: ~15 ms): only when some thread is unplaced. */
+ * the name of every task of the process (docs/performance.md): only when some thread is unplaced. */
 static void name_unplaced(vm_thread_list *out) {
     size_t unplaced = 0;
     for (size_t i = 0; i < out->count; i++) {

@@ -1,6 +1,7 @@
 package dev.jvmticli.attach;
 
 import com.sun.tools.attach.VirtualMachine;
+import dev.jvmticli.client.AgentConnector;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,11 +21,11 @@ public final class AttachTime {
         long start = System.nanoTime();
         if (args[0].equals("jdk")) {
             VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
-            vm.loadAgentPath(library, AgentAttacher.AGENT_OPTIONS);
+            vm.loadAgentPath(library, AgentConnector.AGENT_OPTIONS);
             vm.detach();
         } else {
             AttachListener.Answer answer = new AttachListener(TargetProcess.of(pid))
-                    .execute(start + TimeUnit.SECONDS.toNanos(30), "load", library, "true", AgentAttacher.AGENT_OPTIONS);
+                    .execute(start + TimeUnit.SECONDS.toNanos(30), "load", library, "true", AgentConnector.AGENT_OPTIONS);
             if (answer.status() != 0 || !answer.output().strip().equals("return code: 0")) {
                 throw new IllegalStateException("the load failed: " + answer);
             }

@@ -1,6 +1,5 @@
 package dev.jvmticli.attach;
 
-import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.nio.file.Path;
@@ -15,8 +14,6 @@ import java.util.concurrent.TimeoutException;
 
 /** Loads the agent library into a target JVM through its attach listener (HotSpot's attach protocol). */
 public final class AgentAttacher {
-    /** The options the agent is started with: the protocol version the CLI speaks. */
-    public static final String AGENT_OPTIONS = "v=" + AgentClient.PROTOCOL_VERSION;
     private static final String RETURN_CODE = "return code:";
     private static final long WAIT_PAST_DEADLINE_MILLIS = 500;
 
@@ -26,8 +23,11 @@ public final class AgentAttacher {
         this.timeout = timeout;
     }
 
-    /** Loads the library; throws CliFailure with the reason otherwise. */
-    public void load(TargetProcess target, Path library) {
+    /**
+     * Loads the library, which starts with these options (what its client asks of it: the protocol
+     * version); throws CliFailure with the reason otherwise.
+     */
+    public void load(TargetProcess target, Path library, String options) {
         ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "jvmti-cli attach");
             thread.setDaemon(true);
@@ -36,7 +36,7 @@ public final class AgentAttacher {
         try {
             long deadlineNanos = System.nanoTime() + timeout.toNanos();
             Future<Void> attach = executor.submit(() -> {
-                loadNow(target, library, deadlineNanos);
+                loadNow(target, library, options, deadlineNanos);
                 return null;
             });
             // past the deadline, so that a listener that never starts is reported as such
@@ -56,8 +56,8 @@ public final class AgentAttacher {
         }
     }
 
-    private static void loadNow(TargetProcess target, Path library, long deadlineNanos) {
-        AttachListener.Answer answer = new AttachListener(target).execute(deadlineNanos, "load", library.toString(), "true", AGENT_OPTIONS);
+    private static void loadNow(TargetProcess target, Path library, String options, long deadlineNanos) {
+        AttachListener.Answer answer = new AttachListener(target).execute(deadlineNanos, "load", library.toString(), "true", options);
         if (answer.badVersion()) {
             throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "JVM " + target.pid() + " does not speak version 1 of the attach protocol");
         }

@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AllocReport;
+import dev.jvmticli.client.AllocStartRequest;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -59,7 +60,7 @@ final class AllocCommand implements Callable<Integer> {
             if (live) {
                 refuseUntrueAges(vm);
             }
-            client.call("alloc.start", startRequest(vm), Map.class);
+            client.call(startRequest(vm), Map.class);
             boolean majorOnly = live && vm.flagOn("UseZGC");
             SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
         }
@@ -72,13 +73,13 @@ final class AllocCommand implements Callable<Integer> {
      * collection only once a later one is seen; collectors that clear them in a pause let it count
      * each collection at once.
      */
-    private Map<String, Object> startRequest(VmInfo vm) {
+    private AllocStartRequest startRequest(VmInfo vm) {
+        AllocStartRequest sampling = AllocStartRequest.sampling(interval);
         if (!live) {
-            return Map.of("interval", interval);
+            return sampling;
         }
-        return Map.of("interval", interval, "live", true, "minAge", minAge == null ? 1 : minAge,
-                "weakRefsClearedInPauses", weakRefsClearedInPauses(vm), "liveBudgetBytes", liveBudget(vm),
-                "liveLargestBytes", largestFollowed(vm));
+        return sampling.withLive(true).withMinAge(minAge == null ? 1 : minAge).withWeakRefsClearedInPauses(weakRefsClearedInPauses(vm))
+                .withLiveBudgetBytes(liveBudget(vm)).withLiveLargestBytes(largestFollowed(vm));
     }
 
     /**

@@ -6,14 +6,20 @@ import java.util.concurrent.Callable;
  * The commands run most, in their bare form {@code jvmti-cli <command> <pid>} (and
  * {@code stacks -l <pid>}, as {@code jstack -l}, and {@code threads --virtual --summary <pid>}, the count
  * of a JVM's virtual threads), made without picocli. Building picocli's model
- * reads annotations by reflection and costs about 80 ms even for a command of one option, more
- * than the JVM start, the connection and the answer together; jstack pays none of it. Each
+ * reads annotations by reflection, even for a command of one option, and costs more than the JVM
+ * start, the connection and the answer together (docs/performance.md); jstack pays none of it. Each
  * command's fields start at the values picocli gives them when no option is given
  * (BareCommandTest checks this), so the bare form runs the same code. Any other command line,
  * --help included, goes through picocli.
  */
-final class BareCommand {
+public final class BareCommand {
     private BareCommand() {
+    }
+
+    /** Runs a bare {@code <command> <pid>}; null, having run nothing, for any other command line. */
+    public static Integer runIfBare(CliContext context, String[] args) {
+        Callable<Integer> bare = of(context, args);
+        return bare == null ? null : run(context, args[0], bare);
     }
 
     /** The command for these arguments, or null when they are not a bare form. */

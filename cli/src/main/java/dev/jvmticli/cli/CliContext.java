@@ -3,6 +3,8 @@ package dev.jvmticli.cli;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentConnector;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Optional;
@@ -13,19 +15,29 @@ public class CliContext {
 
     private final PrintWriter out;
     private final PrintWriter err;
+    private final ShellLauncher shell;
     private Duration givenTimeout; // --timeout, or null when not given
     private boolean verbose;
     private Thread windowWaiter;   // the thread waiting out a sampling window, or null; guarded by this
     private boolean windowEnded;   // guarded by this
 
-    public CliContext(PrintWriter out, PrintWriter err) {
+    /** A context in which shell and {@code jvmti-cli <pid>} open the shell through shell. */
+    public CliContext(PrintWriter out, PrintWriter err, ShellLauncher shell) {
         this.out = out;
         this.err = err;
+        this.shell = shell;
     }
 
-    /** Another output, with the timeout and verbosity of settings. */
+    /** A context of commands alone, for the model and the completion script: the shell cannot be opened from it. */
+    public CliContext(PrintWriter out, PrintWriter err) {
+        this(out, err, (context, target, commands) -> {
+            throw new CliFailure(ExitCode.USAGE, "the shell cannot be opened from here");
+        });
+    }
+
+    /** Another output, with the timeout, verbosity and shell of settings. */
     protected CliContext(PrintWriter out, PrintWriter err, CliContext settings) {
-        this(out, err);
+        this(out, err, settings.shell);
         this.givenTimeout = settings.givenTimeout;
         this.verbose = settings.verbose;
     }
@@ -50,6 +62,11 @@ public class CliContext {
 
     void timeout(Duration timeout) {
         this.givenTimeout = timeout;
+    }
+
+    /** Opens the shell: the application's, handed down (see {@link ShellLauncher}). */
+    public ShellLauncher shell() {
+        return shell;
     }
 
     public boolean verbose() {

@@ -35,7 +35,7 @@ final class DeadlockSearch {
         List<List<ThreadStack>> cycles = confirmed(client, Deadlocks.find(waits(client, null, virtual)), virtual);
         Set<Long> members = members(cycles);
         StackDump stacks = members.isEmpty() ? new StackDump(0, "", true, List.of())
-                : Dumps.collect(client, members, MaxDepth.LIMIT, true, true, true, virtual, false, true, false);
+                : Dumps.collect(client, Dumps.Request.of(members, MaxDepth.LIMIT).withOwned(true).withVirtual(virtual).withWaitingOnly(true));
         return new Result(cycles, stacks);
     }
 
@@ -48,7 +48,7 @@ final class DeadlockSearch {
 
     /** Who waits for whom, without frames. */
     private static StackDump waits(AgentClient client, Set<Long> ids, boolean virtual) {
-        return Dumps.collect(client, ids, 1, false, false, true, virtual, false, true, false);
+        return Dumps.collect(client, Dumps.Request.of(ids, 1).withFrames(false).withVirtual(virtual).withWaitingOnly(true));
     }
 
     /**

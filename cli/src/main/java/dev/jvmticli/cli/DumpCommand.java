@@ -13,6 +13,7 @@ import dev.jvmticli.client.Hello;
 import dev.jvmticli.client.MemoryReport;
 import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.StacksRequest;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
@@ -187,7 +188,7 @@ final class DumpCommand implements Callable<Integer> {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
-        StackDump stacks = client.stacks(null, MaxDepth.LIMIT, true, true);
+        StackDump stacks = client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withOwned(true));
         Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), false));
         OwnableSynchronizers synchronizers = OwnableSynchronizers.parkedOn(stacks, client.cpuTimes(null), deadlocked,
                 "only those some thread is parked on: dump does not walk the heap, stacks -l does");

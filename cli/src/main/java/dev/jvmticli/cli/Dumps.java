@@ -4,8 +4,10 @@ import dev.jvmticli.analysis.VirtualThreads;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.StackListener;
+import dev.jvmticli.client.StacksRequest;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.client.WaitingFor;
 import java.util.HashMap;
 import java.util.Map;
@@ -18,54 +20,103 @@ final class Dumps {
     }
 
     /**
+     * What a dump holds. Made by {@link #of}, then told what else by name:
+     * {@code Request.of(ids, depth).withOwned(true).withVirtual(true)}.
+     *
+     * @param ids             the threads to include, or null for all
+     * @param maxDepth        frames per thread at most
+     * @param frames          whether the dump carries frames (lock facts are taken with them either way)
+     * @param owned           the monitors each platform thread owns
+     * @param platform        the platform threads
+     * @param virtual         the virtual threads, when the target has them
+     * @param virtualRequired the virtual threads, failing on a target without them
+     * @param waitingOnly     only the virtual threads that may wait for a lock (see {@link VthreadsRequest#waitingOnly})
+     * @param vmThreads       the JVM's own threads too (with platform threads)
+     */
+    record Request(Collection<Long> ids, int maxDepth, boolean frames, boolean owned, boolean platform, boolean virtual,
+                   boolean virtualRequired, boolean waitingOnly, boolean vmThreads) {
+        /** The platform threads with these ids (null: all), with frames, maxDepth at most each. */
+        static Request of(Collection<Long> ids, int maxDepth) {
+            return new Request(ids, maxDepth, true, false, true, false, false, false, false);
+        }
+
+        Request withFrames(boolean with) {
+            return new Request(ids, maxDepth, with, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads);
+        }
+
+        Request withOwned(boolean with) {
+            return new Request(ids, maxDepth, frames, with, platform, virtual, virtualRequired, waitingOnly, vmThreads);
+        }
+
+        Request withVirtual(boolean with) {
+            return new Request(ids, maxDepth, frames, owned, platform, with, virtualRequired, waitingOnly, vmThreads);
+        }
+
+        /** The kinds of threads of --virtual, --all, ...: platform, virtual, and whether virtual ones are required. */
+        Request withKinds(ThreadKinds kinds) {
+            return new Request(ids, maxDepth, frames, owned, kinds.platform(), kinds.virtualThreads(), kinds.virtualRequired(),
+                    waitingOnly, vmThreads);
+        }
+
+        Request withWaitingOnly(boolean only) {
+            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, only, vmThreads);
+        }
+
+        Request withVmThreads(boolean with) {
+            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, with);
+        }
+    }
+
+    /**
      * Threads with stacks and lock facts. The dump may hold more threads than asked for: the platform
      * threads, when a virtual thread waits for a monitor whose owner only their lock facts name (filter
      * what to show with {@link ThreadKinds#shows}), and, for platform threads alone, the carriers are
      * marked with the virtual thread they carry. With {@code waitingOnly}, only the virtual threads that
-     * may wait for a lock (see {@link AgentClient#vthreads}): enough for wait-for cycles and contended
-     * locks, and what keeps a JVM of 100,000 sleeping virtual threads quick to ask; when a monitor someone
-     * waits to enter has no owner among them, every virtual thread is asked. With vmThreads (and
-     * platform threads), the JVM's own threads too.
+     * may wait for a lock: enough for wait-for cycles and contended locks, and what keeps a JVM of 100,000
+     * sleeping virtual threads quick to ask; when a monitor someone waits to enter has no owner among
+     * them, every virtual thread is asked.
      */
-    static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
-                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly,
-                             boolean vmThreads) {
-        return collect(client, ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads, null);
+    static StackDump collect(AgentClient client, Request request) {
+        return collect(client, request, null);
     }
 
     /**
      * As above; when the dump is of platform threads alone, as one answer, listener (null: none)
      * takes its threads while they arrive. A dump merged from several answers is not handed to it.
      */
-    static StackDump collect(AgentClient client, Collection<Long> ids, int maxDepth, boolean frames, boolean owned,
-                             boolean platform, boolean virtual, boolean virtualRequired, boolean waitingOnly,
-                             boolean vmThreads, StackListener listener) {
+    static StackDump collect(AgentClient client, Request request, StackListener listener) {
         VirtualDump vthreads;
         // lock facts are checked against the frames taken with them, of which a snapshot hides a
         // virtual thread's top ones (its yield): without frames to show, they are taken whole
-        int virtualDepth = frames ? maxDepth : MaxDepth.LIMIT;
-        if (!virtual) {
-            vthreads = client.vthreadsIfAny(null, false, 1, false, false, true, false).orElse(null);
-        } else if (virtualRequired) {
-            vthreads = client.vthreads(ids, frames, virtualDepth, true, false, false, waitingOnly);
+        VthreadsRequest virtualRequest = VthreadsRequest.of(request.ids()).withFrames(request.frames())
+                .withMaxDepth(request.frames() ? request.maxDepth() : MaxDepth.LIMIT)
+                .withLocks(true)
+                .withWaitingOnly(request.waitingOnly());
+        if (!request.virtual()) {
+            vthreads = client.vthreadsIfAny(VthreadsRequest.of(null).withMountedOnly(true)).orElse(null);
+        } else if (request.virtualRequired()) {
+            vthreads = client.vthreads(virtualRequest);
         } else {
-            vthreads = client.vthreadsIfAny(ids, frames, virtualDepth, true, false, false, waitingOnly).orElse(null);
+            vthreads = client.vthreadsIfAny(virtualRequest).orElse(null);
         }
+        StacksRequest platformRequest = StacksRequest.of(request.ids(), request.maxDepth()).withFrames(request.frames())
+                .withOwned(request.owned());
         if (vthreads == null) {
-            return client.stacks(ids, maxDepth, frames, owned, vmThreads && platform, listener);
+            return client.stacks(platformRequest.withVmThreads(request.vmThreads() && request.platform()), listener);
         }
         boolean ownersNeeded = vthreads.threads().stream()
                 .anyMatch(v -> v.waitingFor() != null && v.waitingFor().kind().equals("enter") && !v.waitingFor().hasOwner());
         // the platform threads name the carriers of mounted virtual threads
         boolean carriersNeeded = vthreads.threads().stream().anyMatch(v -> v.thread().carrierId() != null);
-        StackDump platformDump = platform
-                ? client.stacks(ids, ownersNeeded && !owned ? MaxDepth.LIMIT : maxDepth, frames, owned || ownersNeeded, vmThreads)
-                : ownersNeeded || carriersNeeded ? client.stacks(null, MaxDepth.LIMIT, false, ownersNeeded, false)
+        StackDump platformDump = request.platform()
+                ? client.stacks(StacksRequest.of(request.ids(), ownersNeeded && !request.owned() ? MaxDepth.LIMIT : request.maxDepth())
+                        .withFrames(request.frames()).withOwned(request.owned() || ownersNeeded).withVmThreads(request.vmThreads()))
+                : ownersNeeded || carriersNeeded ? client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withFrames(false).withOwned(ownersNeeded))
                 : new StackDump(vthreads.time(), "", true, List.of());
         StackDump merged = VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
-        if (waitingOnly && anEntryWithoutOwner(merged)) {
+        if (request.waitingOnly() && anEntryWithoutOwner(merged)) {
             // its owner may be a virtual thread that was not asked, one that sleeps holding the monitor
-            return collect(client, ids, maxDepth, frames, owned, platform, virtual, virtualRequired, false, vmThreads);
+            return collect(client, request.withWaitingOnly(false));
         }
         return merged;
     }

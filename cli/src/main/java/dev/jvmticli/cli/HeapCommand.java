@@ -4,6 +4,7 @@ import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.HeapReport;
+import dev.jvmticli.client.HeapRequest;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -117,8 +118,7 @@ final class HeapCommand implements Callable<Integer> {
 
     /** One histogram, with gcWait not null right after the next GC pause of the target's own if one comes within gcWait. */
     private static HeapReport histogram(AgentClient client, boolean live, Duration gcWait, Duration answerTimeout) {
-        Map<String, Object> args = gcWait == null ? Map.of("live", live) : Map.of("live", live, "afterGc", true, "gcWaitMillis", gcWait.toMillis());
-        HeapReport report = client.call("heap", args, HeapReport.class, answerTimeout);
+        HeapReport report = client.call(HeapRequest.HISTOGRAM.withLive(live).withGcWait(gcWait), HeapReport.class, answerTimeout);
         if (gcWait != null && report.afterGc() == null) {
             throw new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in the target is older than this CLI and cannot wait for a GC: detach it (jvmti-cli detach <pid>) and retry");
         }

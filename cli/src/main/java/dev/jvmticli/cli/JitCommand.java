@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.JitReport;
+import dev.jvmticli.client.JitRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JitView;
@@ -57,7 +58,7 @@ final class JitCommand implements Callable<Integer> {
         TargetProcess process = target.resolve();
         JitReport report;
         try (AgentClient client = context.connect(process)) {
-            report = client.call("jit", Map.of("perfMap", perfMap, "follow", follow), JitReport.class);
+            report = client.call(JitRequest.CODE_LIST.withPerfMap(perfMap).withFollow(follow), JitReport.class);
         }
         List<CompiledRow> compiled = JitView.compiled(report, c -> (classes == null || classes.matcher(c.className()).matches())
                 && (methods == null || methods.matcher(c.method()).matches()));

@@ -39,7 +39,7 @@ final class MonitorsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (AgentClient client = context.connect(target)) {
-            StackDump dump = Dumps.collect(client, null, MaxDepth.LIMIT, true, true, true, !noVirtual, false, true, false);
+            StackDump dump = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.LIMIT).withOwned(true).withVirtual(!noVirtual).withWaitingOnly(true));
             if (byLock) {
                 List<LockTable.Lock> locks = LockTable.of(dump);
                 if (json) {

@@ -6,6 +6,8 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
+import dev.jvmticli.client.ProfileStartRequest;
+import dev.jvmticli.client.ThreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.FlameGraph;
@@ -77,7 +79,7 @@ final class ProfileCommand implements Callable<Integer> {
     /** Starts a profile in the target (loading the engine there first if needed). */
     static void start(AgentClient client, TargetProcess process, String event, Duration interval) {
         String library = AgentConnector.profilerLibrary(process).toString();
-        client.call("profile.start", Map.of("library", library, "event", event, "interval", interval.toNanos()), Map.class);
+        client.call(new ProfileStartRequest(library, event, interval), Map.class);
     }
 
     static ProfileReport stop(AgentClient client) {
@@ -92,7 +94,7 @@ final class ProfileCommand implements Callable<Integer> {
     static Profile named(AgentClient client, ProfileReport result, Consumer<String> warn) {
         Profile profile = Profile.parse(result.collapsed());
         try {
-            return profile.named(client.threads(true));
+            return profile.named(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(true)));
         } catch (AgentError e) {
             warn.accept("jvmti-cli: threads keep the names the OS gives them (cut to 15 bytes): listing the live threads failed: "
                     + e.getMessage());

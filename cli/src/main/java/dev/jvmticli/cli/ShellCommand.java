@@ -1,6 +1,5 @@
 package dev.jvmticli.cli;
 
-import dev.jvmticli.shell.Shell;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -27,6 +26,6 @@ final class ShellCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return Shell.launch(context, target.resolve(), commands);
+        return context.shell().launch(context, target.resolve(), commands);
     }
 }

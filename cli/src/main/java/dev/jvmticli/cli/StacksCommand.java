@@ -63,8 +63,8 @@ final class StacksCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(target);
              ConcurrentDumpPrinter printer = printsAsItArrives() ? new ConcurrentDumpPrinter(context.out(), client.jvm(), kinds) : null) {
             Set<Long> ids = selection.resolve(client, kinds);
-            StackDump dump = Dumps.collect(client, ids, maxDepth, true, true, kinds.platform(), kinds.virtualThreads(),
-                    kinds.virtualRequired(), false, ids == null && kinds.platform(), printer);
+            StackDump dump = Dumps.collect(client, Dumps.Request.of(ids, maxDepth).withOwned(true).withKinds(kinds)
+                    .withVmThreads(ids == null && kinds.platform()), printer);
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
             if (json) {

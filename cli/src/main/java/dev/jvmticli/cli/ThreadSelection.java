@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.util.ArrayList;
@@ -28,9 +29,9 @@ public final class ThreadSelection {
             threads.addAll(client.threads().threads());
         }
         if (kinds.virtualRequired()) {
-            client.vthreads(null, false, 1, false, false, false, false).threads().forEach(v -> threads.add(v.thread()));
+            client.vthreads(VthreadsRequest.of(null)).threads().forEach(v -> threads.add(v.thread()));
         } else if (kinds.virtualThreads()) {
-            client.vthreadsIfAny(null, false, 1, false, false, false, false).map(VirtualDump::threads).orElse(List.of())
+            client.vthreadsIfAny(VthreadsRequest.of(null)).map(VirtualDump::threads).orElse(List.of())
                     .forEach(v -> threads.add(v.thread()));
         }
         Set<Long> ids = new LinkedHashSet<>();

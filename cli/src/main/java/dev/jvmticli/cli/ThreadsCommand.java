@@ -4,11 +4,14 @@ import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.RunningThread;
 import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.StacksRequest;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.ThreadsRequest;
 import dev.jvmticli.client.VirtualDump;
 import dev.jvmticli.client.VmThread;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
@@ -159,11 +162,11 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     private void printList(AgentClient client, Set<String> wanted, Pattern name) {
-        ThreadList answer = kinds.platform() ? client.threads(kind.vm()) : new ThreadList(true, List.of());
+        ThreadList answer = kinds.platform() ? client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())) : new ThreadList(true, List.of());
         List<ThreadEntry> platform = kind.java() ? answer.threads() : List.of();
         List<VmThread> vm = answer.vmThreads() == null ? List.of() : answer.vmThreads();
-        VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, false, false, false)
-                : client.vthreadsIfAny(null, false, 1, false, false, !kinds.virtualThreads(), false).orElse(null);
+        VirtualDump vthreads = kinds.virtualRequired() ? client.vthreads(VthreadsRequest.of(null))
+                : client.vthreadsIfAny(VthreadsRequest.of(null).withMountedOnly(!kinds.virtualThreads())).orElse(null);
         List<ThreadEntry> virtual = new ArrayList<>();
         Map<Long, Long> carried = new HashMap<>();
         if (vthreads != null) {
@@ -227,7 +230,7 @@ final class ThreadsCommand implements Callable<Integer> {
     private void printSummary(AgentClient client) {
         Map<String, ThreadTable.Summary> byKind = new LinkedHashMap<>();
         if (kinds.platform()) {
-            ThreadList answer = client.threads(kind.vm());
+            ThreadList answer = client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()));
             List<ThreadEntry> platform = answer.threads();
             if (kind.java()) {
                 byKind.put("platform", new ThreadTable.Summary(platform.size(), platform.stream()
@@ -239,8 +242,8 @@ final class ThreadsCommand implements Callable<Integer> {
             }
         }
         if (kinds.virtualThreads()) {
-            VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(null, false, 1, false, true, false, false).summary()
-                    : client.vthreadsIfAny(null, false, 1, false, true, false, false).map(VirtualDump::summary).orElse(null);
+            VirtualDump.Summary s = kinds.virtualRequired() ? client.vthreads(VthreadsRequest.counts()).summary()
+                    : client.vthreadsIfAny(VthreadsRequest.counts()).map(VirtualDump::summary).orElse(null);
             if (s != null) {
                 byKind.put("virtual", new ThreadTable.Summary(s.count(), s.byState(), s.mounted(), s.pinned()));
             }
@@ -257,11 +260,11 @@ final class ThreadsCommand implements Callable<Integer> {
      * second measure is a stack dump, so that each Java thread's stack is of the moment its CPU was read.
      */
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
-        List<RunningThread> before = running(client.threads(kind.vm()));
+        List<RunningThread> before = running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
         long start = System.nanoTime();
         StandardOutput.pause(client, interval);
-        StackDump dump = withStacks ? client.stacks(null, MaxDepth.DEFAULT, true, true, kind.vm()) : null;
-        List<RunningThread> now = dump != null ? running(dump) : running(client.threads(kind.vm()));
+        StackDump dump = withStacks ? client.stacks(StacksRequest.of(null, MaxDepth.DEFAULT).withOwned(true).withVmThreads(kind.vm())) : null;
+        List<RunningThread> now = dump != null ? running(dump) : running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
         long elapsed = System.nanoTime() - start;
         requireMatch(now, name);
         List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), elapsed, top);

@@ -93,45 +93,22 @@ public final class AgentClient implements Closeable {
     }
 
     public ThreadList threads() {
-        return threads(false);
+        return threads(ThreadsRequest.JAVA_THREADS);
     }
 
-    /** The live platform threads; with vmThreads, the JVM's own threads too. */
-    public ThreadList threads(boolean vmThreads) {
-        return exchange("threads", vmThreads ? Map.of("vmThreads", true) : Map.of(), () -> new AnswerReader(connection.parser).threadList());
+    /** The live platform threads (with the JVM's own, when asked). */
+    public ThreadList threads(ThreadsRequest request) {
+        return exchange(request.command(), request.arguments(), () -> new AnswerReader(connection.parser).threadList());
     }
 
-    /**
-     * Stacks and lock facts.
-     *
-     * @param threadIds the threads to include, or null for all
-     * @param maxDepth  frames per thread at most
-     * @param frames    whether to include frames at all
-     * @param owned     whether to collect the monitors each thread owns
-     */
-    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned) {
-        return stacks(threadIds, maxDepth, frames, owned, false);
+    /** Stacks and lock facts. */
+    public StackDump stacks(StacksRequest request) {
+        return stacks(request, null);
     }
 
-    /** Stacks and lock facts as above; with vmThreads, the JVM's own threads too ({@link StackDump#vmThreads}). */
-    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads) {
-        return stacks(threadIds, maxDepth, frames, owned, vmThreads, null);
-    }
-
-    /** Stacks and lock facts as above, each thread also handed to listener (null: none) while the rest is still arriving. */
-    public StackDump stacks(java.util.Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads,
-                            StackListener listener) {
-        Map<String, Object> arguments = new java.util.LinkedHashMap<>();
-        if (vmThreads) {
-            arguments.put("vmThreads", true);
-        }
-        if (threadIds != null) {
-            arguments.put("threads", threadIds);
-        }
-        arguments.put("maxDepth", maxDepth);
-        arguments.put("frames", frames);
-        arguments.put("owned", owned);
-        return exchange("stacks", arguments, () -> new AnswerReader(connection.parser).stackDump(listener));
+    /** Stacks and lock facts, each thread also handed to listener (null: none) while the rest is still arriving. */
+    public StackDump stacks(StacksRequest request, StackListener listener) {
+        return exchange(request.command(), request.arguments(), () -> new AnswerReader(connection.parser).stackDump(listener));
     }
 
     public VmInfo vm() {
@@ -141,29 +118,11 @@ public final class AgentClient implements Closeable {
     /**
      * The target's virtual threads.
      *
-     * @param threadIds   the threads to include, or null for all
-     * @param frames      with their stacks (maxDepth frames at most)
-     * @param locks       with monitors owned and waited for, and park blockers
-     * @param summary     only the counts, no threads
-     * @param mountedOnly only the mounted ones (to find carriers)
-     * @param waitingOnly only those that may wait for a lock: blocked, in {@code Object.wait}, parked on a
-     *                    blocker, or mounted (not those that sleep or park without a blocker)
      * @throws CliFailure with {@link ExitCode#NO_VIRTUAL_THREADS} when the target has none (JDK before 21)
      */
-    public VirtualDump vthreads(java.util.Collection<Long> threadIds, boolean frames, int maxDepth, boolean locks,
-                                boolean summary, boolean mountedOnly, boolean waitingOnly) {
-        Map<String, Object> arguments = new java.util.LinkedHashMap<>();
-        if (threadIds != null) {
-            arguments.put("threads", threadIds);
-        }
-        arguments.put("frames", frames);
-        arguments.put("maxDepth", maxDepth);
-        arguments.put("locks", locks);
-        arguments.put("summary", summary);
-        arguments.put("mountedOnly", mountedOnly);
-        arguments.put("waitingOnly", waitingOnly);
+    public VirtualDump vthreads(VthreadsRequest request) {
         try {
-            return exchange("vthreads", arguments, () -> new AnswerReader(connection.parser).virtualThreads());
+            return exchange(request.command(), request.arguments(), () -> new AnswerReader(connection.parser).virtualThreads());
         } catch (AgentError e) {
             if (e.code().equals("no_virtual_threads")) {
                 throw new CliFailure(ExitCode.NO_VIRTUAL_THREADS, targetName + ": " + e.agentMessage());
@@ -177,15 +136,13 @@ public final class AgentClient implements Closeable {
      * asked at all when the agent said on connecting that it does not hold the capability without
      * which it lists none (any JVM before 21).
      */
-    public java.util.Optional<VirtualDump> vthreadsIfAny(java.util.Collection<Long> threadIds, boolean frames, int maxDepth,
-                                                         boolean locks, boolean summary, boolean mountedOnly,
-                                                         boolean waitingOnly) {
+    public java.util.Optional<VirtualDump> vthreadsIfAny(VthreadsRequest request) {
         Hello hello = connection.hello;
         if (hello != null && hello.capabilities() != null && !hello.capabilities().contains(VIRTUAL_THREADS_CAPABILITY)) {
             return java.util.Optional.empty();
         }
         try {
-            return java.util.Optional.of(vthreads(threadIds, frames, maxDepth, locks, summary, mountedOnly, waitingOnly));
+            return java.util.Optional.of(vthreads(request));
         } catch (CliFailure e) {
             if (e.exitCode() == ExitCode.NO_VIRTUAL_THREADS) {
                 return java.util.Optional.empty();
@@ -249,6 +206,16 @@ public final class AgentClient implements Closeable {
         } finally {
             connection.streams.timeout(usual);
         }
+    }
+
+    /** Sends a request and reads its result as type, as {@link #call(String, Map, Class)}. */
+    public <T> T call(AgentRequest request, Class<T> type) {
+        return call(request.command(), request.arguments(), type);
+    }
+
+    /** As {@link #call(AgentRequest, Class)}, waiting up to answerTimeout for this answer instead of the connection's timeout. */
+    public <T> T call(AgentRequest request, Class<T> type, Duration answerTimeout) {
+        return call(request.command(), request.arguments(), type, answerTimeout);
     }
 
     /** Sends a command and returns its result as a JSON tree. */

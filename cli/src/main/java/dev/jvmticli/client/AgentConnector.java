@@ -17,6 +17,8 @@ import java.time.Duration;
  * loads the library again nor starts a second server.
  */
 public final class AgentConnector {
+    /** The options the agent is loaded with: the protocol version this client speaks. */
+    public static final String AGENT_OPTIONS = "v=" + AgentClient.PROTOCOL_VERSION;
     private static final long SOCKET_POLL_MILLIS = 20;
 
     private final Duration timeout;
@@ -32,7 +34,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
-        new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"));
+        new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"), AGENT_OPTIONS);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             AgentClient client = tryConnect(socket, name);

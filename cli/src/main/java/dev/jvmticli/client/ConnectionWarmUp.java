@@ -9,12 +9,12 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 /**
- * Most of a cold run's first connection is class initialization, not bytes: the first UNIX-domain
- * socket of a JVM costs 20 ms (JDK 17) to 30 ms (JDK 25) before any byte moves (the
+ * Most of a cold run's first connection is class initialization, not bytes (docs/performance.md
+ * has the figures): the first UNIX-domain socket of a JVM costs time before any byte moves (the
  * {@code SelectorProvider} lookup through {@code ServiceLoader}, and the {@code SecureRandom} that
  * {@code UnixDomainSockets} makes in its static initializer, which sets up the security providers;
- * no public API reaches a UNIX-domain connection without them), and the first JSON parser another
- * 15 ms on JDK 25 (Jackson's parser base class holds {@code BigDecimal} constants, and JDK 25's
+ * no public API reaches a UNIX-domain connection without them), and the first JSON parser more on
+ * JDK 25 (Jackson's parser base class holds {@code BigDecimal} constants, and JDK 25's
  * {@code BigDecimal} computes 5^(2^16) while it initializes). Started first thing on threads of
  * their own, these overlap the command's own start-up and each other instead of following them: one
  * thread sets up the security providers while the command's own connection does the

@@ -13,7 +13,8 @@ public record LockRef(String className, long hash) {
     }
 
     // written out rather than generated: a generated one is bootstrapped through method handles at
-    // its first use, ~40 ms of a cold deadlocks or monitors run that looks up owners by lock
+    // its first use, a large part of a cold deadlocks or monitors run that looks up owners by lock
+    // (docs/performance.md)
     @Override
     public boolean equals(Object other) {
         return other instanceof LockRef l && hash == l.hash && java.util.Objects.equals(className, l.className);

@@ -3,9 +3,9 @@ package dev.jvmticli.shell;
 import dev.jvmticli.attach.JvmDiscovery;
 import dev.jvmticli.attach.LocalJvm;
 import dev.jvmticli.attach.TargetProcess;
+import dev.jvmticli.cli.BareCommand;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
-import dev.jvmticli.cli.Main;
 import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
@@ -312,7 +312,7 @@ public final class Shell {
             // the bare forms without picocli, as outside the shell: its model costs more than a warm answer
             List<String> bare = new ArrayList<>(words);
             bare.add(Long.toString(target.pid()));
-            Integer code = Main.runBare(context, bare.toArray(String[]::new));
+            Integer code = BareCommand.runIfBare(context, bare.toArray(String[]::new));
             if (code != null) {
                 return code;
             }
@@ -395,21 +395,20 @@ public final class Shell {
     }
 
     private int watch(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+        ShellLine.Watch watch = ShellLine.Watch.of(words);
         double seconds = 2;
-        int first = 1;
-        if (words.size() > 2 && (words.get(1).equals("-n") || words.get(1).equals("--interval"))) {
+        if (watch.interval() != null) {
             try {
-                seconds = Double.parseDouble(words.get(2));
+                seconds = Double.parseDouble(watch.interval());
             } catch (NumberFormatException e) {
                 seconds = -1;
             }
             if (!(seconds >= 0.1 && seconds <= 86_400)) {
-                err.println("jvmti-cli: watch -n takes a number of seconds from 0.1 to 86400, not '" + words.get(2) + "'");
+                err.println("jvmti-cli: watch -n takes a number of seconds from 0.1 to 86400, not '" + watch.interval() + "'");
                 return ExitCode.USAGE.code();
             }
-            first = 3;
         }
-        List<String> command = words.subList(first, words.size());
+        List<String> command = watch.command();
         if (command.isEmpty()) {
             err.println("jvmti-cli: usage: watch [-n SECONDS] COMMAND");
             return ExitCode.USAGE.code();

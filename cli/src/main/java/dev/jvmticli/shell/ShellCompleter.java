@@ -2,7 +2,6 @@ package dev.jvmticli.shell;
 
 import dev.jvmticli.cli.ThreadCompletion;
 import dev.jvmticli.client.ThreadEntry;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -35,38 +34,23 @@ final class ShellCompleter implements Completer {
 
     @Override
     public void complete(LineReader reader, ParsedLine line, List<Candidate> candidates) {
-        List<String> before = line.words().subList(0, line.wordIndex());
-        int start = 0;
-        for (int i = before.size() - 1; i >= 0; i--) {
-            String word = before.get(i);
-            if (word.equals(";") || word.equals("|") || word.equals(">") || word.equals(">>")) {
-                if (word.startsWith(">")) {
-                    if (i == before.size() - 1) {
-                        files.complete(reader, line, candidates);
-                    }
-                    return;
-                }
-                if (word.equals("|")) {
-                    if (i == before.size() - 1) {
-                        candidates.add(new Candidate("grep", "grep", null, "keep the lines matching TEXT", null, null, true));
-                    }
-                    return;
-                }
-                start = i + 1;
-                break;
-            }
+        ShellLine.Unfinished typing = ShellLine.unfinished(line.line().substring(0, line.cursor()));
+        switch (typing.place()) {
+            case FILE -> files.complete(reader, line, candidates);
+            case FILTER -> candidates.add(new Candidate("grep", "grep", null, "keep the lines matching TEXT", null, null, true));
+            case COMMAND -> completeCommand(typing.words(), candidates);
+            case OTHER -> { }
         }
-        List<String> segment = new ArrayList<>(before.subList(start, before.size()));
+    }
+
+    private void completeCommand(List<String> segment, List<Candidate> candidates) {
         boolean watched = !segment.isEmpty() && segment.get(0).equals("watch");
         if (watched) {
-            segment.remove(0);
-            if (!segment.isEmpty() && segment.get(0).equals("-n")) {
-                segment.remove(0);
-                if (segment.isEmpty()) {
-                    return; // the interval
-                }
-                segment.remove(0);
+            ShellLine.Watch watch = ShellLine.Watch.of(segment);
+            if (watch.intervalOption() && watch.interval() == null) {
+                return; // the interval
             }
+            segment = watch.command();
         }
         if (segment.isEmpty() || segment.size() == 1 && segment.get(0).equals("help")) {
             commandNames(candidates, segment.isEmpty() && !watched);

@@ -72,14 +72,75 @@ public final class ShellLine {
         }
     }
 
-    private record Token(String text, boolean operator) {
+    /**
+     * {@code watch [-n SECONDS] COMMAND} (also {@code --interval}): whether the interval option is
+     * there, the interval as given (null: none, or the option ends the words) and the command's words.
+     */
+    public record Watch(boolean intervalOption, String interval, List<String> command) {
+        /** The words of a command line that starts with {@code watch}. */
+        public static Watch of(List<String> words) {
+            boolean option = words.size() > 1 && (words.get(1).equals("-n") || words.get(1).equals("--interval"));
+            if (!option) {
+                return new Watch(false, null, words.subList(1, words.size()));
+            }
+            return words.size() > 2 ? new Watch(true, words.get(2), words.subList(3, words.size())) : new Watch(true, null, List.of());
+        }
+    }
+
+    /** What the word at the end of a line being typed is for. */
+    public enum Place {
+        /** a word of the command: its name, an option, an option's value, or after {@code watch} */
+        COMMAND,
+        /** the filter right after {@code |} */
+        FILTER,
+        /** the file right after {@code >} or {@code >>} */
+        FILE,
+        /** anything else: a filter's or a file's further words */
+        OTHER
+    }
+
+    /**
+     * The end of a line being typed, as completion sees it: what its last word is for and, for a
+     * command's word, the words of that command before it. An unclosed quote is taken as open.
+     */
+    public record Unfinished(Place place, List<String> words) {
+    }
+
+    /** A word, or an operator ({@code ; | > >>}); partial: the last word of an unfinished line, still being typed. */
+    private record Token(String text, boolean operator, boolean partial) {
+    }
+
+    /** What the word being typed at the end of line is for (see {@link Unfinished}). */
+    public static Unfinished unfinished(String line) {
+        List<Token> tokens = tokens(line, true);
+        if (!tokens.isEmpty() && tokens.get(tokens.size() - 1).partial()) {
+            tokens.remove(tokens.size() - 1);
+        }
+        int start = 0;
+        for (int i = tokens.size() - 1; i >= 0 && start == 0; i--) {
+            Token token = tokens.get(i);
+            if (!token.operator()) {
+                continue;
+            }
+            boolean next = i == tokens.size() - 1;
+            switch (token.text()) {
+                case ";" -> start = i + 1;
+                case "|" -> {
+                    return new Unfinished(next ? Place.FILTER : Place.OTHER, List.of());
+                }
+                default -> { // > or >>
+                    return new Unfinished(next ? Place.FILE : Place.OTHER, List.of());
+                }
+            }
+        }
+        return new Unfinished(Place.COMMAND, tokens.subList(start, tokens.size()).stream().map(Token::text).toList());
     }
 
     /** The commands of a line; none for a blank or comment line. */
     public static List<Pipeline> parse(String line) {
         List<Pipeline> pipelines = new ArrayList<>();
         List<Token> segment = new ArrayList<>();
-        for (Token token : tokens(line)) {
+        for (Token token : tokens(line, false)) {
             if (token.operator() && token.text().equals(";")) {
                 if (segment.isEmpty()) {
                     throw syntax("nothing before ';'");
@@ -165,7 +226,8 @@ public final class ShellLine {
         }
     }
 
-    private static List<Token> tokens(String line) {
+    /** The line's words and operators; unfinished: an unclosed quote runs to the end, and a last word is partial. */
+    private static List<Token> tokens(String line, boolean unfinished) {
         List<Token> tokens = new ArrayList<>();
         StringBuilder word = new StringBuilder();
         boolean inWord = false;
@@ -174,13 +236,13 @@ public final class ShellLine {
             char c = line.charAt(i);
             if (c == '\'' || c == '"') {
                 int end = c == '\'' ? line.indexOf('\'', i + 1) : closingDoubleQuote(line, i + 1);
-                if (end < 0) {
+                if (end < 0 && !unfinished) {
                     throw syntax("unclosed " + (c == '\'' ? "single" : "double") + " quote");
                 }
-                String quoted = line.substring(i + 1, end);
+                String quoted = line.substring(i + 1, end < 0 ? line.length() : end);
                 word.append(c == '"' ? quoted.replaceAll("\\\\([\"\\\\])", "$1") : quoted);
                 inWord = true;
-                i = end + 1;
+                i = end < 0 ? line.length() : end + 1;
             } else if (c == '\\') {
                 if (i + 1 < line.length()) {
                     word.append(line.charAt(i + 1));
@@ -191,17 +253,17 @@ public final class ShellLine {
                 break;
             } else if (Character.isWhitespace(c) || c == ';' || c == '|' || c == '>') {
                 if (inWord) {
-                    tokens.add(new Token(word.toString(), false));
+                    tokens.add(new Token(word.toString(), false, false));
                     word.setLength(0);
                     inWord = false;
                 }
                 if (c == '>' && i + 1 < line.length() && line.charAt(i + 1) == '>') {
-                    tokens.add(new Token(">>", true));
+                    tokens.add(new Token(">>", true, false));
                     i += 2;
                     continue;
                 }
                 if (!Character.isWhitespace(c)) {
-                    tokens.add(new Token(String.valueOf(c), true));
+                    tokens.add(new Token(String.valueOf(c), true, false));
                 }
                 i++;
             } else {
@@ -211,7 +273,7 @@ public final class ShellLine {
             }
         }
         if (inWord) {
-            tokens.add(new Token(word.toString(), false));
+            tokens.add(new Token(word.toString(), false, unfinished));
         }
         return tokens;
     }

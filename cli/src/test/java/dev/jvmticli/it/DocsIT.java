@@ -41,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every command line README.md and docs/ show (a {@code $ jvmti-cli ...} line, see {@link DocPages})
- * runs and ends with the exit code its page documents. The pid the page shows is replaced by the
+ * runs, ends with the exit code its page documents, and prints the lines a reader relies on that
+ * the page shows under it: its tables' header rows and its labelled sections ({@link DocPages#shape}),
+ * unless the page marks that output as one the test's run cannot give ({@code <!-- output not checked: WHY -->}). The pid the page shows is replaced by the
  * pid of the target its code block names ({@code <!-- run against: NAME -->}, the demo JVM by
  * default), durations and intervals are cut to 500 ms, and {@code --out} and {@code --html} write
  * into a temporary directory; nothing else of the line changes. Lines that need a shell (input
@@ -143,6 +145,14 @@ class DocsIT {
             throw new AssertionError(example + ": still running after " + RUN_LIMIT_SECONDS + " s (as run: " + arguments + ")");
         }
         assertEquals(example.expectedExit(), result.exit(), example + "\nas run: " + arguments + "\n" + result);
+        if (example.outputNotChecked() != null) {
+            return;
+        }
+        List<String> printed = DocPages.shape(List.of((result.out() + result.err()).split("\n")));
+        for (String relied : DocPages.shape(example.output())) {
+            assertTrue(printed.contains(relied), example + ": the page shows '" + relied + "', the run printed none such"
+                    + "\nas run: " + arguments + "\n" + result);
+        }
     }
 
     /** A duration the page shows, no longer than 500 ms; a value that is not a duration (512k) as it is. */

@@ -7,12 +7,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.Hello;
 import dev.jvmticli.targets.CounterTarget;
+import dev.jvmticli.testing.AgentArgumentNames;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -21,16 +24,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every command the agent lists in hello, present and future, gets arguments of every wrong kind
- * under the names commands use: each request is answered (a result or an error), the connection
- * stays usable, and the target keeps running. A new command is covered as soon as it is in
- * dispatch.c's table.
+ * under every name the agent reads (from its sources, {@link AgentArgumentNames}) and names it
+ * does not: each request is answered (a result or an error), the connection stays usable, and the
+ * target keeps running. A new command is covered as soon as it is in dispatch.c's table, a new
+ * argument as soon as a command reads it.
  */
 class EveryCommandIT {
     /** Commands that end the session by design; they are sent last, once. */
     private static final Set<String> LIFECYCLE = Set.of("detach");
-    private static final List<String> KEYS = List.of("id2", "tid", "tids", "thread", "threads", "ids", "name", "names",
-            "state", "states", "depth", "max", "maxDepth", "limit", "top", "interval", "intervalMillis", "millis",
-            "seconds", "count", "sort", "filter", "kind", "event", "events", "class", "method", "path", "file");
+    /** Names no command reads, beside those the agent does. */
+    private static final List<String> UNREAD = List.of("id2", "tid", "tids", "thread", "ids", "name", "names", "state", "states",
+            "depth", "max", "limit", "top", "intervalMillis", "millis", "seconds", "count", "sort", "filter", "kind", "events",
+            "class", "method", "path", "file");
+    /** The parser takes 24 fields; with v, id and cmd, 21 arguments a request. */
+    private static final int ARGUMENTS_PER_REQUEST = 21;
     private static final List<String> VALUES = List.of("null", "true", "-1", "0", "-9223372036854775808", "9223372036854775807",
             "\"\"", "\"../../../../etc/passwd\"", "\"\\u0001\\ud83d\\ude80\"", "[]", "[-1,0,9223372036854775807]", "[\"\",\"x\"]");
 
@@ -50,6 +57,9 @@ class EveryCommandIT {
                 commands = hello.commands();
             }
             assertTrue(commands.containsAll(List.of("hello", "threads", "detach")), commands.toString());
+            List<String> keys = new ArrayList<>(AgentArgumentNames.all());
+            assertTrue(keys.containsAll(List.of("threads", "maxDepth", "interval", "library")), keys.toString());
+            keys.addAll(UNREAD);
             long countBefore = Long.parseLong(target.ask("count"));
             int id = 1;
             try (RawAgentSocket raw = new RawAgentSocket(pid)) {
@@ -57,10 +67,14 @@ class EveryCommandIT {
                     if (LIFECYCLE.contains(command)) {
                         continue;
                     }
-                    for (String value : VALUES) {
+                    Set<String> sent = new HashSet<>();
+                    for (int round = 0; round < VALUES.size() || !sent.containsAll(keys); round++) {
+                        String value = VALUES.get(round % VALUES.size());
                         StringBuilder request = new StringBuilder("{\"v\":4,\"id\":" + id + ",\"cmd\":\"" + command + "\"");
-                        for (int k = 0; k < 21; k++) { // with v, id and cmd: the parser's limit of 24 fields
-                            request.append(",\"").append(KEYS.get((k + id) % KEYS.size())).append("\":").append(value);
+                        for (int k = 0; k < Math.min(ARGUMENTS_PER_REQUEST, keys.size()); k++) {
+                            String key = keys.get((round * ARGUMENTS_PER_REQUEST + k) % keys.size());
+                            sent.add(key);
+                            request.append(",\"").append(key).append("\":").append(value);
                         }
                         raw.send(request.append("}\n").toString());
                         JsonNode answer = Json.parse(raw.readLine());

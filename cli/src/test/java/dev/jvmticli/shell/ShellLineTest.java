@@ -87,4 +87,29 @@ class ShellLineTest {
         assertEquals("abcdef", Shell.clip("abcdef", 0));
         assertEquals("\uD83D\uDE80a", Shell.clip("\uD83D\uDE80ab", 2));
     }
+
+    @Test
+    void anUnfinishedLineSaysWhatItsLastWordIsFor() {
+        assertEquals(new ShellLine.Unfinished(ShellLine.Place.COMMAND, List.of()), ShellLine.unfinished(""));
+        assertEquals(new ShellLine.Unfinished(ShellLine.Place.COMMAND, List.of()), ShellLine.unfinished("thr"));
+        assertEquals(new ShellLine.Unfinished(ShellLine.Place.COMMAND, List.of("threads", "--name")),
+                ShellLine.unfinished("threads --name 'pool "));
+        assertEquals(new ShellLine.Unfinished(ShellLine.Place.COMMAND, List.of("stacks")), ShellLine.unfinished("threads;stacks --"));
+        assertEquals(new ShellLine.Unfinished(ShellLine.Place.COMMAND, List.of("stacks", "a b")), ShellLine.unfinished("detach ; stacks a\\ b "));
+        assertEquals(ShellLine.Place.FILTER, ShellLine.unfinished("threads | gr").place());
+        assertEquals(ShellLine.Place.FILTER, ShellLine.unfinished("threads |").place());
+        assertEquals(ShellLine.Place.OTHER, ShellLine.unfinished("threads | grep x").place());
+        assertEquals(ShellLine.Place.FILE, ShellLine.unfinished("threads >> /tm").place());
+        assertEquals(ShellLine.Place.FILE, ShellLine.unfinished("threads>").place());
+        assertEquals(ShellLine.Place.OTHER, ShellLine.unfinished("threads > out ").place());
+    }
+
+    @Test
+    void watchTakesAnIntervalBeforeItsCommand() {
+        assertEquals(new ShellLine.Watch(false, null, List.of("threads", "--top", "3")),
+                ShellLine.Watch.of(List.of("watch", "threads", "--top", "3")));
+        assertEquals(new ShellLine.Watch(true, "0.5", List.of("threads")), ShellLine.Watch.of(List.of("watch", "-n", "0.5", "threads")));
+        assertEquals(new ShellLine.Watch(true, "5", List.of()), ShellLine.Watch.of(List.of("watch", "--interval", "5")));
+        assertEquals(new ShellLine.Watch(true, null, List.of()), ShellLine.Watch.of(List.of("watch", "-n")));
+    }
 }

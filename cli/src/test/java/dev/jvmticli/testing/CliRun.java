@@ -1,7 +1,6 @@
 package dev.jvmticli.testing;
 
-import dev.jvmticli.cli.CliContext;
-import dev.jvmticli.cli.Main;
+import dev.jvmticli.app.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 
@@ -24,7 +23,7 @@ public final class CliRun {
         StringWriter err = new StringWriter();
         PrintWriter outWriter = new PrintWriter(out, true);
         PrintWriter errWriter = new PrintWriter(err, true);
-        int exit = Main.run(new CliContext(outWriter, errWriter), args);
+        int exit = Main.run(Main.context(outWriter, errWriter), args);
         outWriter.flush();
         errWriter.flush();
         return new Result(exit, out.toString(), err.toString());

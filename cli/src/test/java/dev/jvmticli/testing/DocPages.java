@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  *     line prints {@code PIPESTATUS}, 10 for {@code deadlocks} when its output shows a deadlock
  *     (README, exit codes), else 0. A comment {@code <!-- run against: NAME -->} before a code block
  *     names the target its examples run against (default {@code demo}); {@code <!-- not run: WHY -->}
- *     says why its examples cannot run in a test.</li>
+ *     says why its examples cannot run in a test; {@code <!-- output not checked: WHY -->} why the
+ *     output it shows cannot be expected of the test's run (another target, a longer window).</li>
  * <li><b>option mentions</b>: each option in an inline code span. A span that starts with a command
  *     ({@code stacks -l}, {@code jvmti-cli threads --top N}, or the shell's {@code grep -c} and
  *     {@code watch -n}) names options of that command; a span that is an option alone
@@ -43,8 +44,11 @@ public final class DocPages {
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
     private static final Pattern RUN_AGAINST = Pattern.compile("<!-- run against: (\\S+) -->");
     private static final Pattern NOT_RUN = Pattern.compile("<!-- not run: (.+) -->");
+    private static final Pattern OUTPUT_NOT_CHECKED = Pattern.compile("<!-- output not checked: (.+) -->");
     private static final Pattern OPTION = Pattern.compile("--[a-z][a-z0-9-]*|-[a-zA-Z]");
     private static final Pattern NUMBER = Pattern.compile("\\d+");
+    private static final Pattern COLUMN = Pattern.compile("[A-Z][A-Z0-9%_/.()#-]*");
+    private static final Pattern LABEL = Pattern.compile("([A-Z][A-Za-z /-]*[a-z]):(\\s|$)");
 
     private DocPages() {
     }
@@ -57,10 +61,11 @@ public final class DocPages {
      * A {@code $} line of a code block that runs the CLI. {@code arguments} are the words after
      * {@code jvmti-cli} up to the first shell operator; {@code shellLine} is the whole line, for
      * those that need a shell (input redirection, PIPESTATUS); {@code setUp} are the lines before
-     * it in the block that write a file it reads ({@code printf ... > FILE}).
+     * it in the block that write a file it reads ({@code printf ... > FILE}); {@code output} the lines
+     * the page shows under it.
      */
     public record Example(String page, int line, String shellLine, List<String> arguments, int expectedExit,
-                          String target, String notRun, List<String> setUp) {
+                          String target, String notRun, List<String> setUp, List<String> output, String outputNotChecked) {
         public boolean needsShell() {
             return shellLine.contains("PIPESTATUS") || ShellWords.hasInputRedirection(shellLine);
         }
@@ -117,6 +122,7 @@ public final class DocPages {
         List<String> lines = page.lines();
         String target = "demo";
         String notRun = null;
+        String outputNotChecked = null;
         boolean inFence = false;
         List<String> setUp = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -126,6 +132,7 @@ public final class DocPages {
                 if (!inFence) { // a marker holds for the next block only
                     target = "demo";
                     notRun = null;
+                    outputNotChecked = null;
                     setUp.clear();
                 }
                 continue;
@@ -138,6 +145,10 @@ public final class DocPages {
                 Matcher not = NOT_RUN.matcher(line);
                 if (not.matches()) {
                     notRun = not.group(1);
+                }
+                Matcher unchecked = OUTPUT_NOT_CHECKED.matcher(line);
+                if (unchecked.matches()) {
+                    outputNotChecked = unchecked.group(1);
                 }
                 continue;
             }
@@ -153,18 +164,47 @@ public final class DocPages {
                 continue;
             }
             examples.add(new Example(page.name(), i + 1, command, arguments.get(), expectedExit(lines, i, arguments.get()),
-                    target, notRun, List.copyOf(setUp)));
+                    target, notRun, List.copyOf(setUp), output(lines, i), outputNotChecked));
         }
         return examples;
     }
 
-    /** The exit code the page documents for the command on line i (see the class comment). */
-    private static int expectedExit(List<String> lines, int i, List<String> arguments) {
+    /** The lines a page shows under the command on line i, up to the next command or the block's end. */
+    private static List<String> output(List<String> lines, int i) {
         List<String> output = new ArrayList<>();
         int next = i + 1;
         while (next < lines.size() && !lines.get(next).startsWith("$ ") && !FENCE.matcher(lines.get(next)).find()) {
             output.add(lines.get(next++));
         }
+        return output;
+    }
+
+    /**
+     * The lines of a command's output a reader relies on, as a page shows them: the header rows of
+     * its tables (two or more column names in capitals: {@code ID  KIND  NID  STATE}), with their
+     * columns, and its labelled sections and verdicts ({@code Top allocation sites:},
+     * {@code Found one Java-level deadlock:}), by label.
+     */
+    public static List<String> shape(List<String> output) {
+        List<String> shape = new ArrayList<>();
+        for (String line : output) {
+            List<String> words = List.of(line.strip().split("\\s+"));
+            if (words.size() >= 2 && words.stream().allMatch(w -> COLUMN.matcher(w).matches())) {
+                shape.add(String.join(" ", words));
+            } else {
+                Matcher label = LABEL.matcher(line);
+                if (label.lookingAt()) {
+                    shape.add(label.group(1) + ":");
+                }
+            }
+        }
+        return shape;
+    }
+
+    /** The exit code the page documents for the command on line i (see the class comment). */
+    private static int expectedExit(List<String> lines, int i, List<String> arguments) {
+        List<String> output = output(lines, i);
+        int next = i + 1 + output.size();
         if (next + 1 < lines.size() && lines.get(next).equals("$ echo $?") && NUMBER.matcher(lines.get(next + 1)).matches()) {
             return Integer.parseInt(lines.get(next + 1));
         }

@@ -1,6 +1,6 @@
 package dev.jvmticli.testing;
 
-import dev.jvmticli.cli.Main;
+import dev.jvmticli.app.Main;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

@@ -1,0 +1,76 @@
+package dev.jvmticli.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.testing.AgentArgumentNames;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The requests' wire forms: what each says by name reaches the agent under a name it reads. */
+class AgentRequestTest {
+    private static final Set<String> AGENT_READS = AgentArgumentNames.all();
+
+    @Test
+    void theAgentsNamesAreFoundInItsSources() {
+        assertTrue(AGENT_READS.containsAll(List.of("threads", "maxDepth", "frames", "owned", "vmThreads", "locks", "summary",
+                "mountedOnly", "waitingOnly", "interval", "minAge", "live")), AGENT_READS.toString());
+    }
+
+    @Test
+    void stacks() {
+        StacksRequest request = StacksRequest.of(List.of(1L, 2L), 7).withOwned(true).withVmThreads(true);
+        assertEquals(Map.of("threads", List.of(1L, 2L), "maxDepth", 7, "frames", true, "owned", true, "vmThreads", true),
+                request.arguments());
+        assertEquals(Map.of("maxDepth", 1, "frames", false, "owned", false), StacksRequest.of(null, 1).withFrames(false).arguments());
+        assertRead(request);
+    }
+
+    @Test
+    void vthreads() {
+        VthreadsRequest request = VthreadsRequest.of(List.of(3L)).withFrames(true).withMaxDepth(9).withLocks(true).withWaitingOnly(true);
+        assertEquals(Map.of("threads", List.of(3L), "frames", true, "maxDepth", 9, "locks", true, "summary", false,
+                "mountedOnly", false, "waitingOnly", true), request.arguments());
+        assertEquals(true, VthreadsRequest.counts().arguments().get("summary"));
+        assertEquals(true, VthreadsRequest.of(null).withMountedOnly(true).arguments().get("mountedOnly"));
+        assertRead(request);
+    }
+
+    @Test
+    void threads() {
+        assertEquals(Map.of(), ThreadsRequest.JAVA_THREADS.arguments());
+        assertEquals(Map.of("vmThreads", true), ThreadsRequest.JAVA_THREADS.withVmThreads(true).arguments());
+        assertRead(ThreadsRequest.JAVA_THREADS.withVmThreads(true));
+    }
+
+    @Test
+    void allocStart() {
+        assertEquals(Map.of("interval", 512L), AllocStartRequest.sampling(512).arguments());
+        AllocStartRequest live = AllocStartRequest.sampling(1024).withLive(true).withMinAge(3).withWeakRefsClearedInPauses(true)
+                .withLiveBudgetBytes(1 << 20).withLiveLargestBytes(4096);
+        assertEquals(Map.of("interval", 1024L, "live", true, "minAge", 3L, "weakRefsClearedInPauses", true,
+                "liveBudgetBytes", (long) (1 << 20), "liveLargestBytes", 4096L), live.arguments());
+        assertRead(live);
+    }
+
+    @Test
+    void heapJitAndProfile() {
+        assertEquals(Map.of("live", false), HeapRequest.HISTOGRAM.arguments());
+        HeapRequest afterGc = HeapRequest.HISTOGRAM.withLive(true).withGcWait(java.time.Duration.ofSeconds(2));
+        assertEquals(Map.of("live", true, "afterGc", true, "gcWaitMillis", 2000L), afterGc.arguments());
+        JitRequest jit = JitRequest.CODE_LIST.withPerfMap(true).withFollow(true);
+        assertEquals(Map.of("perfMap", true, "follow", true), jit.arguments());
+        ProfileStartRequest profile = new ProfileStartRequest("/lib.so", "wall", java.time.Duration.ofMillis(50));
+        assertEquals(Map.of("library", "/lib.so", "event", "wall", "interval", 50_000_000L), profile.arguments());
+        assertRead(afterGc);
+        assertRead(jit);
+        assertRead(profile);
+    }
+
+    private static void assertRead(AgentRequest request) {
+        assertTrue(AGENT_READS.containsAll(request.arguments().keySet()),
+                request.command() + " sends " + request.arguments().keySet() + "; the agent reads " + AGENT_READS);
+    }
+}
