@@ -1,0 +1,8 @@
+/**
+ * Files the CLI creates where another user may be able to write: {@link dev.jvmticli.files.OwnDirectory},
+ * a directory opened once without following a link and checked after opening, in which every file is
+ * created new relative to the open directory; and {@link dev.jvmticli.files.OutputFile}, a file a person
+ * names ({@code --html FILE}, the shell's {@code > FILE}), which is never reached through a link and
+ * never another user's file. {@link dev.jvmticli.files.UnsafePathException} is the refusal of either.
+ */
+package dev.jvmticli.files;
