@@ -9,7 +9,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.util.Set;
 
 /** Who owns a file and who else may write it, as the checks of this package need them. */
-final class Owners {
+public final class Owners {
     private static final Set<PosixFilePermission> WRITE_BY_OTHERS = Set.of(PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_WRITE);
 
     private Owners() {
@@ -22,6 +22,15 @@ final class Owners {
 
     static UserPrincipal root() throws IOException {
         return Path.of("/").getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("root");
+    }
+
+    /** True when dir exists and belongs to the user this process runs as. */
+    public static boolean isRunningUsers(Path dir) {
+        try {
+            return Files.getOwner(dir).equals(runningUser());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     static boolean writableByOthers(PosixFileAttributes attributes) {
