@@ -13,6 +13,7 @@ import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.OtherUser;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -73,19 +74,29 @@ class OutputFilesIT {
         assertEquals(0, new ProcessBuilder("rm", "-rf", "--", shared.toString()).start().waitFor());
     }
 
-    /** Old code: exit 0, the secret overwritten with jvm.json through the planted .jvm.json.tmp. */
+    /**
+     * Her empty 0777 directory in /tmp: once the dump has begun she plants a link at the temporary
+     * name of summary.md and one at the zip's, next to the directory. Old code: exit 0, the secret
+     * overwritten with the summary (written through the link) and then the zip.
+     */
     @Test
     void aDumpDirectoryAnotherUserMadeIsRefused() throws Exception {
         OtherUser.assume();
         Path hers = shared.resolve("incident");
-        asOtherUser("mkdir -m 0777 " + hers + " && ln -s " + secret + " " + hers + "/.jvm.json.tmp && ln -s " + secret + " "
-                + shared + "/.incident.zip.tmp");
-        Result result = CliRun.run("dump", pid(), "--out", hers.toString(), "--zip");
-        assertEquals(2, result.exit(), result.toString());
-        assertEquals("jvmti-cli: " + hers + " belongs to user " + OtherUser.NAME + ", not to root who runs jvmti-cli: dump writes only"
-                + " into a directory of its own user that no one else can write", result.err().lines().findFirst().orElseThrow());
-        assertEquals(SECRET, Files.readString(secret));
-        assertEquals(List.of(hers.resolve(".jvm.json.tmp")), list(hers), "nothing written in her directory");
+        asOtherUser("mkdir -m 0777 " + hers + " && ln -s " + secret + " " + shared + "/.incident.zip.tmp");
+        Process planter = startAsOtherUser("for i in $(seq 200); do if [ -e " + hers + "/jvm.json ]; then ln -s " + secret + " " + hers
+                + "/.summary.md.tmp; exit 0; fi; sleep 0.05; done; exit 1");
+        try {
+            Result result = CliRun.run("dump", pid(), "--out", hers.toString(), "--interval", "1s", "--zip");
+            assertEquals(2, result.exit(), result.toString());
+            assertEquals("jvmti-cli: " + hers + " belongs to user " + OtherUser.NAME + ", not to root who runs jvmti-cli: dump writes"
+                    + " only into a directory of its own user that no one else can write", result.err().lines().findFirst().orElseThrow());
+        } finally {
+            planter.destroy();
+            planter.waitFor();
+        }
+        assertSecretIntact();
+        assertEquals(List.of(), list(hers), "nothing written in her directory");
         assertFalse(Files.exists(shared.resolve("incident.zip"), LinkOption.NOFOLLOW_LINKS));
     }
 
@@ -117,7 +128,7 @@ class OutputFilesIT {
         asOtherUser("ln -s " + secret + " " + shared + "/.incident.zip.tmp");
         Result result = CliRun.run("dump", pid(), "--out", out.toString(), "--interval", "200ms", "--zip");
         assertEquals(0, result.exit(), result.toString());
-        assertEquals(SECRET, Files.readString(secret));
+        assertSecretIntact();
         assertEquals("rwx------", mode(out));
         try (Stream<Path> files = Files.walk(out)) {
             for (Path file : files.skip(1).toList()) {
@@ -142,7 +153,7 @@ class OutputFilesIT {
         assertEquals(2, shell.exit(), shell.toString());
         assertEquals("jvmti-cli: " + shared.resolve("flame.html") + " is a symbolic link (not followed): remove it or choose another name\n"
                 + "jvmti-cli: " + shared.resolve("hers.txt") + " belongs to user " + OtherUser.NAME + ": not overwritten\n", shell.err());
-        assertEquals(SECRET, Files.readString(secret));
+        assertSecretIntact();
         assertEquals("hers\n", Files.readString(shared.resolve("hers.txt")));
 
         Path mine = shared.resolve("mine.txt");
@@ -201,17 +212,25 @@ class OutputFilesIT {
         assertEquals(8192, Json.parse(forced.out()).path("intervalBytes").asLong(), forced.out());
     }
 
+    private void assertSecretIntact() throws IOException {
+        assertEquals(SECRET, new String(Files.readAllBytes(secret), StandardCharsets.ISO_8859_1), "the root-only file is as it was");
+    }
+
     private String pid() {
         return Long.toString(target.pid());
     }
 
     private static void asOtherUser(String script) throws Exception {
-        List<String> command = new ArrayList<>(OtherUser.as());
-        command.addAll(List.of("sh", "-c", script));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        Process process = startAsOtherUser(script);
         String output = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, process.exitValue(), script + ": " + output);
+    }
+
+    private static Process startAsOtherUser(String script) throws IOException {
+        List<String> command = new ArrayList<>(OtherUser.as());
+        command.addAll(List.of("sh", "-c", script));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
     /** A small tmpfs of its own on a new directory: nothing global is touched, and it is unmounted after. */
