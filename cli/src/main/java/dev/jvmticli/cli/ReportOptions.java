@@ -36,6 +36,15 @@ public final class ReportOptions {
         if (json && collapsed) {
             throw new CliFailure(ExitCode.USAGE, "--json and --collapsed are alternatives: choose one");
         }
+        if (html != null) {
+            try {
+                OutputFile.checkAhead(html);
+            } catch (UnsafePathException e) {
+                throw new CliFailure(ExitCode.USAGE, "--html " + e.getMessage());
+            } catch (IOException e) {
+                throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
+            }
+        }
     }
 
     /** Writes the page; says so on stdout after a table, on stderr when stdout carries data. */

@@ -3,11 +3,14 @@ package dev.jvmticli.files;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
@@ -40,36 +43,80 @@ public final class OutputFile {
     /** Opens file for writing from its start (truncating it) or, with append, at its end. */
     public static OutputStream open(Path file, boolean append) throws IOException {
         Path absolute = file.toAbsolutePath().normalize();
-        Path name = absolute.getFileName();
-        if (name == null) {
-            throw new UnsafePathException(absolute + " is a directory");
-        }
-        Path parent = absolute.getParent();
-        DirectoryStream<Path> stream = Files.newDirectoryStream(parent);
-        if (!(stream instanceof SecureDirectoryStream<Path> directory)) {
-            stream.close();
-            throw new UnsafePathException("this platform cannot open files relative to a directory (no SecureDirectoryStream)");
-        }
-        try (directory) {
+        Path name = nameOf(absolute);
+        try (SecureDirectoryStream<Path> directory = openParent(absolute)) {
             Set<OpenOption> create = new HashSet<>(Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS));
             if (append) {
                 create.add(StandardOpenOption.APPEND);
             }
             try {
-                return Channels.newOutputStream(directory.newByteChannel(Path.of(name.toString()), create));
+                return Channels.newOutputStream(directory.newByteChannel(name, create));
             } catch (FileAlreadyExistsException e) {
                 // an existing entry: written only under the rule above
             }
-            checkExisting(directory, absolute, Path.of(name.toString()));
+            checkExisting(directory, absolute, name);
             Set<OpenOption> existing = Set.of(StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS,
                     append ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING);
-            return Channels.newOutputStream(directory.newByteChannel(Path.of(name.toString()), existing));
+            return Channels.newOutputStream(directory.newByteChannel(name, existing));
         }
+    }
+
+    /**
+     * Refuses file now, as {@link #open} would, without creating anything: for a command that
+     * writes it only after a long wait (a profile's page), so that the refusal does not come at
+     * the end. open checks again.
+     */
+    public static void checkAhead(Path file) throws IOException {
+        Path absolute = file.toAbsolutePath().normalize();
+        Path name = nameOf(absolute);
+        try (SecureDirectoryStream<Path> directory = openParent(absolute)) {
+            try {
+                directory.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+            } catch (NoSuchFileException e) {
+                return;
+            }
+            checkExisting(directory, absolute, name);
+        }
+    }
+
+    private static Path nameOf(Path absolute) throws UnsafePathException {
+        if (absolute.getFileName() == null) {
+            throw new UnsafePathException(absolute + " is a directory");
+        }
+        return Path.of(absolute.getFileName().toString());
+    }
+
+    private static SecureDirectoryStream<Path> openParent(Path absolute) throws IOException {
+        DirectoryStream<Path> stream = Files.newDirectoryStream(absolute.getParent());
+        if (stream instanceof SecureDirectoryStream<Path> directory) {
+            return directory;
+        }
+        stream.close();
+        throw new UnsafePathException("this platform cannot open files relative to a directory (no SecureDirectoryStream)");
     }
 
     /** What the operating system said, without the path a message names already. */
     public static String reason(IOException e) {
-        return e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getMessage();
+        if (!(e instanceof FileSystemException f)) {
+            return e.getMessage();
+        }
+        if (f.getReason() != null) {
+            return f.getReason();
+        }
+        // the subclasses Java throws for these errno values carry no reason, only the path
+        if (f instanceof NoSuchFileException) {
+            return "No such file or directory";
+        }
+        if (f instanceof AccessDeniedException) {
+            return "Permission denied";
+        }
+        if (f instanceof NotDirectoryException) {
+            return "Not a directory";
+        }
+        if (f instanceof FileAlreadyExistsException) {
+            return "File exists";
+        }
+        return f.getMessage();
     }
 
     private static void checkExisting(SecureDirectoryStream<Path> directory, Path absolute, Path name) throws IOException {
