@@ -84,7 +84,7 @@ young_since() { # $1 = byte offset: "collections, mean JNI Weak ms, mean pause m
 "$root/jvmti-cli" threads "$target" >/dev/null # the agent is resident in both windows
 sleep 5
 offset=$(stat -c %s "$log"); sleep 10; without=$(young_since "$offset")
-"$root/jvmti-cli" alloc "$target" --live --interval 1k --duration 20s --json >"$work/live.json" &
+"$root/jvmti-cli" alloc "$target" --live --interval 1k --force --duration 20s --json >"$work/live.json" &
 cli=$!
 sleep 8 # the table fills
 offset=$(stat -c %s "$log"); sleep 10; with=$(young_since "$offset")

@@ -457,7 +457,7 @@ function _picocli_jvmti-cli_alloc() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--collapsed' '--live' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--json' '--collapsed' '--force' '--live' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--duration' '--top' '--html' '--interval' '--min-age' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default

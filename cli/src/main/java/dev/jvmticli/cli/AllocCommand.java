@@ -19,6 +19,12 @@ import picocli.CommandLine.Option;
         description = "Sample heap allocations for a while: top classes and allocation sites, as a table, collapsed stacks or a flame graph;"
                 + " with --live, only the sampled objects still alive at the end.")
 final class AllocCommand implements Callable<Integer> {
+    /**
+     * The shortest --interval without --force: sampling more often slows the target's own
+     * allocation (docs/performance.md, "What sampling costs the target").
+     */
+    static final long MIN_INTERVAL = 64L << 10;
+
     /** The least the live table may follow at once, whatever the heap. */
     static final long MIN_LIVE_BUDGET = 8L << 20;
 
@@ -33,6 +39,9 @@ final class AllocCommand implements Callable<Integer> {
     @Option(names = "--interval", paramLabel = "SIZE", defaultValue = "512k", converter = SizeConverter.class,
             description = "Take one sample per SIZE allocated bytes on average (default: ${DEFAULT-VALUE}).")
     long interval;
+
+    @Option(names = "--force", description = "Sample at an --interval below 64k all the same, though it slows the target's allocation.")
+    boolean force;
 
     @Option(names = "--live", description = "Report only the sampled objects still alive at the end that survived at least --min-age GCs,"
             + " with how many GCs they survived.")
@@ -49,6 +58,10 @@ final class AllocCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         report.validate();
+        if (interval < MIN_INTERVAL && !force) {
+            throw new CliFailure(ExitCode.USAGE, "--interval below 64k slows the target's allocation (at 1 byte 60 times or more, at 16k"
+                    + " by a third): the lowest allowed is 64k; add --force if you mean it");
+        }
         if (minAge != null && !live) {
             throw new CliFailure(ExitCode.USAGE, "--min-age applies to --live only");
         }

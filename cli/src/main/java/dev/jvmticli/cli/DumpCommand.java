@@ -28,7 +28,6 @@ import dev.jvmticli.render.ProfileView;
 import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
 import dev.jvmticli.render.VmText;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +55,7 @@ final class DumpCommand implements Callable<Integer> {
     @Mixin
     TargetOption target;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "The directory to write: a new or empty one (created if missing).")
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "The directory to write: a new or empty one of this user that no one else can write (made 0700 if missing).")
     Path out;
 
     @Option(names = "--count", paramLabel = "N", defaultValue = "1", description = "Rounds to take (default: ${DEFAULT-VALUE}).")
@@ -83,12 +82,23 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         if (count < 1 || count > 1000) {
             throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
         }
         TargetProcess process = target.resolve();
-        DumpDirectory directory = new DumpDirectory(out, process.pid());
+        try (DumpDirectory directory = new DumpDirectory(out, process.pid())) {
+            dump(process, directory);
+            if (zip) {
+                context.out().println("wrote " + directory.root() + " and " + directory.zip());
+            } else {
+                context.out().println("wrote " + directory.root() + " (" + directory.entries().size() + " files; start with summary.md)");
+            }
+        }
+        return ExitCode.OK.code();
+    }
+
+    private void dump(TargetProcess process, DumpDirectory directory) {
         try (AgentClient client = context.connect(process)) {
             Hello hello = client.hello();
             VmInfo vm = client.vm();
@@ -122,18 +132,12 @@ final class DumpCommand implements Callable<Integer> {
                 }
             });
         } catch (CliFailure failure) {
-            directory.recordError(failure.getMessage());
+            directory.recordFailure(failure.getMessage());
             throw failure;
         }
-        if (zip) {
-            context.out().println("wrote " + directory.root() + " and " + directory.zip());
-        } else {
-            context.out().println("wrote " + directory.root() + " (" + directory.entries().size() + " files; start with summary.md)");
-        }
-        return ExitCode.OK.code();
     }
 
-    private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) throws IOException {
+    private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) {
         sleepUntil(deadline);
         ProfileReport report = ProfileCommand.stop(client);
         List<String> warnings = new ArrayList<>();
@@ -149,7 +153,7 @@ final class DumpCommand implements Callable<Integer> {
         return cpu;
     }
 
-    private static void writeMemory(AgentClient client, DumpDirectory directory, int round, VmInfo vm) throws IOException {
+    private static void writeMemory(AgentClient client, DumpDirectory directory, int round, VmInfo vm) {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         MemoryReport memory = MemoryCommand.memory(client);
         VmInfo.Flag stackSize = vm.flags().get("ThreadStackSize");
@@ -157,8 +161,7 @@ final class DumpCommand implements Callable<Integer> {
         directory.writeJson(prefix + "memory.json", round, "memory --json", Map.of("memory", memory));
     }
 
-    private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round, Duration answerTimeout)
-            throws IOException {
+    private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round, Duration answerTimeout) {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         HeapReport report = HeapCommand.histogram(client, false, answerTimeout);
         Histogram histogram = Histogram.parse(report.histogram());
@@ -183,7 +186,7 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     /** One round, starting from the snapshot taken at its start (which it writes too). */
-    private Outcome round(AgentClient client, DumpDirectory directory, int round, Snapshot start) throws IOException {
+    private Outcome round(AgentClient client, DumpDirectory directory, int round, Snapshot start) {
         List<ThreadEntry> threads = start.threads();
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));

@@ -2,9 +2,11 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.files.OutputFile;
+import dev.jvmticli.files.UnsafePathException;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import picocli.CommandLine.Option;
@@ -24,7 +26,7 @@ public final class ReportOptions {
     @Option(names = "--collapsed", description = "Print collapsed stacks (root;...;leaf weight), as flame graph tools read them.")
     boolean collapsed;
 
-    @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained interactive flame graph page to FILE.")
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write a self-contained interactive flame graph page to FILE (never through a link, never over another user's file).")
     Path html;
 
     void validate() {
@@ -34,14 +36,25 @@ public final class ReportOptions {
         if (json && collapsed) {
             throw new CliFailure(ExitCode.USAGE, "--json and --collapsed are alternatives: choose one");
         }
+        if (html != null) {
+            try {
+                OutputFile.checkAhead(html);
+            } catch (UnsafePathException e) {
+                throw new CliFailure(ExitCode.USAGE, "--html " + e.getMessage());
+            } catch (IOException e) {
+                throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
+            }
+        }
     }
 
     /** Writes the page; says so on stdout after a table, on stderr when stdout carries data. */
     void writeHtml(CliContext context, String page) {
-        try {
-            Files.writeString(html, page, StandardCharsets.UTF_8);
+        try (OutputStream file = OutputFile.open(html, false)) {
+            file.write(page.getBytes(StandardCharsets.UTF_8));
+        } catch (UnsafePathException e) {
+            throw new CliFailure(ExitCode.USAGE, "--html " + e.getMessage());
         } catch (IOException e) {
-            throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + e.getMessage(), e);
+            throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
         }
         (json || collapsed ? context.err() : context.out()).println("wrote " + html);
     }

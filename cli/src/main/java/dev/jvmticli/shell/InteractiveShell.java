@@ -3,12 +3,14 @@ package dev.jvmticli.shell;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.files.Owners;
 import java.io.IOError;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.jline.reader.EndOfFileException;
 import org.jline.reader.LineReader;
 import org.jline.reader.LineReaderBuilder;
@@ -98,11 +100,12 @@ final class InteractiveShell {
     }
 
     private int loop(boolean colour) {
-        LineReader reader = LineReaderBuilder.builder()
+        LineReaderBuilder builder = LineReaderBuilder.builder();
+        historyFile().ifPresent(file -> builder.variable(LineReader.HISTORY_FILE, file));
+        LineReader reader = builder
                 .terminal(terminal)
                 .appName("jvmti-cli")
                 .completer(new ShellCompleter(shell.commands(), () -> shell.connection().client().threads().threads()))
-                .variable(LineReader.HISTORY_FILE, historyFile())
                 .variable(LineReader.HISTORY_SIZE, 1000)
                 .variable(LineReader.HISTORY_FILE_SIZE, 1000)
                 .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true) // '!' is literal (grep patterns)
@@ -203,9 +206,14 @@ final class InteractiveShell {
                 .toAnsi(terminal);
     }
 
-    /** ~/.jvmti-cli_history, home being $HOME as shells have it, else the account's home. */
-    static Path historyFile() {
+    /**
+     * ~/.jvmti-cli_history, home being $HOME as shells have it, else the account's home; none (the
+     * history kept in memory) when that home is not the running user's, as when root runs with
+     * another user's HOME: nothing of root's is made there.
+     */
+    static Optional<Path> historyFile() {
         String home = System.getenv("HOME");
-        return Path.of(home == null || home.isEmpty() ? System.getProperty("user.home") : home, ".jvmti-cli_history");
+        Path dir = Path.of(home == null || home.isEmpty() ? System.getProperty("user.home") : home);
+        return Owners.isRunningUsers(dir) ? Optional.of(dir.resolve(".jvmti-cli_history")) : Optional.empty();
     }
 }

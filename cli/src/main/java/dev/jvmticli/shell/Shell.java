@@ -11,6 +11,8 @@ import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
+import dev.jvmticli.files.OutputFile;
+import dev.jvmticli.files.UnsafePathException;
 import dev.jvmticli.render.TextOutput;
 import dev.jvmticli.shell.ShellLine.Grep;
 import dev.jvmticli.shell.ShellLine.Pipeline;
@@ -24,9 +26,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -211,8 +211,7 @@ public final class Shell {
             if (pipeline.file() != null || io.out() instanceof TextOutput) {
                 // bytes: what a renderer has encoded goes straight through (see TextOutput)
                 GatedOutputStream gated = new GatedOutputStream(pipeline.file() == null ? ((TextOutput) io.out()).bytes()
-                        : Files.newOutputStream(Path.of(pipeline.file()), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                                pipeline.append() ? StandardOpenOption.APPEND : StandardOpenOption.TRUNCATE_EXISTING));
+                        : OutputFile.open(Path.of(pipeline.file()), pipeline.append()));
                 sink = TextOutput.of(gated, pipeline.file() == null ? SHELL_OUTPUT_BUFFER : FILE_BUFFER);
                 shutOut = gated::shut;
             } else {
@@ -220,8 +219,11 @@ public final class Shell {
                 sink = new PrintWriter(gated, false);
                 shutOut = gated::shut;
             }
+        } catch (UnsafePathException e) {
+            io.err().println("jvmti-cli: " + e.getMessage());
+            return ExitCode.USAGE.code();
         } catch (IOException e) {
-            io.err().println("jvmti-cli: cannot write " + pipeline.file() + ": " + e.getMessage());
+            io.err().println("jvmti-cli: cannot write " + pipeline.file() + ": " + OutputFile.reason(e));
             return ExitCode.FAILURE.code();
         }
         Running run = new Running(shutOut, new GatedWriter(unclosable(io.err())));

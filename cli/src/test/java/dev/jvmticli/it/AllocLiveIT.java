@@ -77,7 +77,7 @@ class AllocLiveIT {
     /** Starts `alloc --live` with args on a resident agent, and returns once its session runs. */
     private static CompletableFuture<Result> startLive(long pid, String... args) throws InterruptedException {
         assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit(), "the agent is resident");
-        List<String> command = new ArrayList<>(List.of("alloc", Long.toString(pid), "--live", "--interval", Integer.toString(INTERVAL)));
+        List<String> command = new ArrayList<>(List.of("alloc", Long.toString(pid), "--live", "--interval", Integer.toString(INTERVAL), "--force"));
         command.addAll(List.of(args));
         CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run(command.toArray(String[]::new)));
         assertTrue(AgentProbe.awaitCapability(pid, CAPABILITY, true).contains(CAPABILITY), "the session started");

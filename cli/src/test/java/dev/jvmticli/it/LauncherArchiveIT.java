@@ -9,6 +9,7 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Jre;
 import dev.jvmticli.testing.Launcher;
+import dev.jvmticli.testing.OtherUser;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * on an AOT cache: on every installed JDK and on a jlink runtime, the first run makes one in the
  * user's cache directory (XDG_CACHE_HOME), printing only what the command prints, and the next
  * takes the CLI's classes from it; a cache directory that is a link, or that others can write, is
- * not used; JVM options in the environment that choose class sharing themselves are respected.
+ * not used, and nothing is made under a HOME of another user; JVM options in the environment that choose class sharing themselves are respected.
  * (Other ways the launcher starts the CLI are tested here too.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -130,6 +131,18 @@ class LauncherArchiveIT {
             assertEquals(List.of(), archives(cacheHome.resolve("jvmti-cli")), cacheHome.toString());
         }
         assertEquals(List.of(), archives(elsewhere), "nothing is written through the link");
+    }
+
+    /** Issue 37: root with another user's HOME made ~/.cache/jvmti-cli there, root's, in her home (fails so on the old launcher). */
+    @Test
+    void rootWithAnotherUsersHomeMakesNothingThere() throws IOException {
+        OtherUser.assume();
+        Path home = Files.createDirectory(temp.resolve("home"));
+        Files.setOwner(home, home.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(OtherUser.NAME));
+        Map<String, String> environment = Map.of("XDG_CACHE_HOME", "", "HOME", home.toString());
+        String source = Launcher.mainClassSource(Launcher.script(), Jre.get(), environment, temp.resolve("classes.log"), "threads", pid());
+        assertFalse(Launcher.isArchive(source), source);
+        assertEquals(List.of(), archives(home), "nothing made in her home");
     }
 
     private String pid() {
