@@ -1,6 +1,7 @@
 package dev.jvmticli.client;
 
 import dev.jvmticli.attach.AgentAttacher;
+import dev.jvmticli.attach.AgentSocket;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -26,24 +28,49 @@ public final class AgentConnector {
         this.timeout = timeout;
     }
 
+    /**
+     * A resident agent behind a socket directory that is not the JVM's (another user made it first)
+     * is not spoken to: the agent is loaded, or nudged if resident, and takes its directory back
+     * where it safely can (native/src/socket_dir.c); where it cannot, that directory is the failure.
+     */
     public AgentClient open(TargetProcess target) {
         String name = "JVM " + target.pid();
         Path socket = target.socketPath();
-        AgentClient resident = tryConnect(socket, name);
-        if (resident != null) {
-            return checked(resident, name);
+        AgentSocket.UntrustedDirectory untrusted = null;
+        try {
+            Optional<AgentClient> resident = AgentClient.connect(target, timeout);
+            if (resident.isPresent()) {
+                return checked(resident.get(), name);
+            }
+        } catch (AgentSocket.UntrustedDirectory e) {
+            untrusted = e;
         }
-        new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
+        try {
+            new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
+        } catch (CliFailure e) {
+            if (untrusted != null && e.exitCode() == ExitCode.AGENT_LOAD_FAILED) {
+                untrusted.addSuppressed(e);
+                throw untrusted;
+            }
+            throw e;
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            AgentClient client = tryConnect(socket, name);
-            if (client != null) {
-                return checked(client, name);
+            try {
+                Optional<AgentClient> client = AgentClient.connect(target, timeout);
+                if (client.isPresent()) {
+                    return checked(client.get(), name);
+                }
+            } catch (AgentSocket.UntrustedDirectory e) {
+                untrusted = e;
             }
             if (!target.isAlive()) {
                 throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + target.pid() + " exited");
             }
             sleep();
+        }
+        if (untrusted != null) {
+            throw untrusted;
         }
         throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "the agent loaded into " + target.pid() + " but its socket " + socket + " never appeared");
     }
@@ -72,17 +99,6 @@ public final class AgentConnector {
             return Path.of("/tmp").resolve(tmp.relativize(copy));
         } catch (IOException e) {
             throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot extract the " + what + ": " + e.getMessage(), e);
-        }
-    }
-
-    private AgentClient tryConnect(Path socket, String name) {
-        if (!Files.exists(socket)) {
-            return null;
-        }
-        try {
-            return AgentClient.connect(socket, timeout, name);
-        } catch (IOException e) {
-            return null; // a stale socket of a JVM that died; the new agent replaces it
         }
     }
 
