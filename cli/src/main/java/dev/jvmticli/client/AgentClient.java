@@ -264,7 +264,9 @@ public final class AgentClient implements Closeable {
                 if (untilKeepAlive <= 0) {
                     hello();
                 } else {
-                    connection.streams.idle(Math.max(1, Math.min(left, untilKeepAlive) / 1_000_000L));
+                    synchronized (connection) {
+                        connection.streams.idle(Math.max(1, Math.min(left, untilKeepAlive) / 1_000_000L));
+                    }
                 }
             }
         } catch (InterruptedIOException e) {
@@ -272,6 +274,19 @@ public final class AgentClient implements Closeable {
             throw new CliFailure(ExitCode.FAILURE, "interrupted", e);
         } catch (IOException e) {
             throw lost("the interval", e);
+        }
+    }
+
+    /**
+     * Says hello when no request went out for 2 s, from any thread: what keeps the connection of a
+     * shell waiting at its prompt, whose slot the agent would otherwise give to a new client when
+     * all are taken.
+     */
+    public void keepAlive() {
+        synchronized (connection) {
+            if (System.nanoTime() - connection.lastRequestNanos >= KEEP_ALIVE_NANOS) {
+                hello();
+            }
         }
     }
 
@@ -309,6 +324,12 @@ public final class AgentClient implements Closeable {
      * field as the agent writes them: the envelope is checked before the result is bound.
      */
     private <T> T exchange(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
+        synchronized (connection) { // a keep-alive from another thread (the shell's) waits for the answer
+            return exchangeHeld(command, arguments, resultReader);
+        }
+    }
+
+    private <T> T exchangeHeld(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
         long id = connection.nextId++;
         try {
             OutputStream out = connection.streams.output;

@@ -12,10 +12,15 @@ import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +56,52 @@ class LockoutsIT {
                 assertEquals(0, threads.exit(), threads.toString());
                 assertTrue(threads.out().contains("counter"), threads.out());
             } finally {
+                closeAll(idle);
+            }
+        }
+    }
+
+    /**
+     * A shell waiting for its next line keeps its connection by a keep-alive: with every slot taken,
+     * a new client gets the slot of one of the silent raw clients, not the shell's, though the shell
+     * connected first. Without the keep-alive the shell's slot went (no raw client was hung up on).
+     */
+    @Test
+    void aWaitingShellKeepsItsConnection() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), CounterTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertEquals(0, CliRun.run("threads", pid).exit());
+            Process shell = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "shell", pid);
+            List<RawAgentSocket> idle = new ArrayList<>();
+            try (Writer commands = new OutputStreamWriter(shell.getOutputStream(), StandardCharsets.UTF_8);
+                 BufferedReader out = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.UTF_8))) {
+                commands.write("threads\n");
+                commands.flush();
+                String line;
+                while ((line = out.readLine()) != null && !line.endsWith(" counter")) {
+                    // the table up to the counter thread's row
+                }
+                assertTrue(line != null, "the shell answered its first command");
+                for (int i = 0; i < SLOTS - 1; i++) {
+                    RawAgentSocket client = new RawAgentSocket(target.pid());
+                    client.send(HELLO);
+                    assertTrue(Json.parse(client.readLine()).path("ok").asBoolean());
+                    idle.add(client);
+                }
+                Thread.sleep(5500);
+                Result newcomer = CliRun.run("threads", pid, "--timeout", "20s");
+                assertEquals(0, newcomer.exit(), newcomer.toString());
+                long hungUp = 0;
+                for (RawAgentSocket client : idle) {
+                    hungUp += client.hungUp() ? 1 : 0;
+                }
+                assertEquals(1, hungUp, "the newcomer took a silent raw client's slot, not the shell's");
+                commands.write("threads\n");
+                commands.close();
+                assertTrue(shell.waitFor(60, TimeUnit.SECONDS));
+                assertEquals(0, shell.exitValue(), new String(shell.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+            } finally {
+                shell.destroyForcibly();
                 closeAll(idle);
             }
         }
