@@ -46,6 +46,9 @@ public final class AgentSocket {
     public static Optional<SocketChannel> connect(TargetProcess target, Duration timeout) {
         Path socket = target.socketPath();
         Path directory = socket.getParent();
+        if (Files.notExists(directory, LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty(); // no agent ever started there: the native half is not needed
+        }
         loadNative();
         long[] described = openDirectory(directory.getParent().toString(), directory.getFileName().toString());
         int fd = (int) described[0];
