@@ -99,6 +99,10 @@ void dispatch_client_gone(int client_id) {
     session_client_gone(client_id);
 }
 
+int dispatch_client_has_work(int client_id) {
+    return session_owned_by(client_id);
+}
+
 static void write_property(command_ctx *ctx, const char *key, const char *property) {
     char *value = NULL;
     json_key(ctx->out, key);

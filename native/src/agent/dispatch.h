@@ -14,4 +14,7 @@ void dispatch_line(JNIEnv *jni, int client_id, int client_fd, const char *line, 
 /* The client's connection closed: end whatever it had running. */
 void dispatch_client_gone(int client_id);
 
+/* Whether the client has something running (a session) that its silence must not end. */
+int dispatch_client_has_work(int client_id);
+
 #endif

@@ -15,12 +15,22 @@
 #include "agent.h"
 #include "answer.h"
 #include "dispatch.h"
+#include "socket_dir.h"
 #include "stale_sockets.h"
 
+#define SOCKET_PARENT "/tmp"
 #define MAX_CLIENTS 64
 #define BACKLOG 128
 #define POLL_MILLIS 1000
 #define IDLE_LIMIT_SECONDS 10
+/* With every slot taken, a client silent this long gives its slot to a new one (the CLI sends a
+ * keep-alive more often while it waits between requests, see AgentClient.pause). */
+#define EVICT_AFTER_SECONDS 5
+/* With every slot taken, a new client waits this long for one (any client idle when it came has
+ * become evictable by then), then is told "busy" and hung up on. */
+#define BUSY_AFTER_SECONDS (EVICT_AFTER_SECONDS + 1)
+#define WAITING_MAX 16
+#define BUSY_SEND_LIMIT_MILLIS 100
 #define ANSWER_SEND_LIMIT_MILLIS 10000
 #define SOCKET_CHECK_SECONDS 2
 #define ACCEPT_PAUSE_SECONDS 1
@@ -30,7 +40,7 @@ typedef struct {
     int id;
     char *buf;        /* REQUEST_MAX_LINE + 1 bytes while connected */
     size_t len;
-    time_t last_activity;
+    time_t last_activity; /* connected, or last sent a whole line: bytes of a partial line do not count */
     int answered;     /* has sent at least one whole request */
     int64_t send_deadline; /* monotonic ms by which the current answer must be sent */
 } client;
@@ -42,6 +52,11 @@ static struct {
     ino_t inode;
     int check_now;        /* set by another thread: look at the socket file at once */
     time_t accept_paused_until;
+    struct {
+        int fd;
+        time_t since;
+    } waiting[WAITING_MAX]; /* accepted, in the order they came, for the next free slot */
+    int waiting_count;
     client clients[MAX_CLIENTS];
     int next_client_id;
 } server = { .listen_fd = -1 };
@@ -64,21 +79,6 @@ static int64_t now_millis(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The directory must be ours, a real directory, and closed to everyone else. */
-static int ensure_private_dir(const char *dir) {
-    struct stat st;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-        return -1;
-    }
-    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
-        return -1;
-    }
-    if ((st.st_mode & 077) != 0 && chmod(dir, 0700) != 0) {
-        return -1;
-    }
-    return 0;
 }
 
 /* Binds under a temporary name, restricts it to 0600, then renames it into place, so the
@@ -120,11 +120,11 @@ static int create_socket(void) {
 
 int server_open(void) {
     uid_t euid = geteuid();
-    if (snprintf(server.dir, sizeof server.dir, "/tmp/.jvmti-cli-%u", (unsigned)euid) >= (int)sizeof server.dir
+    if (snprintf(server.dir, sizeof server.dir, SOCKET_PARENT "/.jvmti-cli-%u", (unsigned)euid) >= (int)sizeof server.dir
             || snprintf(server.path, sizeof server.path, "%s/%d.sock", server.dir, (int)getpid()) >= (int)sizeof server.path) {
         return AGENT_ERR_SOCKET_DIR;
     }
-    if (ensure_private_dir(server.dir) != 0) {
+    if (socket_dir_ensure(SOCKET_PARENT, strrchr(server.dir, '/') + 1) != 0) {
         return AGENT_ERR_SOCKET_DIR;
     }
     server.listen_fd = create_socket();
@@ -134,6 +134,7 @@ int server_open(void) {
     stale_sockets_remove(server.dir, strrchr(server.path, '/') + 1);
     server.check_now = 0;
     server.accept_paused_until = 0;
+    server.waiting_count = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
         server.clients[i].fd = -1;
     }
@@ -146,7 +147,7 @@ static void check_socket_file(void) {
     if (lstat(server.path, &st) == 0 && st.st_ino == server.inode) {
         return;
     }
-    if (ensure_private_dir(server.dir) != 0) {
+    if (socket_dir_ensure(SOCKET_PARENT, strrchr(server.dir, '/') + 1) != 0) {
         return;
     }
     int fd = create_socket();
@@ -178,6 +179,79 @@ void server_check_socket_soon(void) {
     __atomic_store_n(&server.check_now, 1, __ATOMIC_SEQ_CST);
 }
 
+static client *free_slot(void) {
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        if (server.clients[i].fd < 0) {
+            return &server.clients[i];
+        }
+    }
+    return NULL;
+}
+
+/* The client silent longest, if silent for EVICT_AFTER_SECONDS: an idle answered one, or one that
+ * sent nothing or only part of a line; never one whose session runs (a sampling window is silent). */
+static client *evictable_client(void) {
+    time_t now = now_seconds();
+    client *oldest = NULL;
+    for (int i = 0; i < MAX_CLIENTS; i++) {
+        client *c = &server.clients[i];
+        if (c->fd >= 0 && now - c->last_activity >= EVICT_AFTER_SECONDS && !dispatch_client_has_work(c->id)
+                && (oldest == NULL || c->last_activity < oldest->last_activity)) {
+            oldest = c;
+        }
+    }
+    return oldest;
+}
+
+static int send_all(void *ctx, const char *data, size_t len);
+
+static void refuse_busy(int fd) {
+    client refused = { .fd = fd, .send_deadline = now_millis() + BUSY_SEND_LIMIT_MILLIS };
+    json_init(&writer, send_all, &refused);
+    answer_error(&writer, 0, "busy", "all connections busy");
+    (void)json_flush(&writer); /* hung up on whether or not it got the answer */
+    close(fd);
+}
+
+/* A slot for a new client: a free one, or that of the client silent longest; NULL if none. */
+static client *slot_for_newcomer(void) {
+    client *c = free_slot();
+    if (c == NULL && (c = evictable_client()) != NULL) {
+        drop_client(c);
+    }
+    return c;
+}
+
+static void take_client(client *c, int fd) {
+    c->buf = malloc(REQUEST_MAX_LINE + 1);
+    if (c->buf == NULL) {
+        close(fd);
+        return;
+    }
+    c->fd = fd;
+    c->id = ++server.next_client_id;
+    c->len = 0;
+    c->answered = 0;
+    c->last_activity = now_seconds();
+}
+
+/* Gives the waiting clients, first come first, the slots there are; tells those that waited too long. */
+static void admit_waiting(void) {
+    int kept = 0;
+    time_t now = now_seconds();
+    for (int i = 0; i < server.waiting_count; i++) {
+        client *c = slot_for_newcomer();
+        if (c != NULL) {
+            take_client(c, server.waiting[i].fd);
+        } else if (now - server.waiting[i].since >= BUSY_AFTER_SECONDS) {
+            refuse_busy(server.waiting[i].fd);
+        } else {
+            server.waiting[kept++] = server.waiting[i];
+        }
+    }
+    server.waiting_count = kept;
+}
+
 static void accept_client(void) {
     int fd = accept4(server.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
@@ -193,22 +267,14 @@ static void accept_client(void) {
         close(fd);
         return;
     }
-    for (int i = 0; i < MAX_CLIENTS; i++) {
-        client *c = &server.clients[i];
-        if (c->fd < 0) {
-            c->buf = malloc(REQUEST_MAX_LINE + 1);
-            if (c->buf == NULL) {
-                break;
-            }
-            c->fd = fd;
-            c->id = ++server.next_client_id;
-            c->len = 0;
-            c->answered = 0;
-            c->last_activity = now_seconds();
-            return;
-        }
+    client *c = server.waiting_count == 0 ? slot_for_newcomer() : NULL;
+    if (c != NULL) {
+        take_client(c, fd);
+    } else {
+        server.waiting[server.waiting_count].fd = fd;
+        server.waiting[server.waiting_count].since = now_seconds();
+        server.waiting_count++;
     }
-    close(fd);
 }
 
 /* Sends to a client whose socket is non-blocking; a client that does not read its answer gets
@@ -256,6 +322,7 @@ static int serve_lines(JNIEnv *jni, client *c) {
             return -1;
         }
         c->answered = 1;
+        c->last_activity = now_seconds();
         start = i + 1;
         if (stopping()) {
             break;
@@ -276,7 +343,6 @@ static void read_client(JNIEnv *jni, client *c) {
         return;
     }
     c->len += (size_t)n;
-    c->last_activity = now_seconds();
     if (serve_lines(jni, c) != 0) {
         drop_client(c);
         return;
@@ -289,8 +355,9 @@ static void read_client(JNIEnv *jni, client *c) {
     }
 }
 
-/* A client that has sent half a request, or nothing at all, may not hold a slot forever;
- * one that has been answered may sit idle (an interactive shell does). */
+/* A client that has sent half a request, or nothing at all, may not hold a slot forever, however
+ * slowly it sends its bytes; one that has been answered may sit idle (an interactive shell does)
+ * until a new client needs its slot. */
 static void drop_stalled_clients(void) {
     time_t now = now_seconds();
     for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -307,12 +374,8 @@ void server_run(JNIEnv *jni) {
     time_t last_check = now_seconds();
     while (!stopping()) {
         nfds_t count = 0;
-        int slots_free = 0;
-        for (int i = 0; i < MAX_CLIENTS; i++) {
-            slots_free |= server.clients[i].fd < 0;
-        }
-        /* With every slot taken, new clients wait in the listen backlog. */
-        fds[count].fd = slots_free && now_seconds() >= server.accept_paused_until ? server.listen_fd : -1;
+        /* With every slot taken and the waiting room full, new clients wait in the listen backlog. */
+        fds[count].fd = server.waiting_count < WAITING_MAX && now_seconds() >= server.accept_paused_until ? server.listen_fd : -1;
         fds[count].events = POLLIN;
         owners[count++] = NULL;
         for (int i = 0; i < MAX_CLIENTS; i++) {
@@ -335,6 +398,7 @@ void server_run(JNIEnv *jni) {
             accept_client();
         }
         drop_stalled_clients();
+        admit_waiting();
         if (__atomic_exchange_n(&server.check_now, 0, __ATOMIC_SEQ_CST)
                 || now_seconds() - last_check >= SOCKET_CHECK_SECONDS) {
             check_socket_file();
@@ -351,6 +415,10 @@ void server_unlink(void) {
 }
 
 void server_close(void) {
+    for (int i = 0; i < server.waiting_count; i++) {
+        close(server.waiting[i].fd);
+    }
+    server.waiting_count = 0;
     for (int i = 0; i < MAX_CLIENTS; i++) {
         if (server.clients[i].fd >= 0) {
             drop_client(&server.clients[i]);

@@ -43,9 +43,11 @@ static int hash_file(int fd, const struct stat *st, char hex[65], char *message,
     return 0;
 }
 
-/* Opens path and checks it is the pinned library; the open fd, or -1 with why in message. */
+/* Opens path and checks it is the pinned library; the open fd, or -1 with why in message. The
+ * path comes from a request: O_NONBLOCK so that a FIFO (or a device) there cannot hold the agent
+ * thread in open(), which fstat then refuses as not a regular file. */
 static int open_pinned(const char *path, char *message, size_t cap) {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         snprintf(message, cap, "cannot open the profiling library %s: %s", path, strerror(errno));
         return -1;

@@ -153,6 +153,15 @@ void session_client_gone(int client_id) {
     }
 }
 
+int session_owned_by(int client_id) {
+    for (size_t i = 0; i < SESSION_MAX_ENGINES && engines[i] != NULL; i++) {
+        if (engines[i]->state->running && engines[i]->state->client_id == client_id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void session_shutdown(void) {
     for (size_t i = 0; i < SESSION_MAX_ENGINES && engines[i] != NULL; i++) {
         if (engines[i]->state->running) {

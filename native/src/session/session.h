@@ -88,6 +88,9 @@ void session_end(const session_engine *e, JNIEnv *jni);
 /* The connection closed: ends the sessions it owns. */
 void session_client_gone(int client_id);
 
+/* Whether a running session is owned by client_id. */
+int session_owned_by(int client_id);
+
 /* Detach: ends every session. */
 void session_shutdown(void);
 

@@ -1,10 +1,5 @@
 package dev.jvmticli.attach;
 
-import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -35,18 +30,11 @@ public record LocalJvm(TargetProcess process, String main, String jdk, Instant s
         return name.isEmpty() ? main : name;
     }
 
-    /** Whether a jvmti-cli agent listens in it: its socket accepts a connection (nothing is sent). */
+    /**
+     * Whether a jvmti-cli agent listens in it: its socket, checked to be the JVM's own
+     * ({@link AgentSocket}), accepts a connection at once (nothing is sent).
+     */
     public boolean agentResident() {
-        var socket = process.socketPath();
-        if (!Files.exists(socket)) {
-            return false;
-        }
-        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-            channel.configureBlocking(false);
-            channel.connect(UnixDomainSocketAddress.of(socket));
-            return true;
-        } catch (IOException e) {
-            return false; // a stale socket of an agent that is gone
-        }
+        return AgentSocket.resident(process, Duration.ZERO);
     }
 }

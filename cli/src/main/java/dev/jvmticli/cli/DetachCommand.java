@@ -3,7 +3,6 @@ package dev.jvmticli.cli;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.failure.ExitCode;
-import java.io.IOException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,14 +21,12 @@ final class DetachCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         TargetProcess process = target.resolve();
-        AgentClient client;
-        try {
-            client = AgentClient.connect(process.socketPath(), context.timeout(), "JVM " + process.pid());
-        } catch (IOException e) {
+        var resident = AgentClient.connect(process, context.timeout());
+        if (resident.isEmpty()) {
             context.out().println("no agent is resident in " + process.pid());
             return ExitCode.OK.code();
         }
-        try (client) {
+        try (AgentClient client = resident.get()) {
             client.detach();
         }
         context.out().println("detached from " + process.pid());

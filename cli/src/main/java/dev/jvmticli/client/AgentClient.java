@@ -8,6 +8,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.jvmticli.attach.AgentSocket;
+import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import java.io.Closeable;
@@ -17,13 +19,20 @@ import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
     public static final int PROTOCOL_VERSION = 4;
+    /**
+     * How often a client waiting between requests says hello: with all its slots taken, the agent
+     * gives the slot of a client silent for 5 s to a new one (native/src/agent/server.c, EVICT_AFTER_SECONDS).
+     */
+    private static final long KEEP_ALIVE_NANOS = 2_000_000_000L;
     /** The JVMTI capability the agent lists virtual threads with; it names the capabilities it holds at hello. */
     private static final String VIRTUAL_THREADS_CAPABILITY = "can_support_virtual_threads";
 
@@ -35,6 +44,7 @@ public final class AgentClient implements Closeable {
         final ChannelStreams streams;
         JsonParser parser;
         long nextId = 1;
+        long lastRequestNanos = System.nanoTime();
         Hello hello;
 
         Connection(ChannelStreams streams) {
@@ -52,7 +62,10 @@ public final class AgentClient implements Closeable {
         this.owner = owner;
     }
 
-    /** Connects to the agent socket at path; throws IOException when nothing listens there. */
+    /**
+     * Connects to the agent socket at path, unchecked (tests speak to agents they started);
+     * throws IOException when nothing listens there.
+     */
     public static AgentClient connect(Path socket, Duration timeout, String targetName) throws IOException {
         var channel = java.nio.channels.SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
@@ -61,6 +74,27 @@ public final class AgentClient implements Closeable {
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
+        }
+    }
+
+    /**
+     * Connects to target's resident agent after {@link AgentSocket} checked that its socket is the
+     * target's; empty when no agent listens.
+     */
+    public static Optional<AgentClient> connect(TargetProcess target, Duration timeout) {
+        Optional<SocketChannel> channel = AgentSocket.connect(target, timeout);
+        if (channel.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new AgentClient(new Connection(new ChannelStreams(channel.get(), timeout)), "JVM " + target.pid(), true));
+        } catch (IOException e) {
+            try {
+                channel.get().close();
+            } catch (IOException ignored) {
+                // the failure to report is the first one
+            }
+            throw new CliFailure(ExitCode.FAILURE, "cannot set up the connection to JVM " + target.pid() + ": " + e.getMessage(), e);
         }
     }
 
@@ -176,16 +210,40 @@ public final class AgentClient implements Closeable {
     /**
      * Waits for the duration (the interval of a command that samples twice), failing at once with
      * CONNECTION_LOST if the target exits or the agent goes away meanwhile, so a command never
-     * sits out its interval against a dead JVM.
+     * sits out its interval against a dead JVM. A hello every 2 s meanwhile keeps the connection's slot.
      */
     public void pause(Duration duration) {
+        long deadline = System.nanoTime() + duration.toNanos();
         try {
-            connection.streams.idle(duration.toMillis());
+            long left;
+            while ((left = deadline - System.nanoTime()) > 0) {
+                long untilKeepAlive = connection.lastRequestNanos + KEEP_ALIVE_NANOS - System.nanoTime();
+                if (untilKeepAlive <= 0) {
+                    hello();
+                } else {
+                    synchronized (connection) {
+                        connection.streams.idle(Math.max(1, Math.min(left, untilKeepAlive) / 1_000_000L));
+                    }
+                }
+            }
         } catch (InterruptedIOException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(ExitCode.FAILURE, "interrupted", e);
         } catch (IOException e) {
             throw lost("the interval", e);
+        }
+    }
+
+    /**
+     * Says hello when no request went out for 2 s, from any thread: what keeps the connection of a
+     * shell waiting at its prompt, whose slot the agent would otherwise give to a new client when
+     * all are taken.
+     */
+    public void keepAlive() {
+        synchronized (connection) {
+            if (System.nanoTime() - connection.lastRequestNanos >= KEEP_ALIVE_NANOS) {
+                hello();
+            }
         }
     }
 
@@ -233,16 +291,30 @@ public final class AgentClient implements Closeable {
      * field as the agent writes them: the envelope is checked before the result is bound.
      */
     private <T> T exchange(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
+        synchronized (connection) { // a keep-alive from another thread (the shell's) waits for the answer
+            return exchangeHeld(command, arguments, resultReader);
+        }
+    }
+
+    private <T> T exchangeHeld(String command, Map<String, ?> arguments, ResultReader<T> resultReader) {
         long id = connection.nextId++;
         try {
             OutputStream out = connection.streams.output;
-            out.write(request(id, command, arguments));
+            IOException unsent = null;
+            connection.lastRequestNanos = System.nanoTime();
+            try {
+                out.write(request(id, command, arguments));
+            } catch (SocketTimeoutException e) {
+                throw e;
+            } catch (IOException e) {
+                unsent = e; // the agent may have answered before it hung up: "all connections busy"
+            }
             if (connection.parser == null) {
                 // made once the first request is out: Jackson reads the first bytes at creation
                 connection.parser = FACTORY.createParser(connection.streams.input);
             }
             if (connection.parser.nextToken() != JsonToken.START_OBJECT) {
-                throw lost(command, null);
+                throw lost(command, unsent);
             }
             long answerId = -1;
             boolean ok = false;
@@ -369,6 +441,10 @@ public final class AgentClient implements Closeable {
 
     private RuntimeException failure(String[] error) {
         String code = error == null ? "unknown" : error[0];
+        if (code.equals("busy")) {
+            return new CliFailure(ExitCode.AGENT_BUSY, "all connections busy: the agent in " + targetName
+                    + " serves as many clients as it can and none of them is idle; try again later");
+        }
         if (code.equals("unsupported_version")) {
             return new CliFailure(ExitCode.INCOMPATIBLE_AGENT, "the agent in " + targetName + " speaks another protocol version: unload it with jvmti-cli detach and run again");
         }

@@ -1,15 +1,16 @@
 package dev.jvmticli.client;
 
 import dev.jvmticli.attach.AgentAttacher;
+import dev.jvmticli.attach.AgentSocket;
 import dev.jvmticli.attach.TargetFileSystem;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.payload.AgentLibrary;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Opens a connection to a target's agent: the resident one if its socket answers, otherwise
@@ -27,24 +28,49 @@ public final class AgentConnector {
         this.timeout = timeout;
     }
 
+    /**
+     * A resident agent behind a socket directory that is not the JVM's (another user made it first)
+     * is not spoken to: the agent is loaded, or nudged if resident, and takes its directory back
+     * where it safely can (native/src/agent/socket_dir.c); where it cannot, that directory is the failure.
+     */
     public AgentClient open(TargetProcess target) {
         String name = "JVM " + target.pid();
         Path socket = target.socketPath();
-        AgentClient resident = tryConnect(socket, name);
-        if (resident != null) {
-            return checked(resident, name);
+        AgentSocket.UntrustedDirectory untrusted = null;
+        try {
+            Optional<AgentClient> resident = AgentClient.connect(target, timeout);
+            if (resident.isPresent()) {
+                return checked(resident.get(), name);
+            }
+        } catch (AgentSocket.UntrustedDirectory e) {
+            untrusted = e;
         }
-        new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"), AGENT_OPTIONS);
+        try {
+            new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"), AGENT_OPTIONS);
+        } catch (CliFailure e) {
+            if (untrusted != null && e.exitCode() == ExitCode.AGENT_LOAD_FAILED) {
+                untrusted.addSuppressed(e);
+                throw untrusted;
+            }
+            throw e;
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            AgentClient client = tryConnect(socket, name);
-            if (client != null) {
-                return checked(client, name);
+            try {
+                Optional<AgentClient> client = AgentClient.connect(target, timeout);
+                if (client.isPresent()) {
+                    return checked(client.get(), name);
+                }
+            } catch (AgentSocket.UntrustedDirectory e) {
+                untrusted = e;
             }
             if (!target.isAlive()) {
                 throw new CliFailure(ExitCode.NO_SUCH_PROCESS, "process " + target.pid() + " exited");
             }
             sleep();
+        }
+        if (untrusted != null) {
+            throw untrusted;
         }
         throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "the agent loaded into " + target.pid() + " but its socket " + socket + " never appeared");
     }
@@ -61,17 +87,6 @@ public final class AgentConnector {
         } catch (IOException e) {
             throw new CliFailure(ExitCode.AGENT_LOAD_FAILED, "cannot place the " + what + " where JVM " + target.pid() + " can load it: "
                     + e.getMessage(), e);
-        }
-    }
-
-    private AgentClient tryConnect(Path socket, String name) {
-        if (!Files.exists(socket)) {
-            return null;
-        }
-        try {
-            return AgentClient.connect(socket, timeout, name);
-        } catch (IOException e) {
-            return null; // a stale socket of a JVM that died; the new agent replaces it
         }
     }
 

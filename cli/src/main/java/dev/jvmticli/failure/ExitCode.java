@@ -15,6 +15,8 @@ public enum ExitCode {
     DEADLOCK_FOUND(10, "deadlocks found a deadlock"),
     INCOMPATIBLE_AGENT(11, "the resident agent speaks another protocol version"),
     NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)"),
+    UNTRUSTED_SOCKET(13, "the agent's socket directory or the process listening on its socket is not the JVM's"),
+    AGENT_BUSY(14, "every connection the agent serves is busy"),
     OUTPUT_CLOSED(141, "standard output was closed by its reader (as `| head` does) or cannot be written");
 
     private final int code;

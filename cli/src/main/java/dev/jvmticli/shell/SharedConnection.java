@@ -44,6 +44,27 @@ final class SharedConnection implements AutoCloseable {
         return open;
     }
 
+    /**
+     * Keeps the open connection's slot in the agent while the shell waits (see
+     * {@link AgentClient#keepAlive}); one that fails is closed, and the next command opens another.
+     */
+    void keepAlive() {
+        AgentClient open = client;
+        if (open == null) {
+            return;
+        }
+        try {
+            open.keepAlive();
+        } catch (CliFailure e) {
+            synchronized (this) {
+                if (client == open) {
+                    client = null;
+                    open.close();
+                }
+            }
+        }
+    }
+
     /** Closes the connection; callable from any thread, also while a request is in flight. */
     @Override
     public void close() {

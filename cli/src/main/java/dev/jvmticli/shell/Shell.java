@@ -34,6 +34,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
@@ -60,11 +63,19 @@ public final class Shell {
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
     }
 
+    /** How often the shell looks whether its connection needs a keep-alive (AgentClient#keepAlive). */
+    private static final long KEEP_ALIVE_CHECK_MILLIS = 500;
+
     private final CliContext launch;
     private final TargetProcess target;
     private final LocalJvm jvm;
     private final Io io;
     private volatile SharedConnection connection;
+    private final ScheduledExecutorService keepAlive = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "jvmti-cli keep-alive");
+        thread.setDaemon(true);
+        return thread;
+    });
     private volatile Running running;
     private volatile ShellContext commandContext;
     private int status;
@@ -84,6 +95,7 @@ public final class Shell {
         this.io = io;
         this.jvm = JvmDiscovery.describe(target.pid()).orElse(null);
         this.connection = new SharedConnection(() -> launch.connect(TargetProcess.of(target.pid())));
+        keepAlive.scheduleWithFixedDelay(() -> connection.keepAlive(), KEEP_ALIVE_CHECK_MILLIS, KEEP_ALIVE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -201,6 +213,7 @@ public final class Shell {
 
     /** Closes the connection for good. */
     void close() {
+        keepAlive.shutdownNow();
         connection.close();
     }
 

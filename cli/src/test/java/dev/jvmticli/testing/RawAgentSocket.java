@@ -54,6 +54,16 @@ public final class RawAgentSocket implements AutoCloseable {
         return line.toString();
     }
 
+    /** Whether the agent has hung up on this connection (nothing else pending), asked without blocking. */
+    public boolean hungUp() throws IOException {
+        channel.configureBlocking(false);
+        try {
+            return channel.read(ByteBuffer.allocate(1)) < 0;
+        } finally {
+            channel.configureBlocking(true);
+        }
+    }
+
     @Override
     public void close() throws IOException {
         channel.close();
