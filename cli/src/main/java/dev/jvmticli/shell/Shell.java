@@ -11,6 +11,7 @@ import dev.jvmticli.cli.TargetOption;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
+import dev.jvmticli.render.Printable;
 import dev.jvmticli.render.TextOutput;
 import dev.jvmticli.shell.ShellLine.Grep;
 import dev.jvmticli.shell.ShellLine.Pipeline;
@@ -102,7 +103,7 @@ public final class Shell {
             Reader lines = commands != null ? new StringReader(commands) : new InputStreamReader(System.in, StandardCharsets.UTF_8);
             return shell.runScript(new BufferedReader(lines));
         } catch (CliFailure failure) {
-            context.err().println("jvmti-cli: " + failure.getMessage());
+            context.err().println("jvmti-cli: " + Printable.text(failure.getMessage()));
             return failure.exitCode().code();
         } finally {
             shell.close();
@@ -125,7 +126,7 @@ public final class Shell {
 
     /** The target as the prompt shows it: pid and main class. */
     String label() {
-        return target.pid() + (jvm == null ? "" : " " + jvm.shortName());
+        return target.pid() + (jvm == null ? "" : " " + Printable.text(jvm.shortName()));
     }
 
     SharedConnection connection() {
