@@ -7,9 +7,9 @@ package dev.jvmticli.render;
  * line of the output (a newline, a carriage return). {@code \n \r \t \e \a \0}; any other
  * character below U+0080 that is not printable as {@code \xnn}; from U+0080 on, C1 controls,
  * format characters (bidirectional overrides among them), line and paragraph separators, unpaired
- * surrogates and unassigned code points as <code>&#92;u{nnnn}</code> (four hex digits or more); a backslash
- * as {@code \\}, so that the
- * escaped form reads back one way. JSON output is not escaped: JSON escapes them itself.
+ * surrogates and unassigned code points as <code>&#92;u{nnnn}</code> (four hex digits or more); a
+ * backslash as {@code \\}, so that the escaped form reads back one way. JSON is escaped its own
+ * way ({@link JsonOutput}).
  */
 public final class Printable {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -60,14 +60,6 @@ public final class Printable {
             }
         }
         return out.toString();
-    }
-
-    /**
-     * text (see {@link #text}) inside a markdown code span in a table cell: a {@code |} escaped as
-     * {@code \|} so that it cannot end the cell, a backquote as {@code '} so that it cannot end the span.
-     */
-    public static String markdownCode(String text) {
-        return Printable.text(text).replace("`", "'").replace("|", "\\|");
     }
 
     private static boolean escaped(int c) {

@@ -3,6 +3,7 @@ package dev.jvmticli.shell;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.render.Printable;
 import java.io.IOError;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -61,7 +62,7 @@ final class InteractiveShell {
             try {
                 shell.connection().client(); // attach now: a target that cannot be reached fails at once
             } catch (CliFailure failure) {
-                err.println("jvmti-cli: " + failure.getMessage());
+                err.println("jvmti-cli: " + Printable.text(failure.getMessage()));
                 err.flush();
                 return failure.exitCode().code();
             }
