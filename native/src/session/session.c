@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "gc_count.h"
+#include "jni_util.h"
 
 #define SESSION_MAX_ENGINES 8
 
@@ -145,10 +146,26 @@ void session_stop(const session_engine *e, command_ctx *ctx) {
     close_session(e);
 }
 
+/* Ends a session outside any command, in a local frame of its own: the agent thread never returns
+ * to Java, so the local references its teardown makes (async-profiler's stop lists the threads)
+ * would otherwise stay for the agent's life. Without room for a frame, the session still ends. */
+static void end_outside_command(const session_engine *e) {
+    JNIEnv *jni = events_jni();
+    if (jni == NULL) {
+        session_end(e, NULL);
+    } else if ((*jni)->PushLocalFrame(jni, JNI_COMMAND_LOCALS) != 0) {
+        jni_cleared_exception(jni);
+        session_end(e, jni);
+    } else {
+        session_end(e, jni);
+        (*jni)->PopLocalFrame(jni, NULL);
+    }
+}
+
 void session_client_gone(int client_id) {
     for (size_t i = 0; i < SESSION_MAX_ENGINES && engines[i] != NULL; i++) {
         if (engines[i]->state->running && engines[i]->state->client_id == client_id) {
-            session_end(engines[i], events_jni());
+            end_outside_command(engines[i]);
         }
     }
 }
@@ -165,7 +182,7 @@ int session_owned_by(int client_id) {
 void session_shutdown(void) {
     for (size_t i = 0; i < SESSION_MAX_ENGINES && engines[i] != NULL; i++) {
         if (engines[i]->state->running) {
-            session_end(engines[i], events_jni());
+            end_outside_command(engines[i]);
         }
     }
 }

@@ -85,13 +85,13 @@ int session_begin(const session_engine *e, command_ctx *ctx, int client_id);
 /* Ends a session without a report. */
 void session_end(const session_engine *e, JNIEnv *jni);
 
-/* The connection closed: ends the sessions it owns. */
+/* The connection closed: ends the sessions it owns, each in a local frame of its own (as detach's). */
 void session_client_gone(int client_id);
 
 /* Whether a running session is owned by client_id. */
 int session_owned_by(int client_id);
 
-/* Detach: ends every session. */
+/* Detach: ends every session, each in a local frame of its own. */
 void session_shutdown(void);
 
 #endif

@@ -75,7 +75,7 @@ final class AllocCommand implements Callable<Integer> {
             }
             client.call(startRequest(vm), Map.class);
             boolean majorOnly = live && vm.flagOn("UseZGC");
-            SamplingWindow.run(context, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
+            SamplingWindow.run(context, client, report.duration, () -> print(client.call("alloc.stop", Map.of(), AllocReport.class), majorOnly));
         }
         return ExitCode.OK.code();
     }

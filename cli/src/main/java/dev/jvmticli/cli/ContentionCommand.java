@@ -36,7 +36,7 @@ final class ContentionCommand implements Callable<Integer> {
         report.validate();
         try (AgentClient client = context.connect(target)) {
             client.call("contention.start", Map.of(), Map.class);
-            SamplingWindow.run(context, report.duration, () -> print(client.call("contention.stop", Map.of(), ContentionReport.class)));
+            SamplingWindow.run(context, client, report.duration, () -> print(client.call("contention.stop", Map.of(), ContentionReport.class)));
         }
         return ExitCode.OK.code();
     }

@@ -3,6 +3,7 @@ package dev.jvmticli.cli;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
+import dev.jvmticli.render.Printable;
 
 /** How a command's failure is told: one line on stderr (a stack trace with --verbose) and its exit code. */
 final class FailureReport {
@@ -19,7 +20,7 @@ final class FailureReport {
         }
         context.out().flush(); // what was printed before the failure comes first
         if (exception instanceof CliFailure failure) {
-            context.err().println("jvmti-cli: " + failure.getMessage());
+            context.err().println("jvmti-cli: " + Printable.text(failure.getMessage()));
             if (failure.exitCode() == ExitCode.USAGE) {
                 context.err().println("Try '" + commandName + " --help'.");
             }

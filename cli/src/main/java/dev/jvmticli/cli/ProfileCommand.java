@@ -68,7 +68,7 @@ final class ProfileCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(process)) {
             ProfileThreads selection = ProfileThreads.resolve(client, threads);
             start(client, process, event, every);
-            SamplingWindow.run(context, report.duration, () -> {
+            SamplingWindow.run(context, client, report.duration, () -> {
                 ProfileReport result = stop(client);
                 print(result, named(client, result, context.err()::println), selection);
             });

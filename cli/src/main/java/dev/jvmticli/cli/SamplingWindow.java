@@ -1,5 +1,6 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.failure.OutputClosed;
 import java.time.Duration;
 
@@ -9,7 +10,8 @@ import java.time.Duration;
  * stop its session and print what was gathered before the JVM exits. Should the CLI die without
  * that, the agent still stops the session when the connection closes. A reader of standard output
  * that goes away ends the window too, and the command with {@link OutputClosed}. In the shell,
- * Ctrl-C ends the window through {@link CliContext#endWindow}.
+ * Ctrl-C ends the window through {@link CliContext#endWindow}. The connection is watched all the
+ * while: a target that dies, or an agent detached, ends the command at once with CONNECTION_LOST.
  */
 final class SamplingWindow {
     private static final long GRACE_MILLIS = 10_000;
@@ -18,7 +20,7 @@ final class SamplingWindow {
     }
 
     /** Waits for duration (or Ctrl-C), then runs finish: stop the session and print the report. */
-    static void run(CliContext context, Duration duration, Runnable finish) {
+    static void run(CliContext context, AgentClient client, Duration duration, Runnable finish) {
         Thread waiter = Thread.currentThread();
         Object lock = new Object();
         boolean[] finished = {false};
@@ -39,7 +41,7 @@ final class SamplingWindow {
         try {
             context.openWindow(waiter);
             try {
-                StandardOutput.sleep(duration.toMillis());
+                await(client, duration);
             } catch (InterruptedException e) {
                 // Ctrl-C: stop now and report what was gathered
             } catch (OutputClosed closed) {
@@ -60,6 +62,19 @@ final class SamplingWindow {
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running: it has just been told we are done
             }
+        }
+    }
+
+    /** Waits out duration watching the connection and the reader of standard output; an interrupt (Ctrl-C) ends it early. */
+    private static void await(AgentClient client, Duration duration) throws InterruptedException {
+        long deadline = System.nanoTime() + duration.toNanos();
+        long left;
+        while ((left = (deadline - System.nanoTime()) / 1_000_000L) > 0) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            client.pause(Duration.ofMillis(Math.min(left, StandardOutput.CHECK_MILLIS)));
+            StandardOutput.checkReader();
         }
     }
 }

@@ -55,7 +55,7 @@ final class ChannelStreams implements AutoCloseable {
     /**
      * Waits for millis while watching the connection: throws EOFException as soon as the other
      * end closes it (the target exited, the agent was detached). Bytes that arrive meanwhile are
-     * kept for the next read.
+     * kept for the next read. Returns early, the interrupt kept, when the thread is interrupted.
      */
     void idle(long millis) throws IOException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
@@ -68,6 +68,10 @@ final class ChannelStreams implements AutoCloseable {
                 selector.selectedKeys().clear();
             } finally {
                 key.interestOps(0);
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                // a read now would close the channel (an interruptible one): the caller sees the interrupt and may still use it
+                return;
             }
             if (ready > 0) {
                 buffer.compact();

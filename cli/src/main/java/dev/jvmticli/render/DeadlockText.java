@@ -43,8 +43,8 @@ public final class DeadlockText {
                 out.println(ThreadDumpText.quote(t.thread().name()) + ":");
                 String object = wait.lock().address();
                 out.println(wait.kind().equals("enter")
-                        ? "  waiting to lock monitor " + object + " (object " + object + ", a " + wait.className() + "),"
-                        : "  waiting for ownable synchronizer " + object + ", (a " + wait.className() + "),");
+                        ? "  waiting to lock monitor " + object + " (object " + object + ", a " + Printable.text(wait.className()) + "),"
+                        : "  waiting for ownable synchronizer " + object + ", (a " + Printable.text(wait.className()) + "),");
                 out.println("  which is held by " + (owner == null ? "thread #" + wait.ownerId() : ThreadDumpText.quote(owner.name())));
                 out.println();
             }

@@ -36,7 +36,7 @@ public final class DumpSummary {
         Round last = rounds.get(rounds.size() - 1);
         out.println("# jvmti-cli dump of JVM " + pid);
         out.println();
-        out.println("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")");
+        out.println(Printable.text("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")"));
         out.println("- Uptime at the start: " + Duration.ofMillis(Math.max(0, uptimeMillis)).toString().substring(2).toLowerCase(Locale.ROOT));
         out.println("- Rounds: " + rounds.size() + "; lock facts from " + last.stacks().lockSource()
                 + " (agent " + hello.phase() + " mode)");
@@ -65,7 +65,7 @@ public final class DumpSummary {
             out.println("| lock | owner | waiting to enter |");
             out.println("|---|---|---|");
             for (LockTable.Lock lock : locks) {
-                out.println("| `" + ThreadDumpText.describe(lock.lock()) + "` | " + ownerCell(lock) + " | " + lock.contention() + " |");
+                out.println("| " + code(ThreadDumpText.describe(lock.lock())) + " | " + ownerCell(lock) + " | " + lock.contention() + " |");
             }
         }
         out.println();
@@ -92,9 +92,9 @@ public final class DumpSummary {
         for (StackGroups.Group group : groups.stream().limit(TOP).toList()) {
             List<Frame> frames = group.frames();
             int distinct = StackGroups.distinctDepth(group, groups);
-            String top = frames.isEmpty() ? "(no Java frames)" : "`" + frameText(frames.get(0)) + "`";
+            String top = frames.isEmpty() ? "(no Java frames)" : code(frameText(frames.get(0)));
             String apart = frames.isEmpty() ? "-" : distinct < 0 ? "none: another group has the same methods (state or lines differ)"
-                    : distinct == 0 ? "the top frame" : "`" + frameText(frames.get(distinct)) + "` (frame " + distinct + ")";
+                    : distinct == 0 ? "the top frame" : code(frameText(frames.get(distinct))) + " (frame " + distinct + ")";
             out.println("| " + group.count() + " | " + group.state() + " | " + top + " | " + apart + " | " + names(group.threads()) + " |");
         }
         out.println();
@@ -147,14 +147,14 @@ public final class DumpSummary {
         out.println("|---|---|---|---|");
         for (Profile.Method method : profile.methods().stream().limit(top).toList()) {
             out.println("| " + Sizes.percent(method.self(), profile.samples()) + " | " + Sizes.percent(method.total(), profile.samples())
-                    + " | `" + method.name().replace("`", "'").replace("|", "\\|") + "` | " + String.join(", ", method.kinds()) + " |");
+                    + " | " + code(Printable.text(method.name())) + " | " + String.join(", ", method.kinds()) + " |");
         }
         out.println();
         out.println("## Busiest threads in the CPU profile (Java and the JVM's own)");
         out.println("| thread | tid | samples % |");
         out.println("|---|---|---|");
         for (Profile.ThreadTotal thread : profile.threads().stream().limit(top).toList()) {
-            out.println("| `" + thread.name().replace("`", "'").replace("|", "\\|") + "` | " + (thread.tid() < 0 ? "-" : thread.tid()) + " | "
+            out.println("| " + code(Printable.text(thread.name())) + " | " + (thread.tid() < 0 ? "-" : thread.tid()) + " | "
                     + Sizes.percent(thread.samples(), profile.samples()) + " |");
         }
         out.flush();
@@ -198,6 +198,15 @@ public final class DumpSummary {
     }
 
     private static String cell(ThreadEntry t) {
-        return "`" + t.name().replace("`", "'").replace("|", "\\|").replace("\n", " ") + "` #" + t.id();
+        return code(Printable.text(t.name())) + " #" + t.id();
+    }
+
+    /**
+     * Printable text as a markdown code span that can stand in a table cell: a {@code |} escaped as
+     * {@code \|} (its backslash reads one way: a backslash of the text is already {@code \\}), a
+     * backquote, which would end the span, as {@code '}.
+     */
+    static String code(String printable) {
+        return "`" + printable.replace("`", "'").replace("|", "\\|") + "`";
     }
 }

@@ -27,9 +27,9 @@ public final class FlameGraph {
     public record Sample(List<String> frames, long weight) {
     }
 
-    /** A frame name that cannot break the collapsed format: no ';' and no line breaks. */
+    /** A frame name that cannot break the collapsed format: printable, and no ';'. */
     static String clean(String frame) {
-        return frame.replace(';', ':').replace('\n', ' ').replace('\r', ' ');
+        return Printable.text(frame).replace(';', ':');
     }
 
     public static String collapsed(List<Sample> samples) {
@@ -52,7 +52,7 @@ public final class FlameGraph {
         final Map<String, Node> children = new TreeMap<>();
 
         Node(String name) {
-            this.name = name;
+            this.name = Printable.text(name);
         }
     }
 

@@ -63,7 +63,7 @@ public final class HeapView {
         List<Histogram.Growth> growth = Histogram.growth(histograms);
         for (Histogram.Growth g : growth.subList(0, Math.min(top, growth.size()))) {
             out.println("| " + signed(g.bytesGrown()) + " | " + signed(g.instancesGrown()) + " | " + g.bytes()[0] + " | " + g.bytes()[1]
-                    + " | `" + g.className() + "` |");
+                    + " | " + DumpSummary.code(Printable.text(g.className())) + " |");
         }
     }
 

@@ -3,6 +3,7 @@ package dev.jvmticli.render;
 import dev.jvmticli.client.JitReport;
 import dev.jvmticli.client.MethodRef;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
@@ -71,26 +72,30 @@ public final class JitView {
         return row.osr() == null ? "?" : row.osr() ? "@" + row.osrBci() : "-";
     }
 
-    /** The method, then at most INLINED_SHOWN inlined methods, one a line, indented under it. */
-    static String methodCell(CompiledRow c) {
-        StringBuilder cell = new StringBuilder(c.className() + "." + c.method() + (c.signature() == null ? "" : c.signature()));
+    static String method(CompiledRow c) {
+        return c.className() + "." + c.method() + (c.signature() == null ? "" : c.signature());
+    }
+
+    /** At most INLINED_SHOWN inlined methods, one a line, indented to go under the method. */
+    static List<String> inlinedLines(CompiledRow c) {
+        List<String> lines = new ArrayList<>();
         for (int i = 0; i < Math.min(INLINED_SHOWN, c.inlined().size()); i++) {
-            cell.append(i == 0 ? "\n    inlines " : "\n            ").append(c.inlined().get(i));
+            lines.add((i == 0 ? "    inlines " : "            ") + c.inlined().get(i));
         }
         int more = c.inlined().size() - Math.min(INLINED_SHOWN, c.inlined().size());
         if (c.inlinedPartial()) {
-            cell.append("\n            and more than ").append(more).append(" more (the agent keeps the first ").append(c.inlined().size()).append(")");
+            lines.add("            and more than " + more + " more (the agent keeps the first " + c.inlined().size() + ")");
         } else if (more > 0) {
-            cell.append("\n            and ").append(more).append(" more (--json lists them all)");
+            lines.add("            and " + more + " more (--json lists them all)");
         }
-        return cell.toString();
+        return lines;
     }
 
     public static void print(PrintWriter out, List<CompiledRow> compiled, List<StubRow> stubs) {
         if (!compiled.isEmpty()) {
             Table table = new Table("START", "END", "SIZE", "TIER", "OSR", "INLINED", "METHOD").alignRight(2, 5);
-            compiled.forEach(c -> table.add(hex(c.start()), hex(c.end()), Long.toString(c.size()), tier(c.tier()), osr(c),
-                    c.inlined().size() + (c.inlinedPartial() ? "+" : ""), methodCell(c)));
+            compiled.forEach(c -> table.add(inlinedLines(c), hex(c.start()), hex(c.end()), Long.toString(c.size()), tier(c.tier()), osr(c),
+                    c.inlined().size() + (c.inlinedPartial() ? "+" : ""), method(c)));
             table.print(out);
         }
         if (!stubs.isEmpty()) {

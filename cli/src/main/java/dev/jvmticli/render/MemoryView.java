@@ -88,7 +88,7 @@ public final class MemoryView {
         } else if (text.contains("not enabled")) {
             out.println("native memory tracking is off: start the JVM with -XX:NativeMemoryTracking=summary to see it here");
         } else {
-            out.print(text.endsWith("\n") ? text : text + "\n");
+            text.lines().forEach(line -> out.println(Printable.text(line)));
         }
     }
 

@@ -83,7 +83,7 @@ public final class ProfileView {
             out.printf("(%d stacks were too long for the agent's buffer and are left out)%n", report.droppedStacks());
         }
         if (report.error() != null) {
-            out.println("async-profiler could not give its stacks: " + report.error());
+            out.println("async-profiler could not give its stacks: " + Printable.text(report.error()));
         }
         if (profile.samples() == 0) {
             out.println("No samples.");

@@ -2,17 +2,20 @@ package dev.jvmticli.render;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A plain text table: columns padded to their widest cell, numbers right-aligned. The last
- * column is printed as it is, unpadded, so that it may hold anything (a thread name with
- * tabs or newlines in it stays exact).
+ * A plain text table: columns padded to their widest cell, numbers right-aligned, the last one
+ * unpadded. Every cell is {@link Printable}: a name with a newline or an escape sequence in it
+ * stays on its row and in its column. A row may have lines under it, printable too.
  */
 public final class Table {
     private final String[] headers;
     private final boolean[] rightAligned;
     private final List<String[]> rows = new ArrayList<>();
+    private final Map<String[], List<String>> linesUnder = new IdentityHashMap<>();
 
     public Table(String... headers) {
         this.headers = headers;
@@ -27,7 +30,17 @@ public final class Table {
     }
 
     public void add(String... cells) {
-        rows.add(cells);
+        String[] row = new String[cells.length];
+        for (int i = 0; i < cells.length; i++) {
+            row[i] = Printable.text(cells[i]);
+        }
+        rows.add(row);
+    }
+
+    /** A row and the lines printed under it, as they are but printable. */
+    public void add(List<String> under, String... cells) {
+        add(cells);
+        linesUnder.put(rows.get(rows.size() - 1), under.stream().map(Printable::text).toList());
     }
 
     public void print(PrintWriter out) {
@@ -41,6 +54,7 @@ public final class Table {
         printRow(out, headers, widths);
         for (String[] row : rows) {
             printRow(out, row, widths);
+            linesUnder.getOrDefault(row, List.of()).forEach(out::println);
         }
         out.flush();
     }

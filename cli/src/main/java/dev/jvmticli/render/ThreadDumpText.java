@@ -169,7 +169,7 @@ public final class ThreadDumpText {
     private static void printPreamble(PrintWriter out, long time, Hello.Jvm jvm) {
         out.println(TIMESTAMP.format(Instant.ofEpochMilli(time).atZone(ZoneId.systemDefault())));
         String info = jvm.info() == null ? "" : " " + jvm.info();
-        out.println("Full thread dump " + jvm.name() + " (" + jvm.version() + info + "):");
+        out.println(Printable.text("Full thread dump " + jvm.name() + " (" + jvm.version() + info + "):"));
         out.println();
     }
 
@@ -500,7 +500,7 @@ public final class ThreadDumpText {
 
     /** {@link #describe}, written into b. */
     private static void appendLock(Utf8Lines b, String className, long hash) {
-        b.append(ADDRESS_START).hex(hash, 16).append(ADDRESS_END).append(className).append(')');
+        b.append(ADDRESS_START).hex(hash, 16).append(ADDRESS_END).append(Printable.text(className)).append(')');
     }
 
     private static final byte[] ADDRESS_START = "<0x".getBytes(StandardCharsets.US_ASCII);
@@ -536,11 +536,12 @@ public final class ThreadDumpText {
 
     /** {@code <0x...> (a pkg.Class)} */
     public static String describe(LockRef lock) {
-        return lock.address() + " (a " + lock.className() + ")";
+        return lock.address() + " (a " + Printable.text(lock.className()) + ")";
     }
 
+    /** A name in quotes, printable. */
     public static String quote(String name) {
-        return "\"" + name + "\"";
+        return "\"" + Printable.text(name) + "\"";
     }
 
     /** jstack's header line: each field where the agent knows it, in the order and form of the target's JDK. */
@@ -551,7 +552,7 @@ public final class ThreadDumpText {
     }
 
     private static void appendHeader(Utf8Lines line, ThreadEntry t, Layout layout) {
-        line.append('"').append(t.name()).append('"').append(HASH).decimal(t.id());
+        line.append('"').append(Printable.text(t.name())).append('"').append(HASH).decimal(t.id());
         if (layout.nidAfterId() && t.nid() > 0) {
             line.append(' ').append('[').decimal(t.nid()).append(']');
         }
@@ -589,7 +590,7 @@ public final class ThreadDumpText {
     /** jstack's header line of a JVM thread without a java.lang.Thread: name and OS thread. */
     static String header(VmThread t, Layout layout) {
         Utf8Lines line = new Utf8Lines();
-        line.append('"').append(t.name()).append('"');
+        line.append('"').append(Printable.text(t.name())).append('"');
         appendOsThread(line, t.osPriority(), t.cpuNanos(), t.started(), t.tid(), t.nid(), layout);
         if (t.osState() != null) {
             line.append(' ').append(t.osState());
@@ -656,21 +657,21 @@ public final class ThreadDumpText {
 
     /**
      * {@code \tat pkg.Class.method(module@version/File.java:12)}, as HotSpot writes it: the module
-     * only when named, its version when it has one.
+     * only when named, its version when it has one; every name printable.
      */
     private static StringBuilder appendFrame(StringBuilder b, Frame f) {
-        b.append("\tat ").append(f.className()).append('.').append(f.method()).append('(');
+        b.append("\tat ").append(Printable.text(f.className())).append('.').append(Printable.text(f.method())).append('(');
         if (f.module() != null) {
-            b.append(f.module()).append('/');
+            b.append(Printable.text(f.module())).append('/');
         }
         if (f.nativeMethod()) {
             b.append("Native Method");
         } else if (f.file() == null) {
             b.append("Unknown Source");
         } else if (f.line() >= 0) {
-            b.append(f.file()).append(':').append(f.line());
+            b.append(Printable.text(f.file())).append(':').append(f.line());
         } else {
-            b.append(f.file());
+            b.append(Printable.text(f.file()));
         }
         return b.append(')');
     }

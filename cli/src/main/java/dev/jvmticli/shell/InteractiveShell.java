@@ -4,6 +4,7 @@ import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.files.Owners;
+import dev.jvmticli.render.Printable;
 import java.io.IOError;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -63,7 +64,7 @@ final class InteractiveShell {
             try {
                 shell.connection().client(); // attach now: a target that cannot be reached fails at once
             } catch (CliFailure failure) {
-                err.println("jvmti-cli: " + failure.getMessage());
+                err.println("jvmti-cli: " + Printable.text(failure.getMessage()));
                 err.flush();
                 return failure.exitCode().code();
             }

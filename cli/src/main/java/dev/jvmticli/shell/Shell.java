@@ -13,6 +13,7 @@ import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
 import dev.jvmticli.files.OutputFile;
 import dev.jvmticli.files.UnsafePathException;
+import dev.jvmticli.render.Printable;
 import dev.jvmticli.render.TextOutput;
 import dev.jvmticli.shell.ShellLine.Grep;
 import dev.jvmticli.shell.ShellLine.Pipeline;
@@ -114,7 +115,7 @@ public final class Shell {
             Reader lines = commands != null ? new StringReader(commands) : new InputStreamReader(System.in, StandardCharsets.UTF_8);
             return shell.runScript(new BufferedReader(lines));
         } catch (CliFailure failure) {
-            context.err().println("jvmti-cli: " + failure.getMessage());
+            context.err().println("jvmti-cli: " + Printable.text(failure.getMessage()));
             return failure.exitCode().code();
         } finally {
             shell.close();
@@ -137,7 +138,7 @@ public final class Shell {
 
     /** The target as the prompt shows it: pid and main class. */
     String label() {
-        return target.pid() + (jvm == null ? "" : " " + jvm.shortName());
+        return target.pid() + (jvm == null ? "" : " " + Printable.text(jvm.shortName()));
     }
 
     SharedConnection connection() {

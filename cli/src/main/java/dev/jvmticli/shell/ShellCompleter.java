@@ -2,6 +2,7 @@ package dev.jvmticli.shell;
 
 import dev.jvmticli.cli.ThreadCompletion;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.render.Printable;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
@@ -103,7 +104,7 @@ final class ShellCompleter implements Completer {
             }
             if (option.longestName().equals("--thread")) {
                 String id = Long.toString(thread.id());
-                candidates.add(new Candidate(id, id, null, thread.name(), null, null, true));
+                candidates.add(new Candidate(id, id, null, Printable.text(thread.name()), null, null, true));
             }
         }
     }

@@ -179,7 +179,7 @@ class ThreadsIT {
 
     @ParameterizedTest
     @MethodSource("jdks")
-    void aHostileThreadNameComesBackExactlyInJsonAndText(Jdks.Jdk jdk) {
+    void aHostileThreadNameComesBackExactlyInJsonAndEscapedInText(Jdks.Jdk jdk) {
         TargetJvm target = targets.get(jdk);
         JsonNode weird = Json.find(threadsJson(target), "name", ThreadsTarget.WEIRD_NAME);
         assertEquals("TIMED_WAITING", weird.path("state").asText());
@@ -187,7 +187,7 @@ class ThreadsIT {
         Result text = CliRun.run("threads", Long.toString(target.pid()), "--name", "weird*");
         assertEquals(0, text.exit(), text.toString());
         String[] lines = text.out().split("\n", 2);
-        assertTrue(lines[1].endsWith("  " + ThreadsTarget.WEIRD_NAME + "\n"), text.out());
+        assertTrue(lines[1].endsWith("  weird \"name\"\\\\ \uD83D\uDE80 é\\ttab\\nnewline\n"), text.out());
     }
 
     @ParameterizedTest

@@ -16,7 +16,7 @@ class FlameGraphTest {
                 new FlameGraph.Sample(List.of("main", "b"), 3),
                 new FlameGraph.Sample(List.of("[odd;thread\nname]", "x y"), 1),
                 new FlameGraph.Sample(List.of("main", "zero"), 0)));
-        assertEquals("[odd:thread name];x y 1\nmain;a 2\nmain;b 8\n", text);
+        assertEquals("[odd:thread\\nname];x y 1\nmain;a 2\nmain;b 8\n", text);
     }
 
     @Test

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class ThreadTableTest {
     @Test
-    void alignsColumnsAndPrintsTheNameExactlyLast() {
+    void alignsColumnsAndPrintsTheNameLastAndPrintable() {
         StringWriter text = new StringWriter();
         ThreadTable.print(new PrintWriter(text), List.of(
                 new ThreadEntry(1, "main", "RUNNABLE", List.of(), false, 5, "main", 12_345_678, 4242, false, null),
@@ -24,7 +24,7 @@ class ThreadTableTest {
         assertEquals(String.join("\n",
                 "ID  KIND   NID  STATE     CPU_MS  PRI  DAEMON  DETAIL              WAITING_FOR                              GROUP   NAME",
                 " 1  java  4242  RUNNABLE      12    5  -       -                   -                                        main    main",
-                "23  java     ?  WAITING        ?   10  daemon  parked,interrupted  ReentrantLock$NonfairSync@beef owner #1  -       tab\there",
+                "23  java     ?  WAITING        ?   10  daemon  parked,interrupted  ReentrantLock$NonfairSync@beef owner #1  -       tab\\there",
                 "24  java    77  RUNNABLE       1    5  daemon  jvmti-cli agent     -                                        system  jvmti-cli agent",
                 " 7  vm      78  RUNNABLE     300    9  daemon  -                   -                                        -       C2 CompilerThread0",
                 " -  vm       ?  -              2    -  -       -                   -                                        -       GC Thread#0",
