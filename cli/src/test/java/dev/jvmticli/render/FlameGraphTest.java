@@ -40,8 +40,8 @@ class FlameGraphTest {
         assertTrue(page.contains("\"title\":\"t \\u003cb\\u003e @DATA@\""), page);
         assertTrue(page.contains("\"@TITLE@\""), "a name that reads like a placeholder stays itself");
         assertTrue(page.contains("\"\\u003c/script\\u003e\\u003cscript\\u003ealert(1)\\u003c/script\\u003e\""), page);
-        // a control character is shown as its escape; every other character reaches the page as it was
-        assertTrue(page.contains("\"\\u003c!--\\u0022'\\u0026\\u005cu0007\\u2028\\ud800\""), page);
+        // a name is shown as every text output shows it (Printable: BEL as a backslash and a, a line separator and a lone surrogate by code point)
+        assertTrue(page.contains("\"\\u003c!--\\u0022'\\u0026\\u005ca\\u005cu{2028}\\u005cu{d800}\""), page);
         assertEquals(2, page.split("</script>", -1).length - 1, "only the page's own two script elements end");
         assertFalse(page.contains("<!--"), "no name opens a comment");
         assertTrue(page.chars().allMatch(c -> c == '\n' || c >= 0x20 && c < 0x7f), "plain ASCII: no name can make the page invalid UTF-8");
