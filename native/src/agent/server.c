@@ -27,7 +27,7 @@
  * keep-alive more often while it waits between requests, see AgentClient.pause). */
 #define EVICT_AFTER_SECONDS 5
 /* With every slot taken, a new client waits this long for one (any client idle when it came has
- * become evictable by then), then is told "busy" and hung up on. */
+ * become evictable by then), then is told "connections_busy" and hung up on. */
 #define BUSY_AFTER_SECONDS (EVICT_AFTER_SECONDS + 1)
 #define WAITING_MAX 16
 #define BUSY_SEND_LIMIT_MILLIS 100
@@ -208,7 +208,7 @@ static int send_all(void *ctx, const char *data, size_t len);
 static void refuse_busy(int fd) {
     client refused = { .fd = fd, .send_deadline = now_millis() + BUSY_SEND_LIMIT_MILLIS };
     json_init(&writer, send_all, &refused);
-    answer_error(&writer, 0, "busy", "all connections busy");
+    answer_error(&writer, 0, "connections_busy", "all connections busy");
     (void)json_flush(&writer); /* hung up on whether or not it got the answer */
     close(fd);
 }

@@ -441,7 +441,7 @@ public final class AgentClient implements Closeable {
 
     private RuntimeException failure(String[] error) {
         String code = error == null ? "unknown" : error[0];
-        if (code.equals("busy")) {
+        if (code.equals("connections_busy")) {
             return new CliFailure(ExitCode.AGENT_BUSY, "all connections busy: the agent in " + targetName
                     + " serves as many clients as it can and none of them is idle; try again later");
         }
