@@ -1,6 +1,7 @@
 package dev.jvmticli.client;
 
 import dev.jvmticli.attach.AgentAttacher;
+import dev.jvmticli.attach.CLibrary;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -33,6 +34,7 @@ public final class AgentConnector {
         if (resident != null) {
             return checked(resident, name);
         }
+        CLibrary.requireSupported(target);
         new AgentAttacher(timeout).load(target, placed(target, AgentLibrary::new, "agent library"));
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {

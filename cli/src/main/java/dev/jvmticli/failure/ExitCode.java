@@ -15,6 +15,7 @@ public enum ExitCode {
     DEADLOCK_FOUND(10, "deadlocks found a deadlock"),
     INCOMPATIBLE_AGENT(11, "the resident agent speaks another protocol version"),
     NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)"),
+    UNSUPPORTED_C_LIBRARY(13, "the JVM runs on a C library the agent cannot load on: musl, or glibc older than 2.17"),
     OUTPUT_CLOSED(141, "standard output was closed by its reader (as `| head` does) or cannot be written");
 
     private final int code;
