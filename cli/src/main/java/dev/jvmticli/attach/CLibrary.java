@@ -45,15 +45,25 @@ public final class CLibrary {
                     + "), and the agent needs glibc " + BASELINE + " or later: nothing was loaded");
         }
         Matcher glibc = GLIBC.matcher(maps);
-        if (glibc.find() && !definesBaseline(target.root(), glibc.group(1))) {
+        if (glibc.find() && (glibc.group(2) == null ? !definesBaseline(target.root(), glibc.group(1)) : olderThanBaseline(glibc.group(2)))) {
             String version = glibc.group(2) == null ? "" : " " + glibc.group(2);
-            throw new CliFailure(ExitCode.UNSUPPORTED_C_LIBRARY, "JVM " + target.pid() + " runs on glibc" + version + " (its " + glibc.group(1)
-                    + " has no GLIBC_" + BASELINE + " symbols), and the agent needs glibc " + BASELINE + " or later: nothing was loaded");
+            String evidence = glibc.group(2) == null ? " (its " + glibc.group(1) + " has no GLIBC_" + BASELINE + " symbols)" : " (it maps " + glibc.group(1) + ")";
+            throw new CliFailure(ExitCode.UNSUPPORTED_C_LIBRARY, "JVM " + target.pid() + " runs on glibc" + version + evidence
+                    + ", and the agent needs glibc " + BASELINE + " or later: nothing was loaded");
         }
     }
 
+    /** Whether a glibc version named in a file name (2.31 in libc-2.31.so) is older than the baseline. */
+    private static boolean olderThanBaseline(String version) {
+        String[] parts = version.split("\\.");
+        String[] baseline = BASELINE.split("\\.");
+        int major = Integer.parseInt(parts[0]);
+        int baselineMajor = Integer.parseInt(baseline[0]);
+        return major != baselineMajor ? major < baselineMajor : Integer.parseInt(parts[1]) < Integer.parseInt(baseline[1]);
+    }
+
     /**
-     * Whether the library defines the baseline's symbol version, which the dynamic loader requires
+     * Whether the library (glibc 2.34 and later name it libc.so.6 alone) defines the baseline's symbol version, which the dynamic loader requires
      * of it; read as the target sees it, through its root. Unreadable counts as yes.
      */
     private static boolean definesBaseline(Path root, String library) {

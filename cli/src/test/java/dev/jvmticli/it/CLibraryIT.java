@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * gets exit code 13 and one line naming it, and nothing is sent to it: no trigger file, no
  * SIGQUIT (which would end these processes, as they catch no signal). The processes are
  * native/test/fake_jvm.c, built with musl-gcc, and statically with glibc mapping a file named as
- * glibc 2.12's libc, whose bytes hold no GLIBC_2.17 version.
+ * glibc 2.12's libc, or as a later glibc's (libc.so.6) whose bytes hold no GLIBC_2.17 version. The
+ * glibc that loads the agent is tried by every other test (2.36 here) and by DebianRootsIT (2.31, 2.41).
  */
 class CLibraryIT {
     private static final Path FAKES = Path.of(System.getProperty("user.dir")).resolve("../native/target/test").normalize();
@@ -36,11 +37,20 @@ class CLibraryIT {
     }
 
     @Test
-    void aJvmOnAGlibcOlderThan217GetsExitCode13AndOneLineAndNothingIsSent() throws Exception {
+    void aJvmOnAGlibcOlderThan217ByItsLibrarysNameGetsExitCode13AndOneLineAndNothingIsSent() throws Exception {
         Path libjvm = file("libjvm.so", "not a JVM");
         Path oldLibc = file("libc-2.12.so", "GLIBC_2.2.5\0GLIBC_2.12\0");
         assertRefused(List.of(FAKES.resolve("fake_jvm_static").toString(), libjvm.toString(), oldLibc.toString()),
-                "runs on glibc 2.12 (its " + oldLibc + " has no GLIBC_2.17 symbols)");
+                "runs on glibc 2.12 (it maps " + oldLibc + ")");
+    }
+
+    /** glibc 2.34 and later name the library libc.so.6 alone: its symbol versions tell. */
+    @Test
+    void aJvmOnALibcSo6WithoutGlibc217SymbolsGetsExitCode13AndOneLineAndNothingIsSent() throws Exception {
+        Path libjvm = file("libjvm.so", "not a JVM");
+        Path oldLibc = file("libc.so.6", "GLIBC_2.2.5\0GLIBC_2.16\0GLIBC_2.170\0");
+        assertRefused(List.of(FAKES.resolve("fake_jvm_static").toString(), libjvm.toString(), oldLibc.toString()),
+                "runs on glibc (its " + oldLibc + " has no GLIBC_2.17 symbols)");
     }
 
     private void assertRefused(List<String> command, String why) throws Exception {
