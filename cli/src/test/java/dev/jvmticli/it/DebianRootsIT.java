@@ -55,7 +55,11 @@ class DebianRootsIT {
     void everyCommandOnAJvmInAPlainChrootSharingOurMountNamespace(RootJdk jdk) throws Exception {
         DebianRoots.mountProc(jdk.root());
         try {
+            DebianRoots.removePlacedLibraries(jdk.root());
             everyCommand(jdk, DebianRoots.plainChroot(jdk.root()));
+            try (Stream<Path> copies = Files.list(DebianRoots.placedLibraries(jdk.root()))) {
+                assertTrue(copies.anyMatch(p -> p.getFileName().toString().endsWith(".so")), "the library was placed inside the root");
+            }
         } finally {
             DebianRoots.unmountProc(jdk.root());
         }

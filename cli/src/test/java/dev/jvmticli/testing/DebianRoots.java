@@ -133,10 +133,29 @@ public final class DebianRoots {
         }
     }
 
-    /** The wrapper starting a JVM in the root with a mount namespace of its own, /proc mounted there. */
+    /**
+     * The wrapper starting a JVM in the root with a mount namespace of its own, /proc mounted there
+     * and a private tmpfs on its /tmp (the cached root's own /tmp stays as it was).
+     */
     public static List<String> ownMountNamespace(Path root) {
-        return List.of("unshare", "--mount", "--fork", "--kill-child", "--propagation", "private",
-                "sh", "-c", "mount -t proc proc \"$0/proc\" && exec chroot \"$0\" \"$@\"", root.toString());
+        return List.of("unshare", "--mount", "--fork", "--kill-child", "--propagation", "private", "sh", "-c",
+                "mount -t proc proc \"$0/proc\" && mount -t tmpfs -o mode=1777 tmpfs \"$0/tmp\" && exec chroot \"$0\" \"$@\"",
+                root.toString());
+    }
+
+    /**
+     * Where the CLI, as root, places the agent library inside the root: removed before a test of a
+     * plain chroot, so that a copy left there by an earlier run cannot stand in for the one this
+     * run must place through /proc/pid/root.
+     */
+    public static Path placedLibraries(Path root) {
+        return root.resolve("tmp/.jvmti-cli-lib-0");
+    }
+
+    public static void removePlacedLibraries(Path root) {
+        if (Files.exists(placedLibraries(root))) {
+            delete(placedLibraries(root));
+        }
     }
 
     /** The wrapper starting a JVM in the root in this mount namespace: needs {@link #mountProc}. */
