@@ -74,6 +74,7 @@ class DebianRootsIT {
         try (TargetJvm target = TargetJvm.startWrapped(wrapper, classes, jdk.inside(), ContentionTarget.class, List.of())) {
             Result contention = run(jdk, "contention", pid(target), "--duration", "1s");
             assertTrue(contention.out().contains("dev.jvmticli.targets.ContentionTarget$Lock@"), jdk + ": " + contention);
+            jitTiers(jdk, target);
         }
         List<String> startupMode = List.of("-agentpath:" + classes.resolve("libjvmticli.so") + "=v=4");
         try (TargetJvm target = TargetJvm.startWrapped(wrapper, classes, jdk.inside(), AllocTarget.class, startupMode).profiled()) {
@@ -151,6 +152,23 @@ class DebianRootsIT {
         Result jit = run(jdk, "jit", pid);
         assertTrue(jit.out().contains("dev.jvmticli.targets.AllocTarget.churn"), jdk + ": " + jit);
         detach(jdk, target);
+    }
+
+    /**
+     * jit after a live attach (which started the JVM's attach listener, where the agent asks for
+     * the code list): the code list has a piece of code of each range JVMTI reported, so nearly
+     * every piece has its tier (on JDK 11, matched by where its stubs begin).
+     */
+    private static void jitTiers(RootJdk jdk, TargetJvm target) {
+        JsonNode code = Json.parse(run(jdk, "jit", pid(target), "--json").out());
+        int pieces = 0;
+        int withTier = 0;
+        for (JsonNode piece : code.path("compiled")) {
+            pieces++;
+            withTier += piece.path("tier").isInt() ? 1 : 0;
+        }
+        assertTrue(code.path("codeListError").isNull() && pieces > 0 && withTier >= pieces * 9 / 10,
+                jdk + ": " + withTier + " of " + pieces + " pieces of code with a tier; " + code.path("codeListError"));
     }
 
     /** detach answers, and the agent's thread ends (after its answer: given up to 10 s). */
