@@ -795,6 +795,11 @@ static void test_code_list_parse(void) {
     CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b8ULL) == &list.entries[2]);
     CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b0ULL) == NULL); /* another size: not that code */
     CHECK(code_list_find(&list, 0x21, 0x30) == NULL);
+    /* JDK 11 reports the instructions alone: they end where the nmethod says its stubs begin */
+    list.entries[2].instructions_end = 0x00007f8afcec79a0ULL;
+    CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79a0ULL) == &list.entries[2]);
+    CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b0ULL) == NULL);
+    CHECK(code_list_find(&list, 0x00007f8afcec7900ULL, 0x00007f8afcec79b8ULL) == &list.entries[2]);
     code_list_free(&list);
     CHECK(code_list_parse(&list, "", 0) == 0 && list.count == 0 && code_list_find(&list, 0, 0) == NULL);
     code_list_free(&list);

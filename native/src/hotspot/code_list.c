@@ -36,7 +36,7 @@ static int parse_line(const char *line, const char *end, code_list_entry *out) {
     if (bracket == NULL || sscanf(bracket, "[%llx, %llx - %llx%c", &nmethod, &begin, &stop, &close) != 4 || close != ']') {
         return 0;
     }
-    *out = (code_list_entry){ begin, stop, nmethod, id, level, CODE_LIST_BCI_UNKNOWN };
+    *out = (code_list_entry){ begin, stop, nmethod, id, level, CODE_LIST_BCI_UNKNOWN, 0 };
     return 1;
 }
 
@@ -62,24 +62,34 @@ int code_list_parse(code_list *list, const char *text, size_t length) {
     return 0;
 }
 
-static void read_entry_bcis(code_list *list) {
+/* Each nmethod's OSR bci and where its instructions end, trusted only when its compile id is the listed one. */
+static void read_nmethods(code_list *list) {
     vm_structs vm;
-    uint64_t bci_offset, id_offset;
+    uint64_t bci_offset, id_offset, stub_offset;
     const char *type;
     if (vm_structs_find(&vm) != 0 || vm_structs_field(&vm, "nmethod", "_entry_bci", &bci_offset, &type) != 0
             || vm_structs_field(&vm, "nmethod", "_compile_id", &id_offset, &type) != 0) {
         return;
     }
+    int has_stubs = vm_structs_field(&vm, "nmethod", "_stub_offset", &stub_offset, &type) == 0 && strcmp(type, "int") == 0;
     for (size_t i = 0; i < list->count; i++) {
         code_list_entry *e = &list->entries[i];
-        int32_t id, bci;
+        int32_t id, bci, stubs = 0;
         own_read reads[] = {
             { (uintptr_t)(e->nmethod + id_offset), &id, sizeof id, 0 },
             { (uintptr_t)(e->nmethod + bci_offset), &bci, sizeof bci, 0 },
+            { (uintptr_t)(e->nmethod + (has_stubs ? stub_offset : 0)), &stubs, sizeof stubs, 0 },
         };
-        own_memory_read_each(reads, 2);
-        if (reads[0].ok && id == e->compile_id && reads[1].ok && bci >= -1) {
+        own_memory_read_each(reads, has_stubs ? 3 : 2);
+        if (!reads[0].ok || id != e->compile_id) {
+            continue;
+        }
+        if (reads[1].ok && bci >= -1) {
             e->entry_bci = bci;
+        }
+        if (has_stubs && reads[2].ok && stubs > 0 && e->nmethod + (uint64_t)stubs > e->code_begin
+                && e->nmethod + (uint64_t)stubs <= e->code_end) {
+            e->instructions_end = e->nmethod + (uint64_t)stubs;
         }
     }
 }
@@ -97,7 +107,7 @@ int code_list_read(code_list *list) {
     int parsed = code_list_parse(list, text, length);
     free(text);
     if (parsed == 0) {
-        read_entry_bcis(list);
+        read_nmethods(list);
     }
     return parsed;
 }
@@ -106,7 +116,7 @@ const code_list_entry *code_list_find(const code_list *list, uint64_t code_begin
     code_list_entry key = { .code_begin = code_begin };
     const code_list_entry *e = list->entries == NULL ? NULL
             : bsearch(&key, list->entries, list->count, sizeof key, by_code_begin);
-    return e != NULL && e->code_end == code_end ? e : NULL;
+    return e != NULL && (e->code_end == code_end || (e->instructions_end != 0 && e->instructions_end == code_end)) ? e : NULL;
 }
 
 void code_list_free(code_list *list) {

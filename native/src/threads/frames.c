@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "class_module.h"
+#include "jni_util.h"
 
 /* jmethodIDs are never reused for another method (HotSpot keeps them until the VM ends, and an
  * unloaded class's ids stop resolving rather than pointing elsewhere), so a cached entry can go
@@ -108,6 +109,39 @@ static int has_monitorenter(jmethodID method) {
     return found;
 }
 
+/* JDK 11 to 14 sign a VM-anonymous class (a lambda's) "Main$$Lambda$1/1300109446", where
+ * Class.getName() and jstack have "Main$$Lambda$1/0x0000000840060840"; no Java class name has a
+ * part made of digits alone. Hidden classes (JDK 15+) sign the name getName() has. */
+static int is_vm_anonymous(const char *signature) {
+    const char *last = strrchr(signature, '/');
+    if (last == NULL || last[1] == ';') {
+        return 0;
+    }
+    for (const char *c = last + 1; *c != ';' && *c != '\0'; c++) {
+        if (*c < '0' || *c > '9') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The class's name as Class.getName() has it; NULL on failure. */
+static char *class_name_of(JNIEnv *jni, jclass klass, const char *signature) {
+    if (!is_vm_anonymous(signature)) {
+        return java_class_name(signature);
+    }
+    jclass class_class = (*jni)->GetObjectClass(jni, klass);
+    jmethodID get_name = class_class == NULL ? NULL : (*jni)->GetMethodID(jni, class_class, "getName", "()Ljava/lang/String;");
+    char *name = NULL;
+    if (jni_failed(jni, get_name) == 0) {
+        name = jni_call_string(jni, klass, get_name);
+    }
+    if (class_class != NULL) {
+        (*jni)->DeleteLocalRef(jni, class_class);
+    }
+    return name;
+}
+
 static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jclass klass = NULL;
@@ -124,7 +158,7 @@ static void resolve(JNIEnv *jni, method_entry *e, jmethodID method) {
     (void)(*jvmti)->GetMethodName(jvmti, method, &name, NULL, NULL);
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, method, &klass) == JVMTI_ERROR_NONE) {
         if ((*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) == JVMTI_ERROR_NONE) {
-            class_name = java_class_name(signature);
+            class_name = class_name_of(jni, klass, signature);
             agent_deallocate(signature);
         }
         if (!the_agent.held.can_get_source_file_name

@@ -30,7 +30,8 @@ import picocli.CommandLine.ScopeType;
             "9:the target exited or dropped the connection",
             "10:a deadlock was found (deadlocks)",
             "11:the resident agent speaks another protocol version",
-            "12:--virtual on a JVM without virtual threads (before JDK 21)"
+            "12:--virtual on a JVM without virtual threads (before JDK 21)",
+            "13:the JVM runs on musl or a glibc older than 2.17 (nothing is loaded)"
         })
 public final class JvmtiCli implements Callable<Integer> {
     /** The subcommands, in the order help lists them. */

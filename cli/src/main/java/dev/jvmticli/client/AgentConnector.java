@@ -3,6 +3,7 @@ package dev.jvmticli.client;
 import dev.jvmticli.attach.AgentAttacher;
 import dev.jvmticli.attach.AgentSocket;
 import dev.jvmticli.attach.TargetFileSystem;
+import dev.jvmticli.attach.CLibrary;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -54,6 +55,7 @@ public final class AgentConnector {
             }
             throw e;
         }
+        CLibrary.requireSupported(target);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try {

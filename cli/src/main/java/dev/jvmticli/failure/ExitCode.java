@@ -17,6 +17,7 @@ public enum ExitCode {
     NO_VIRTUAL_THREADS(12, "--virtual on a JVM without virtual threads (before JDK 21)"),
     UNTRUSTED_SOCKET(13, "the agent's socket directory or the process listening on its socket is not the JVM's"),
     AGENT_BUSY(14, "every connection the agent serves is busy"),
+    UNSUPPORTED_C_LIBRARY(15, "the JVM runs on a C library the agent cannot load on: musl, or glibc older than 2.17"),
     OUTPUT_CLOSED(141, "standard output was closed by its reader (as `| head` does) or cannot be written");
 
     private final int code;

@@ -96,7 +96,8 @@ class JstackFormatIT {
     void everyThreadBothListHasJstacksHeaderStateFramesAndLockLines(Jdks.Jdk jdk) throws Exception {
         List<String> differences = List.of();
         for (int attempt = 1; attempt <= 3; attempt++) {
-            differences = differences(takeBoth(jdk));
+            Dumps dumps = takeBoth(jdk);
+            differences = differences(dumps.jstack(), dumps.ours());
             if (differences.isEmpty()) {
                 return;
             }
@@ -104,15 +105,16 @@ class JstackFormatIT {
         assertEquals(List.of(), differences, jdk + ": stacks -l differs from jstack -l (last of three pairs)");
     }
 
-    private static List<String> differences(Dumps dumps) {
+    /** Where stacks -l (ours) differs from jstack -l of the same LocksTarget; also used by DebianRootsIT. */
+    static List<String> differences(String jstackDump, String ourDump) {
         List<String> differences = new ArrayList<>();
-        String[] jstackLines = dumps.jstack().split("\n");
-        String[] ourLines = dumps.ours().split("\n");
+        String[] jstackLines = jstackDump.split("\n");
+        String[] ourLines = ourDump.split("\n");
         if (!jstackLines[1].equals(ourLines[1])) {
             differences.add("preamble: " + jstackLines[1] + " | " + ourLines[1]);
         }
-        Map<String, List<String>> theirs = threads(dumps.jstack());
-        Map<String, List<String>> ours = threads(dumps.ours());
+        Map<String, List<String>> theirs = threads(jstackDump);
+        Map<String, List<String>> ours = threads(ourDump);
         ObjectNames names = new ObjectNames();
         for (Map.Entry<String, List<String>> thread : theirs.entrySet()) {
             String name = thread.getKey();
@@ -137,7 +139,7 @@ class JstackFormatIT {
             compare("\"" + name + "\"", jstack, mine, names, differences);
         }
         ours.keySet().stream().filter(name -> !theirs.containsKey(name)).forEach(name -> differences.add("\"" + name + "\": listed by us only"));
-        compare("deadlock section", deadlockSection(dumps.jstack()), deadlockSection(dumps.ours()), names, differences);
+        compare("deadlock section", deadlockSection(jstackDump), deadlockSection(ourDump), names, differences);
         assertTrue(theirs.size() >= 30 && ours.size() >= 30, theirs.keySet() + "\n" + ours.keySet());
         return differences;
     }

@@ -33,8 +33,9 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      * What -Xcheck:jni's signal check prints, once per signal, when a profiler installs its own
      * SIGSEGV and SIGBUS handlers (async-profiler's, which hand on to the JVM's what they do not
      * handle): expected of a target marked {@link TargetJvm#profiled()}, a warning in any other.
+     * JDK 11 names both handlers instead ({@code expected:libjvm.so+0xbc6680  found:6+0x10110}).
      */
-    static final Pattern PROFILER_SIGNALS = Pattern.compile("^Warning: SIG(SEGV|BUS) handler modified!$");
+    static final Pattern PROFILER_SIGNALS = Pattern.compile("^Warning: SIG(SEGV|BUS) handler (modified!|expected:\\S+ +found:\\S+)$");
     /** A line of the stack the checker prints after a warning: native frames, then Java ones. */
     private static final Pattern FRAME = Pattern.compile("^(Native frames: |[VvCjJ] |\\s+at )");
     private static final int FRAMES_SHOWN = 8;

@@ -60,6 +60,9 @@ class JniWarningCheckTest {
         List<TargetJvm.OutputLine> lines = printed("READY 7", "Warning: SIGSEGV handler modified!", "Warning: SIGBUS handler modified!");
         assertNull(JniWarningCheck.report(7, "ProfileTarget on JDK 17", lines, true));
         assertTrue(JniWarningCheck.report(7, "ProfileTarget on JDK 17", lines, false).contains("2 warning(s)"));
+        List<TargetJvm.OutputLine> jdk11 = printed("READY 7", "Warning: SIGSEGV handler expected:libjvm.so+0xbc6680  found:6+0x10110");
+        assertNull(JniWarningCheck.report(7, "AllocTarget on JDK 11", jdk11, true));
+        assertTrue(JniWarningCheck.report(7, "AllocTarget on JDK 11", jdk11, false).contains("1 warning(s)"));
         String other = JniWarningCheck.report(7, "ProfileTarget on JDK 17", printed("READY 7", "Warning: SIGINT handler modified!"), true);
         assertTrue(other != null && other.contains("SIGINT"), "only the two signals async-profiler takes: " + other);
     }

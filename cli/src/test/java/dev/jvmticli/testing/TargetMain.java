@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  *   <li>{@code threads}: the target's own view, {@code id:state:base64(name)} joined by spaces</li>
  *   <li>{@code exit}: exits at once</li>
  * </ul>
- * Anything else goes to the scenario's own handler.
+ * Anything else goes to the scenario's own handler. Written in Java 11, the oldest JDK targets run on.
  */
 public final class TargetMain {
     private TargetMain() {
@@ -29,15 +29,10 @@ public final class TargetMain {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null) {
-            String answer = switch (line) {
-                case "threads" -> ownView();
-                case "exit" -> {
-                    Runtime.getRuntime().halt(0);
-                    yield "";
-                }
-                default -> handler.apply(line);
-            };
-            System.out.println(answer);
+            if (line.equals("exit")) {
+                Runtime.getRuntime().halt(0);
+            }
+            System.out.println(line.equals("threads") ? ownView() : handler.apply(line));
             System.out.flush();
         }
         Runtime.getRuntime().halt(0);
