@@ -46,6 +46,7 @@ public final class AgentConnector {
         } catch (AgentSocket.UntrustedDirectory e) {
             untrusted = e;
         }
+        CLibrary.requireSupported(target);
         try {
             new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"), AGENT_OPTIONS);
         } catch (CliFailure e) {
@@ -55,7 +56,6 @@ public final class AgentConnector {
             }
             throw e;
         }
-        CLibrary.requireSupported(target);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try {
