@@ -206,7 +206,8 @@ final class ThreadsCommand implements Callable<Integer> {
             if (kind.vm() && answer.vmThreads() == null) {
                 context.out().println(NO_VM_THREADS);
             }
-            if (!kinds.virtualThreads() && kind.java() && vthreads != null && vthreads.found() != null && vthreads.found() > 0) {
+            if (!kinds.virtualThreads() && kind.java() && vthreads != null && vthreads.complete() && vthreads.found() != null
+                    && vthreads.found() > 0) {
                 context.out().println(virtualHint(vthreads.found(), virtual.size()));
             }
         }
@@ -229,10 +230,10 @@ final class ThreadsCommand implements Callable<Integer> {
 
     /**
      * That virtual threads exist beside the platform threads listed, and how to see them. Known only
-     * when the request for the carriers walked the virtual threads (some carrier had one mounted):
-     * counting them otherwise costs a walk of every one, which a plain `threads` does not make.
+     * when the request for the carriers walked the virtual threads whole (some carrier had one
+     * mounted): counting them otherwise costs a walk of every one, which a plain `threads` does not make.
      */
-    static String virtualHint(long found, int mounted) {
+    private static String virtualHint(long found, int mounted) {
         return found + (found == 1 ? " virtual thread" : " virtual threads") + " not listed (" + mounted
                 + " mounted): threads --virtual lists them, --all with the platform threads.";
     }

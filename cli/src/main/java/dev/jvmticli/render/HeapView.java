@@ -25,7 +25,7 @@ public final class HeapView {
     }
 
     /** What the GC's fillers took, left out of the classes and totals; null when the histogram has none. */
-    public static String fillerLine(Histogram.Filler filler) {
+    private static String fillerLine(Histogram.Filler filler) {
         return filler.instances() == 0 ? null : "GC fillers (dead space the GC formats, not objects; left out above): "
                 + filler.instances() + (filler.instances() == 1 ? " filler, " : " fillers, ") + Sizes.bytes(filler.bytes());
     }
