@@ -206,7 +206,7 @@ typedef struct {
     lock_subject *subjects;  /* MOMENT_BATCH of them, the first pending taken */
     thread_moment *moments;
     size_t pending;
-    jlong seen;
+    jlong seen;              /* virtual threads the walk met, whether asked for or not */
     jlong count;
     jlong by_state[STATE_KINDS];
     jlong mounted;
@@ -565,6 +565,11 @@ void cmd_vthreads(command_ctx *ctx) {
     json_key(w, "complete");
     json_bool(w, !a.failed);
     write_summary(&a);
+    if (walk_needed) {
+        /* free with the walk that finds the mounted ones: plain `threads` tells from it that virtual threads exist */
+        json_key(w, "found");
+        json_int(w, a.seen);
+    }
     json_end_object(w);
     if (root != NULL) {
         (*jni)->DeleteLocalRef(jni, root);

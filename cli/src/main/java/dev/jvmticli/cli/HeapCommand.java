@@ -165,7 +165,8 @@ final class HeapCommand implements Callable<Integer> {
     }
 
     private static String totals(Histogram histogram) {
-        return Sizes.bytes(histogram.bytes()) + " in " + histogram.instances() + " instances";
+        String filler = histogram.filler().instances() == 0 ? "" : " (and " + Sizes.bytes(histogram.filler().bytes()) + " of GC fillers, dead space)";
+        return Sizes.bytes(histogram.bytes()) + " in " + histogram.instances() + " instances" + filler;
     }
 
     private Map<String, Object> document(List<HeapReport> reports, List<Histogram> histograms, boolean reachableOnly) {
@@ -184,6 +185,7 @@ final class HeapCommand implements Callable<Integer> {
             round.put("instances", histograms.get(i).instances());
             round.put("bytes", histograms.get(i).bytes());
             round.put("classes", histograms.get(i).top(top));
+            round.put("filler", histograms.get(i).filler());
             rounds.add(round);
         }
         doc.put("histograms", rounds);

@@ -25,8 +25,12 @@ import picocli.CommandLine.Option;
         description = "All stack traces with lock information, in jstack's format (or JSON), the JVM's own threads among them as jstack "
                 + "lists them, deadlocks at the end as jstack has them; --virtual for virtual threads.")
 final class StacksCommand implements Callable<Integer> {
-    /** With virtual threads, more threads than this are grouped unless --no-group. */
-    static final int GROUP_ABOVE = 300;
+    /**
+     * With virtual threads, the stacks are grouped unless --no-group when more threads than this
+     * share one stack: a server's requests wait in a few places, and each place printed once per
+     * request buries the answer (200 requests, 15,801 lines).
+     */
+    static final int GROUP_WHEN_SHARED_BY_MORE_THAN = 10;
 
     private final CliContext context;
 
@@ -50,7 +54,7 @@ final class StacksCommand implements Callable<Integer> {
 
     @Option(names = "--group", negatable = true,
             description = "Collapse threads with identical stacks into one entry with a count (the default with --virtual or --all "
-                    + "when there are more than " + GROUP_ABOVE + " threads; --no-group prints every thread).")
+                    + "when more than " + GROUP_WHEN_SHARED_BY_MORE_THAN + " threads share a stack; --no-group prints every thread).")
     Boolean group;
 
     StacksCommand(CliContext context) {
@@ -66,7 +70,7 @@ final class StacksCommand implements Callable<Integer> {
             StackDump dump = Dumps.collect(client, Dumps.Request.of(ids, maxDepth).withOwned(true).withKinds(kinds)
                     .withVmThreads(ids == null && kinds.platform()), printer);
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
-            boolean grouped = group != null ? group : kinds.virtualThreads() && shown.size() > GROUP_ABOVE;
+            boolean grouped = group != null ? group : kinds.virtualThreads() && sharedByMany(shown);
             if (json) {
                 JsonOutput.print(context.out(), grouped ? Map.of("groups", StackGroups.of(shown)) : document(dump, shown, client, ids));
             } else if (grouped) {
@@ -88,6 +92,11 @@ final class StacksCommand implements Callable<Integer> {
             }
         }
         return ExitCode.OK.code();
+    }
+
+    private static boolean sharedByMany(List<ThreadStack> shown) {
+        return shown.size() > GROUP_WHEN_SHARED_BY_MORE_THAN
+                && StackGroups.of(shown).get(0).count() > GROUP_WHEN_SHARED_BY_MORE_THAN;
     }
 
     /**

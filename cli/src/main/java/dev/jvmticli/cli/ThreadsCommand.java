@@ -209,6 +209,10 @@ final class ThreadsCommand implements Callable<Integer> {
             if (kind.vm() && answer.vmThreads() == null) {
                 context.out().println(NO_VM_THREADS);
             }
+            if (!kinds.virtualThreads() && kind.java() && vthreads != null && vthreads.complete() && vthreads.found() != null
+                    && vthreads.found() > 0) {
+                context.out().println(virtualHint(vthreads.found(), virtual.size()));
+            }
         }
         if (kinds.virtualThreads() && vthreads == null) {
             context.out().println();
@@ -225,6 +229,16 @@ final class ThreadsCommand implements Callable<Integer> {
                     + shown.stream().filter(ThreadEntry::pinned).count() + " pinned."));
         }
         context.out().flush();
+    }
+
+    /**
+     * That virtual threads exist beside the platform threads listed, and how to see them. Known only
+     * when the request for the carriers walked the virtual threads whole (some carrier had one
+     * mounted): counting them otherwise costs a walk of every one, which a plain `threads` does not make.
+     */
+    private static String virtualHint(long found, int mounted) {
+        return found + (found == 1 ? " virtual thread" : " virtual threads") + " not listed (" + mounted
+                + " mounted): threads --virtual lists them, --all with the platform threads.";
     }
 
     private void printSummary(AgentClient client) {

@@ -119,6 +119,7 @@ final class AnswerReader {
         boolean lockFactsComplete = false;
         boolean complete = false;
         VirtualDump.Summary summary = null;
+        Long found = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -131,10 +132,11 @@ final class AnswerReader {
                 case "lockFactsComplete" -> lockFactsComplete = p.getValueAsBoolean(false);
                 case "complete" -> complete = p.getValueAsBoolean(false);
                 case "summary" -> summary = summary();
+                case "found" -> found = p.getValueAsLong();
                 default -> p.skipChildren();
             }
         }
-        return new VirtualDump(time, threads, stacks, lockSource, lockFactsComplete, complete, summary);
+        return new VirtualDump(time, threads, stacks, lockSource, lockFactsComplete, complete, summary, found);
     }
 
     private VirtualDump.VirtualStack virtualThread() throws IOException {

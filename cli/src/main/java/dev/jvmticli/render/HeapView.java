@@ -18,6 +18,16 @@ public final class HeapView {
         table.print(out);
         out.printf("%d of %d classes; %d instances, %s in all%n", Math.min(top, histogram.rows().size()), histogram.rows().size(),
                 histogram.instances(), Sizes.bytes(histogram.bytes()));
+        String filler = fillerLine(histogram.filler());
+        if (filler != null) {
+            out.println(filler);
+        }
+    }
+
+    /** What the GC's fillers took, left out of the classes and totals; null when the histogram has none. */
+    private static String fillerLine(Histogram.Filler filler) {
+        return filler.instances() == 0 ? null : "GC fillers (dead space the GC formats, not objects; left out above): "
+                + filler.instances() + (filler.instances() == 1 ? " filler, " : " fillers, ") + Sizes.bytes(filler.bytes());
     }
 
     /** The classes that grew most in bytes, with their instances and bytes at each histogram. */

@@ -30,7 +30,7 @@ class VirtualThreadsTest {
 
     private static VirtualDump dump(VirtualStack... threads) {
         return new VirtualDump(0, List.of(threads), List.of(List.of(RUN)), "snapshot", true, true,
-                new VirtualDump.Summary(threads.length, 0, 0, Map.of()));
+                new VirtualDump.Summary(threads.length, 0, 0, Map.of()), null);
     }
 
     @Test

@@ -63,6 +63,38 @@ class HeapIT {
         }
     }
 
+    Stream<Jdks.Jdk> jdksWithFillerClasses() {
+        return Jdks.stream().filter(jdk -> jdk.feature() >= 21);
+    }
+
+    /**
+     * G1 formats the unused end of each thread's TLAB as a filler array when the histogram's safepoint
+     * retires it: the churning thread's TLAB always has one. jcmd's own histogram of all objects, taken
+     * first, shows it; `heap` counts it apart from the objects, never as a class.
+     */
+    @ParameterizedTest
+    @MethodSource("jdksWithFillerClasses")
+    void theGcsFillerArraysAreCountedApartNotRankedAsAClass(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-XX:+UseG1GC"))) {
+            String pid = Long.toString(target.pid());
+            Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), pid, "GC.class_histogram", "-all")
+                    .redirectErrorStream(true).start();
+            String jcmdHistogram = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, jcmd.waitFor(), jcmdHistogram);
+            assertTrue(jcmdHistogram.contains(" [Ljdk.internal.vm.FillerElement; (java.base@"), "jcmd's histogram has G1's fillers:\n" + jcmdHistogram);
+
+            Result text = CliRun.run("heap", pid, "--top", "400");
+            assertEquals(0, text.exit(), text.toString());
+            assertFalse(text.out().contains("jdk.internal.vm.Filler"), text.out());
+            assertTrue(Pattern.compile("(?m)^GC fillers \\(dead space the GC formats, not objects; left out above\\): \\d+ fillers?, \\d")
+                    .matcher(text.out()).find(), text.out());
+
+            JsonNode round = Json.parse(CliRun.run("heap", pid, "--top", "400", "--json").out()).path("histograms").get(0);
+            assertTrue(round.path("filler").path("instances").asLong() >= 1 && round.path("filler").path("bytes").asLong() > 0, round.path("filler").toString());
+            round.path("classes").forEach(c -> assertFalse(c.path("className").asText().contains("jdk.internal.vm.Filler"), c.toString()));
+        }
+    }
+
     /** Without --live each histogram waits for a young GC of the target's own (every second or so in 8 MB of young generation). */
     @ParameterizedTest
     @MethodSource("jdks")

@@ -168,8 +168,16 @@ class JitIT {
             assertTrue(hot.get(0).path("tier").isNull() && hot.get(0).path("osr").isNull(), hot.toString());
             Result table = CliRun.run("jit", Long.toString(target.pid()), "--method", "hot");
             assertTrue(table.out().lines().anyMatch(l -> l.matches("0x.* \\? +\\? +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))), table.out());
-            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not running: nothing attached to this JVM yet"),
-                    table.out());
+            assertTrue(table.out().contains("tier and OSR unknown (?): the JVM's attach listener (/tmp/.java_pid" + target.pid() + ") is not running: nothing attached to this JVM yet"
+                    + " (any attach starts it, e.g. jcmd <pid> VM.version)\n"), table.out());
+
+            // the line's way out is true: once jcmd started the listener, the same agent gets the tiers
+            Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), Long.toString(target.pid()), "VM.version")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertEquals(0, jcmd.waitFor());
+            Result known = CliRun.run("jit", Long.toString(target.pid()), "--method", "hot");
+            assertTrue(known.out().lines().anyMatch(l -> l.matches("0x.* [1-4] C[12] +(-|@\\d+) +\\d+ +" + Pattern.quote(CLASS + ".hot(I)J"))), known.out());
+            assertFalse(known.out().contains("tier and OSR unknown"), known.out());
         }
     }
 

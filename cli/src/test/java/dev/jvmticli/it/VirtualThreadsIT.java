@@ -126,6 +126,12 @@ class VirtualThreadsIT {
         assertEquals(VirtualThreadsTarget.PARKED + 1, summary.path("byState").path("WAITING").asInt());
         assertEquals(VirtualThreadsTarget.SLEEPERS + 2, summary.path("byState").path("TIMED_WAITING").asInt());
         assertEquals(1, summary.path("pinned").asInt());
+        assertTrue(summary.path("mounted").asInt() >= 1, "vt-pinned keeps its carrier: " + summary);
+
+        Result plain = CliRun.run("threads", pid(mode));
+        assertEquals(0, plain.exit(), plain.toString());
+        assertTrue(plain.out().endsWith("\n" + expected + " virtual threads not listed (" + summary.path("mounted").asInt()
+                + " mounted): threads --virtual lists them, --all with the platform threads.\n"), plain.out());
 
         Result text = CliRun.run("threads", pid(mode), "--virtual", "--state", "BLOCKED");
         assertEquals(0, text.exit(), text.toString());
@@ -142,6 +148,14 @@ class VirtualThreadsIT {
         assertEquals(0, grouped.exit(), grouped.toString());
         assertTrue(grouped.out().contains("\n" + VirtualThreadsTarget.SLEEPERS + " threads: \"vt-sleep-0\" #"), grouped.out());
         assertTrue(grouped.out().contains(", and " + (VirtualThreadsTarget.SLEEPERS - 10) + " more\n"), grouped.out());
+        Result fewShareOneStack = CliRun.run("stacks", pid(mode), "--virtual", "--thread", "vt-sleep-*");
+        assertTrue(fewShareOneStack.out().contains("\n" + VirtualThreadsTarget.NAMED_SLEEPERS + " threads: \"vt-sleep-0\" #"),
+                "more than 10 threads with one stack are grouped, however few in all:\n" + fewShareOneStack.out());
+        Result tenShareOneStack = CliRun.run("stacks", pid(mode), "--virtual", "--thread", "vt-sleep-?");
+        assertEquals(10, Pattern.compile("(?m)^\"vt-sleep-\\d\" #\\d+ virtual ").matcher(tenShareOneStack.out()).results().count(),
+                "10 threads with one stack are each printed:\n" + tenShareOneStack.out());
+        assertEquals(VirtualThreadsTarget.NAMED_SLEEPERS, Pattern.compile("(?m)^\"vt-sleep-\\d+\" #")
+                .matcher(CliRun.run("stacks", pid(mode), "--virtual", "--thread", "vt-sleep-*", "--no-group").out()).results().count());
 
         Result text = CliRun.run("stacks", pid(mode), "--virtual", "--no-group");
         assertEquals(0, text.exit(), text.toString());
@@ -232,6 +246,8 @@ class VirtualThreadsIT {
                 assertEquals(12, result.exit(), result.toString());
                 assertEquals("jvmti-cli: JVM " + pid + ": no virtual threads in this JVM (they need JDK 21 or later)\n", result.err());
             }
+            Result plain = CliRun.run("threads", pid);
+            assertFalse(plain.out().contains("virtual threads not listed"), plain.out());
             Result all = CliRun.run("threads", pid, "--all");
             assertEquals(0, all.exit(), all.toString());
             assertTrue(all.out().endsWith("\nThe target JVM has no virtual threads (they need JDK 21 or later).\n"), all.out());
