@@ -138,16 +138,18 @@ static jint live_threads(JNIEnv *jni) {
  * counted just before, and to a quarter more started meanwhile: past a frame's capacity the JNI
  * checker warns at async-profiler's next JNI call (a Kafka broker's ~100 threads did, at every
  * profile), and the frame lets them go when the command returns, also when the caller is in no
- * frame of its own (the agent thread never returns to Java). When no frame can be had (no memory),
- * the command runs in the caller's: stopping the profiler and reading its profile matter more than
- * the warning. */
+ * frame of its own (the agent thread never returns to Java). When no frame can be had (no memory,
+ * or jni is NULL: a thread the JVM does not know), the command runs in the caller's: stopping the
+ * profiler and reading its profile matter more than the warning. */
 const char *profiler_execute(JNIEnv *jni, const char *command, profiler_writer writer) {
-    jint threads = live_threads(jni);
-    int64_t wanted = PROFILER_LOCALS_PER_THREAD * ((int64_t)threads + threads / 4) + JNI_COMMAND_LOCALS;
-    jint room = wanted < PROFILER_MAX_FRAME_LOCALS ? (jint)wanted : PROFILER_MAX_FRAME_LOCALS;
-    int framed = (*jni)->PushLocalFrame(jni, room) == 0;
-    if (!framed) {
-        jni_cleared_exception(jni);
+    int framed = 0;
+    if (jni != NULL) {
+        jint threads = live_threads(jni);
+        int64_t wanted = PROFILER_LOCALS_PER_THREAD * ((int64_t)threads + threads / 4) + JNI_COMMAND_LOCALS;
+        framed = (*jni)->PushLocalFrame(jni, wanted < PROFILER_MAX_FRAME_LOCALS ? (jint)wanted : PROFILER_MAX_FRAME_LOCALS) == 0;
+        if (!framed) {
+            jni_cleared_exception(jni);
+        }
     }
     const char *error = execute(command, writer == NULL ? discard : writer);
     if (framed) {

@@ -20,7 +20,8 @@ int profiler_library_load(const char *path, char *message, size_t cap);
 
 /* Runs an async-profiler command ("start,event=cpu,..."), its output to writer (NULL: dropped),
  * in a local frame with room for the references async-profiler takes to every thread (jni is the
- * calling thread's). NULL on success, else async-profiler's message. Only after a successful load. */
+ * calling thread's, or NULL for none). NULL on success, else async-profiler's message. Only after
+ * a successful load. */
 const char *profiler_execute(JNIEnv *jni, const char *command, profiler_writer writer);
 
 /* The version of async-profiler this agent is pinned to. */
