@@ -83,13 +83,13 @@ static void keep_list(const char *buf, size_t size) {
 /* The engine async-profiler runs for the event, by its own rule (Profiler::selectEngine): `cpu`
  * is perf_events when its `list` shows perf events, ctimer when it lists ctimer, else the wall
  * clock in CPU mode. */
-static const char *engine_of(const char *event) {
+static const char *engine_of(JNIEnv *jni, const char *event) {
     if (strcmp(event, "cpu") != 0) {
         return strcmp(event, "wall") == 0 ? "wall" : event;
     }
     session.list_len = 0;
     session.list[0] = '\0';
-    if (profiler_execute("list,loglevel=none", keep_list) != NULL) {
+    if (profiler_execute(jni, "list,loglevel=none", keep_list) != NULL) {
         return NULL;
     }
     if (strstr(session.list, "\nPerf events:\n") != NULL) {
@@ -109,11 +109,11 @@ static int open_profiler(command_ctx *ctx) {
         command_fail(ctx, "no_memory", "cannot allocate the profile's line buffer");
         return -1;
     }
-    session.engine = engine_of(session.event);
+    session.engine = engine_of(ctx->jni, session.event);
     char command[160];
     snprintf(command, sizeof command, "start,event=%s,interval=%lld,threads,quiet,loglevel=none", session.event,
              (long long)session.interval);
-    const char *error = profiler_execute(command, NULL);
+    const char *error = profiler_execute(ctx->jni, command, NULL);
     if (error != NULL) {
         snprintf(message, sizeof message, "async-profiler did not start: %s", error);
         command_fail(ctx, "profiler_failed", message);
@@ -125,8 +125,7 @@ static int open_profiler(command_ctx *ctx) {
 }
 
 static void stop_profiler(JNIEnv *jni) {
-    (void)jni;
-    (void)profiler_execute("stop,quiet,loglevel=none", NULL);
+    (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
 }
 
 static void write_line(void *ctx, const char *line, size_t len) {
@@ -171,7 +170,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_begin_array(w);
     session.out = w;
     chunk_lines_init(&session.lines, session.line_buffer, LINE_BUFFER_BYTES, write_line, NULL);
-    const char *error = profiler_execute("dump,collapsed,ann,threads,loglevel=none", feed_lines);
+    const char *error = profiler_execute(ctx->jni, "dump,collapsed,ann,threads,loglevel=none", feed_lines);
     chunk_lines_finish(&session.lines);
     session.out = NULL;
     json_end_array(w);

@@ -8,6 +8,7 @@
 #ifndef JVMTICLI_PROFILER_LIBRARY_H
 #define JVMTICLI_PROFILER_LIBRARY_H
 
+#include <jni.h>
 #include <stddef.h>
 
 /* Receives what a command prints, in chunks of any size. */
@@ -17,9 +18,11 @@ typedef void (*profiler_writer)(const char *buf, size_t size);
  * refused even then: a request is never told a wrong file is fine). 0, or -1 with why in message. */
 int profiler_library_load(const char *path, char *message, size_t cap);
 
-/* Runs an async-profiler command ("start,event=cpu,..."), its output to writer (NULL: dropped).
- * NULL on success, else async-profiler's message. Only after a successful load. */
-const char *profiler_execute(const char *command, profiler_writer writer);
+/* Runs an async-profiler command ("start,event=cpu,..."), its output to writer (NULL: dropped),
+ * in a local frame with room for the references async-profiler takes to every thread (jni is the
+ * calling thread's, or NULL for none). NULL on success, else async-profiler's message. Only after
+ * a successful load. */
+const char *profiler_execute(JNIEnv *jni, const char *command, profiler_writer writer);
 
 /* The version of async-profiler this agent is pinned to. */
 const char *profiler_library_version(void);

@@ -23,16 +23,16 @@ class JniWarningCheckIT {
         return Jdks.stream();
     }
 
-    /**
-     * A stand-in agent breaks a JNI rule when the agent's own thread starts, that is during the
-     * first command: the report names the warning and that command.
-     */
-    @ParameterizedTest
-    @MethodSource("jdks")
-    void aBrokenJniRuleIsReportedWithTheCommandBeforeIt(Jdks.Jdk jdk) throws Exception {
+    /** The stand-in agent, built by the native module's test phase. */
+    private static Path misuse() {
         Path misuse = Path.of(System.getProperty("user.dir")).resolve("../native/target/test/libjnimisuse.so").normalize();
         assertTrue(Files.isRegularFile(misuse), "built by the native module's test phase: " + misuse);
-        TargetJvm target = TargetJvm.start(jdk, CounterTarget.class, List.of("-agentpath:" + misuse + "=jvmti-cli agent"));
+        return misuse;
+    }
+
+    /** A target whose stand-in agent breaks a rule as the agent's own thread starts, during the first command; its report. */
+    private static String reportOfFirstCommands(Jdks.Jdk jdk, String mode) throws Exception {
+        TargetJvm target = TargetJvm.start(jdk, CounterTarget.class, List.of("-agentpath:" + misuse() + "=" + mode + ",jvmti-cli agent"));
         String report;
         try (target) {
             String pid = Long.toString(target.pid());
@@ -43,10 +43,42 @@ class JniWarningCheckIT {
         }
         assertNotNull(report, "the target's output: " + target.output());
         assertTrue(report.contains(": 1 warning(s)"), report);
+        assertTrue(report.contains("after `jvmti-cli threads " + target.pid() + "` (in-process), started "), report);
+        return report;
+    }
+
+    /**
+     * A stand-in agent makes a JNI call without checking for an exception: the report names the
+     * warning, the command before it and the stack of the call.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aBrokenJniRuleIsReportedWithTheCommandBeforeIt(Jdks.Jdk jdk) throws Exception {
+        String report = reportOfFirstCommands(jdk, "exception");
         assertTrue(report.contains("1x WARNING in native method: JNI call made without checking exceptions when required to from CallObjectMethod"),
                 report);
-        assertTrue(report.contains("after `jvmti-cli threads " + target.pid() + "` (in-process), started "), report);
         assertTrue(report.contains("checked_jni_GetObjectClass"), "the stack of the call: " + report);
+    }
+
+    /**
+     * The JDKs whose checker counts local references: Temurin 25's printed no such warning here,
+     * neither for 80 references held in a callback's frame nor for `profile`'s ~1,170 on a target
+     * of ~390 threads, where OpenJDK 17's printed 23.
+     */
+    static Stream<Jdks.Jdk> jdksCountingLocalReferences() {
+        return Jdks.stream().filter(jdk -> jdk.feature() < 25);
+    }
+
+    /**
+     * A stand-in agent holds more local references than its frame has room for: the checker's
+     * other form, `WARNING: JNI local refs: N, exceeds capacity: M` (what `profile` printed on a
+     * broker of ~100 threads), fails a class as well.
+     */
+    @ParameterizedTest
+    @MethodSource("jdksCountingLocalReferences")
+    void localReferencesPastTheFramesCapacityAreReported(Jdks.Jdk jdk) throws Exception {
+        String report = reportOfFirstCommands(jdk, "locals");
+        assertTrue(report.contains("1x WARNING: JNI local refs: 33, exceeds capacity: 32"), report);
     }
 
     /**

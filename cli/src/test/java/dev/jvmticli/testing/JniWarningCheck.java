@@ -24,11 +24,23 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallback {
     /**
-     * The first line of what HotSpot's checker prints (jniCheck.cpp, and the signal handler check
-     * -Xcheck:jni turns on); the stack of the thread that broke the rule follows it.
+     * The first line of each report of HotSpot's checker (jniCheck.cpp and jniCheck.hpp, and the
+     * signal handler check -Xcheck:jni turns on, signals_posix.cpp); the stack of the thread that
+     * broke the rule follows it:
+     * <ul>
+     *   <li>{@code WARNING in native method: MESSAGE} (a broken rule the JVM survives: an unchecked
+     *       or pending exception, a decorated class name, a null throwable, ...)</li>
+     *   <li>{@code FATAL ERROR in native method: MESSAGE} (the JVM aborts; an array release's
+     *       {@code FUNCTION: ...} detail line comes before it)</li>
+     *   <li>{@code WARNING: JNI local refs: N, exceeds capacity: M}</li>
+     *   <li>{@code Warning: Calling other JNI functions in the scope of Get/ReleasePrimitiveArrayCritical or Get/ReleaseStringCritical}</li>
+     *   <li>{@code Warning: SIGNAL handler modified!} (SIGNAL as os::exception_name writes it:
+     *       SIGSEGV, SIGRTMIN+3, ...; the signal handlers' table and {@code Consider using jsig
+     *       library.} follow it)</li>
+     * </ul>
      */
     static final Pattern WARNING = Pattern.compile("^(WARNING in native method: |FATAL ERROR in native method: "
-            + "|WARNING: JNI local refs: |Warning: Calling other JNI functions in the scope of |Warning: SIG\\w+ handler )");
+            + "|WARNING: JNI local refs: |Warning: Calling other JNI functions in the scope of |Warning: \\S+ handler )");
     /**
      * What -Xcheck:jni's signal check prints, once per signal, when a profiler installs its own
      * SIGSEGV and SIGBUS handlers (async-profiler's, which hand on to the JVM's what they do not

@@ -46,6 +46,9 @@ class JniWarningCheckTest {
     void fatalErrorsAndSignalHandlerChecksAreWarningsToo() {
         assertTrue(JniWarningCheck.WARNING.matcher("FATAL ERROR in native method: Bad global or local ref passed to JNI").find());
         assertTrue(JniWarningCheck.WARNING.matcher("Warning: SIGINT handler modified!").find());
+        assertTrue(JniWarningCheck.WARNING.matcher("Warning: SIGRTMIN+3 handler modified!").find(), "a real-time signal's name");
+        assertTrue(JniWarningCheck.WARNING.matcher("WARNING in native method: JNI call made with exception pending").find());
+        assertTrue(JniWarningCheck.WARNING.matcher("WARNING: JNI local refs: 265, exceeds capacity: 263").find());
         assertTrue(JniWarningCheck.WARNING.matcher(
                 "Warning: Calling other JNI functions in the scope of Get/ReleasePrimitiveArrayCritical or Get/ReleaseStringCritical").find());
     }
