@@ -118,18 +118,12 @@ static void cmd_hello(command_ctx *ctx) {
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "agent");
-    json_cstring(w, AGENT_VERSION);
-    json_key(w, "protocol");
-    json_int(w, PROTOCOL_VERSION);
-    json_key(w, "pid");
-    json_int(w, getpid());
-    json_key(w, "phase");
-    json_cstring(w, the_agent.phase == PHASE_STARTUP ? "startup" : "attach");
-    json_key(w, "mallocBytes");
-    json_int(w, alloc_count_held_bytes());
-    json_key(w, "jvm");
-    json_begin_object(w);
+    json_field_cstring(w, "agent", AGENT_VERSION);
+    json_field_int(w, "protocol", PROTOCOL_VERSION);
+    json_field_int(w, "pid", getpid());
+    json_field_cstring(w, "phase", the_agent.phase == PHASE_STARTUP ? "startup" : "attach");
+    json_field_int(w, "mallocBytes", alloc_count_held_bytes());
+    json_begin_object_field(w, "jvm");
     write_property(ctx, "name", "java.vm.name");
     write_property(ctx, "vendor", "java.vm.vendor");
     write_property(ctx, "version", "java.vm.version");
@@ -147,8 +141,7 @@ static void cmd_hello(command_ctx *ctx) {
 static void cmd_detach(command_ctx *ctx) {
     command_result(ctx);
     json_begin_object(ctx->out);
-    json_key(ctx->out, "detached");
-    json_bool(ctx->out, 1);
+    json_field_bool(ctx->out, "detached", 1);
     json_end_object(ctx->out);
     (void)agent_move(AGENT_RUNNING, AGENT_STOPPING);
 }

@@ -7,10 +7,8 @@
 
 void answer_begin(json_writer *out, int64_t id) {
     json_begin_object(out);
-    json_key(out, "v");
-    json_int(out, PROTOCOL_VERSION);
-    json_key(out, "id");
-    json_int(out, id);
+    json_field_int(out, "v", PROTOCOL_VERSION);
+    json_field_int(out, "id", id);
 }
 
 void answer_end(json_writer *out) {
@@ -19,14 +17,10 @@ void answer_end(json_writer *out) {
 }
 
 static void write_error(json_writer *out, const char *code, const char *message) {
-    json_key(out, "ok");
-    json_bool(out, 0);
-    json_key(out, "error");
-    json_begin_object(out);
-    json_key(out, "code");
-    json_cstring(out, code);
-    json_key(out, "message");
-    json_cstring(out, message);
+    json_field_bool(out, "ok", 0);
+    json_begin_object_field(out, "error");
+    json_field_cstring(out, "code", code);
+    json_field_cstring(out, "message", message);
     json_end_object(out);
 }
 
@@ -38,8 +32,7 @@ void answer_error(json_writer *out, int64_t id, const char *code, const char *me
 
 void command_result(command_ctx *ctx) {
     ctx->started = 1;
-    json_key(ctx->out, "ok");
-    json_bool(ctx->out, 1);
+    json_field_bool(ctx->out, "ok", 1);
     json_key(ctx->out, "result");
 }
 

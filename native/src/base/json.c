@@ -249,6 +249,46 @@ void json_null(json_writer *w) {
     put(w, "null", 4);
 }
 
+void json_field_int(json_writer *w, const char *key, int64_t value) {
+    json_key(w, key);
+    json_int(w, value);
+}
+
+void json_field_bool(json_writer *w, const char *key, int value) {
+    json_key(w, key);
+    json_bool(w, value);
+}
+
+void json_field_null(json_writer *w, const char *key) {
+    json_key(w, key);
+    json_null(w);
+}
+
+void json_field_cstring(json_writer *w, const char *key, const char *utf8) {
+    json_key(w, key);
+    json_cstring(w, utf8);
+}
+
+void json_field_string(json_writer *w, const char *key, const char *utf8, size_t len) {
+    json_key(w, key);
+    json_string(w, utf8, len);
+}
+
+void json_field_mutf8(json_writer *w, const char *key, const char *mutf8) {
+    json_key(w, key);
+    json_mutf8(w, mutf8);
+}
+
+void json_begin_array_field(json_writer *w, const char *key) {
+    json_key(w, key);
+    json_begin_array(w);
+}
+
+void json_begin_object_field(json_writer *w, const char *key) {
+    json_key(w, key);
+    json_begin_object(w);
+}
+
 void json_raw(json_writer *w, const char *text) {
     put(w, text, strlen(text));
 }

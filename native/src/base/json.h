@@ -39,6 +39,15 @@ void json_mutf8(json_writer *w, const char *mutf8);
 void json_int(json_writer *w, int64_t value);
 void json_bool(json_writer *w, int value);
 void json_null(json_writer *w);
+/* A key and its value in one call: json_key, then the value writer of the same name. */
+void json_field_int(json_writer *w, const char *key, int64_t value);
+void json_field_bool(json_writer *w, const char *key, int value);
+void json_field_null(json_writer *w, const char *key);
+void json_field_cstring(json_writer *w, const char *key, const char *utf8);
+void json_field_string(json_writer *w, const char *key, const char *utf8, size_t len);
+void json_field_mutf8(json_writer *w, const char *key, const char *mutf8);
+void json_begin_array_field(json_writer *w, const char *key);
+void json_begin_object_field(json_writer *w, const char *key);
 /* Writes raw bytes (a newline between messages, say). */
 void json_raw(json_writer *w, const char *text);
 /* Writes a value already encoded as JSON (or the start of one, finished with json_raw_bytes),

@@ -251,29 +251,21 @@ static void count_survivor(void *arg, const stack_entry *found, uint64_t bytes, 
 }
 
 static void write_totals(json_writer *w, const char *key, const sample_totals *t) {
-    json_key(w, key);
-    json_begin_object(w);
-    json_key(w, "samples");
-    json_int(w, (int64_t)t->samples);
-    json_key(w, "sampledBytes");
-    json_int(w, (int64_t)t->bytes);
-    json_key(w, "estimatedBytes");
-    json_int(w, (int64_t)t->weight);
+    json_begin_object_field(w, key);
+    json_field_int(w, "samples", (int64_t)t->samples);
+    json_field_int(w, "sampledBytes", (int64_t)t->bytes);
+    json_field_int(w, "estimatedBytes", (int64_t)t->weight);
     json_end_object(w);
 }
 
 static void write_ages(json_writer *w, const age_range *range) {
-    json_key(w, "youngest");
-    json_int(w, range->youngest);
-    json_key(w, "oldest");
-    json_int(w, range->oldest);
+    json_field_int(w, "youngest", range->youngest);
+    json_field_int(w, "oldest", range->oldest);
 }
 
 static void write_live(json_writer *w) {
-    json_key(w, "live");
-    json_begin_object(w);
-    json_key(w, "minAge");
-    json_int(w, session.min_age);
+    json_begin_object_field(w, "live");
+    json_field_int(w, "minAge", session.min_age);
     live_write_counts(w);
     write_totals(w, "survivors", &session.survivors);
     write_totals(w, "younger", &session.younger);
@@ -282,10 +274,8 @@ static void write_live(json_writer *w) {
 
 static void write_started(json_writer *w) {
     json_begin_object(w);
-    json_key(w, "interval");
-    json_int(w, session.interval);
-    json_key(w, "live");
-    json_bool(w, session.live);
+    json_field_int(w, "interval", session.interval);
+    json_field_bool(w, "live", session.live);
     json_end_object(w);
 }
 
@@ -299,61 +289,43 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     methods.with_origin = 1;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "interval");
-    json_int(w, session.interval);
-    json_key(w, "durationNanos");
-    json_int(w, elapsed);
-    json_key(w, "samples");
-    json_int(w, (int64_t)session.samples);
-    json_key(w, "sampledBytes");
-    json_int(w, (int64_t)session.bytes);
-    json_key(w, "estimatedBytes");
-    json_int(w, (int64_t)session.weight);
-    json_key(w, "droppedStacks");
-    json_int(w, (int64_t)session.dropped_stacks);
-    json_key(w, "droppedClasses");
-    json_int(w, (int64_t)session.dropped_classes);
+    json_field_int(w, "interval", session.interval);
+    json_field_int(w, "durationNanos", elapsed);
+    json_field_int(w, "samples", (int64_t)session.samples);
+    json_field_int(w, "sampledBytes", (int64_t)session.bytes);
+    json_field_int(w, "estimatedBytes", (int64_t)session.weight);
+    json_field_int(w, "droppedStacks", (int64_t)session.dropped_stacks);
+    json_field_int(w, "droppedClasses", (int64_t)session.dropped_classes);
     if (gcs >= 0) {
-        json_key(w, "gcs");
-        json_int(w, gcs);
+        json_field_int(w, "gcs", gcs);
     }
     if (session.live) {
         write_live(w);
     }
-    json_key(w, "classes");
-    json_begin_array(w);
+    json_begin_array_field(w, "classes");
     for (size_t i = 0; i < session.classes.count; i++) {
         json_begin_object(w);
-        json_key(w, "name");
-        json_mutf8(w, name_table_get(&session.classes, (int32_t)i));
-        json_key(w, "samples");
-        json_int(w, (int64_t)session.per_class[i].samples);
-        json_key(w, "sampledBytes");
-        json_int(w, (int64_t)session.per_class[i].bytes);
-        json_key(w, "estimatedBytes");
-        json_int(w, (int64_t)session.per_class[i].weight);
+        json_field_mutf8(w, "name", name_table_get(&session.classes, (int32_t)i));
+        json_field_int(w, "samples", (int64_t)session.per_class[i].samples);
+        json_field_int(w, "sampledBytes", (int64_t)session.per_class[i].bytes);
+        json_field_int(w, "estimatedBytes", (int64_t)session.per_class[i].weight);
         if (session.live && session.per_class[i].samples > 0) {
             write_ages(w, &session.class_ages[i]);
         }
         json_end_object(w);
     }
     json_end_array(w);
-    json_key(w, "stacks");
-    json_begin_array(w);
+    json_begin_array_field(w, "stacks");
     for (size_t i = 0; have_methods && i < session.stacks.capacity; i++) {
         const stack_entry *e = &session.stacks.slots[i];
         if (e->hash == 0 || (session.live && e->count == 0)) {
             continue;
         }
         json_begin_object(w);
-        json_key(w, "class");
-        json_int(w, e->key);
-        json_key(w, "samples");
-        json_int(w, (int64_t)e->count);
-        json_key(w, "sampledBytes");
-        json_int(w, (int64_t)e->sum);
-        json_key(w, "estimatedBytes");
-        json_int(w, (int64_t)e->weight);
+        json_field_int(w, "class", e->key);
+        json_field_int(w, "samples", (int64_t)e->count);
+        json_field_int(w, "sampledBytes", (int64_t)e->sum);
+        json_field_int(w, "estimatedBytes", (int64_t)e->weight);
         if (session.live) {
             write_ages(w, &session.stack_ages[i]);
         }

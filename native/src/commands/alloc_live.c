@@ -265,26 +265,16 @@ void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *sta
 }
 
 void live_write_counts(json_writer *w) {
-    json_key(w, "capacity");
-    json_int(w, LIVE_CAPACITY);
-    json_key(w, "tracked");
-    json_int(w, (int64_t)live.tracked);
-    json_key(w, "largestBytes");
-    json_int(w, (int64_t)live.largest);
-    json_key(w, "tooLarge");
-    json_int(w, (int64_t)__atomic_load_n(&live.too_large, __ATOMIC_RELAXED));
-    json_key(w, "tableFull");
-    json_int(w, (int64_t)live.table_full);
-    json_key(w, "budgetBytes");
-    json_int(w, (int64_t)live.budget);
-    json_key(w, "overBudget");
-    json_int(w, (int64_t)live.over_budget);
-    json_key(w, "noReference");
-    json_int(w, (int64_t)__atomic_load_n(&live.no_ref, __ATOMIC_RELAXED));
-    json_key(w, "collected");
-    json_int(w, (int64_t)live.collected);
-    json_key(w, "collections");
-    json_int(w, (int64_t)live.collections.settled);
+    json_field_int(w, "capacity", LIVE_CAPACITY);
+    json_field_int(w, "tracked", (int64_t)live.tracked);
+    json_field_int(w, "largestBytes", (int64_t)live.largest);
+    json_field_int(w, "tooLarge", (int64_t)__atomic_load_n(&live.too_large, __ATOMIC_RELAXED));
+    json_field_int(w, "tableFull", (int64_t)live.table_full);
+    json_field_int(w, "budgetBytes", (int64_t)live.budget);
+    json_field_int(w, "overBudget", (int64_t)live.over_budget);
+    json_field_int(w, "noReference", (int64_t)__atomic_load_n(&live.no_ref, __ATOMIC_RELAXED));
+    json_field_int(w, "collected", (int64_t)live.collected);
+    json_field_int(w, "collections", (int64_t)live.collections.settled);
 }
 
 int live_close(JNIEnv *jni) {

@@ -345,8 +345,7 @@ static void wants(jvmtiCapabilities *c) {
 
 static void write_started(json_writer *w) {
     json_begin_object(w);
-    json_key(w, "started");
-    json_bool(w, 1);
+    json_field_bool(w, "started", 1);
     json_end_object(w);
 }
 
@@ -366,62 +365,47 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "durationNanos");
-    json_int(w, elapsed);
-    json_key(w, "events");
-    json_int(w, (int64_t)session.events);
-    json_key(w, "dropped");
-    json_int(w, (int64_t)session.dropped);
-    json_key(w, "monitors");
-    json_begin_array(w);
+    json_field_int(w, "durationNanos", elapsed);
+    json_field_int(w, "events", (int64_t)session.events);
+    json_field_int(w, "dropped", (int64_t)session.dropped);
+    json_begin_array_field(w, "monitors");
     for (size_t i = 0; i < CONT_MAX_MONITORS; i++) {
         const monitor_entry *m = &session.monitors[i];
         if (!m->used) {
             continue;
         }
         json_begin_object(w);
-        json_key(w, "id");
-        json_int(w, (int64_t)i);
+        json_field_int(w, "id", (int64_t)i);
         json_key(w, "class");
         write_name(w, m->klass);
-        json_key(w, "identityHash");
-        json_int(w, (uint32_t)m->hash);
-        json_key(w, "count");
-        json_int(w, (int64_t)m->count);
-        json_key(w, "blockedNanos");
-        json_int(w, (int64_t)m->blocked_nanos);
-        json_key(w, "holders");
-        json_begin_array(w);
+        json_field_int(w, "identityHash", (uint32_t)m->hash);
+        json_field_int(w, "count", (int64_t)m->count);
+        json_field_int(w, "blockedNanos", (int64_t)m->blocked_nanos);
+        json_begin_array_field(w, "holders");
         for (int h = 0; h < CONT_MAX_HOLDERS && m->holders[h].seen > 0; h++) {
             json_begin_object(w);
             json_key(w, "thread");
             write_name(w, m->holders[h].thread);
-            json_key(w, "seen");
-            json_int(w, (int64_t)m->holders[h].seen);
+            json_field_int(w, "seen", (int64_t)m->holders[h].seen);
             json_end_object(w);
         }
         json_end_array(w);
-        json_key(w, "otherHolders");
-        json_int(w, (int64_t)m->other_holders);
+        json_field_int(w, "otherHolders", (int64_t)m->other_holders);
         json_end_object(w);
     }
     json_end_array(w);
-    json_key(w, "stacks");
-    json_begin_array(w);
+    json_begin_array_field(w, "stacks");
     for (size_t i = 0; have_methods && i < session.stacks.capacity; i++) {
         const stack_entry *e = &session.stacks.slots[i];
         if (e->hash == 0) {
             continue;
         }
         json_begin_object(w);
-        json_key(w, "monitor");
-        json_int(w, e->key);
+        json_field_int(w, "monitor", e->key);
         json_key(w, "thread");
         write_name(w, e->aux);
-        json_key(w, "count");
-        json_int(w, (int64_t)e->count);
-        json_key(w, "blockedNanos");
-        json_int(w, (int64_t)e->sum);
+        json_field_int(w, "count", (int64_t)e->count);
+        json_field_int(w, "blockedNanos", (int64_t)e->sum);
         json_key(w, "frames");
         method_table_write_frames(&methods, w, e->frames, e->depth);
         json_end_object(w);

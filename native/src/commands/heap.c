@@ -85,14 +85,10 @@ static int read_settled_totals(JNIEnv *jni, safepoint_totals *totals) {
 }
 
 static void write_safepoints(json_writer *w, const safepoint_totals *before, const safepoint_totals *after) {
-    json_key(w, "safepoints");
-    json_begin_object(w);
-    json_key(w, "count");
-    json_int(w, after->count - before->count);
-    json_key(w, "atSafepointMillis");
-    json_int(w, after->at_safepoint_millis - before->at_safepoint_millis);
-    json_key(w, "reachingMillis");
-    json_int(w, after->reaching_millis - before->reaching_millis);
+    json_begin_object_field(w, "safepoints");
+    json_field_int(w, "count", after->count - before->count);
+    json_field_int(w, "atSafepointMillis", after->at_safepoint_millis - before->at_safepoint_millis);
+    json_field_int(w, "reachingMillis", after->reaching_millis - before->reaching_millis);
     json_end_object(w);
 }
 
@@ -153,23 +149,15 @@ void cmd_heap(command_ctx *ctx) {
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
-    json_key(w, "live");
-    json_bool(w, live);
-    json_key(w, "command");
-    json_cstring(w, command_line);
-    json_key(w, "startedNanos"); /* CLOCK_MONOTONIC: only the difference between two answers means something */
-    json_int(w, started);
-    json_key(w, "elapsedNanos");
-    json_int(w, elapsed);
+    json_field_bool(w, "live", live);
+    json_field_cstring(w, "command", command_line);
+    json_field_int(w, "startedNanos", started); /* CLOCK_MONOTONIC: only the difference between two answers means something */
+    json_field_int(w, "elapsedNanos", elapsed);
     if (after_gc) {
-        json_key(w, "afterGc");
-        json_begin_object(w);
-        json_key(w, "gcCame");
-        json_bool(w, gc_came);
-        json_key(w, "waitedNanos");
-        json_int(w, gc_waited);
-        json_key(w, "gcWaitMillis");
-        json_int(w, gc_wait_millis);
+        json_begin_object_field(w, "afterGc");
+        json_field_bool(w, "gcCame", gc_came);
+        json_field_int(w, "waitedNanos", gc_waited);
+        json_field_int(w, "gcWaitMillis", gc_wait_millis);
         if (counted) { /* the GC waited for, and any other pause while the command waited: not the histogram's */
             write_safepoints(w, &wait_began, &before);
         }
@@ -178,8 +166,7 @@ void cmd_heap(command_ctx *ctx) {
     if (counted) {
         write_safepoints(w, &before, &after);
     }
-    json_key(w, "histogram");
-    json_string(w, text, length);
+    json_field_string(w, "histogram", text, length);
     json_end_object(w);
     free(text);
 }

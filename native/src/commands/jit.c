@@ -401,10 +401,8 @@ static void write_tier(json_writer *w, const code_list *tiers, const snapshot_en
     if (t == NULL) {
         return;
     }
-    json_key(w, "compileId");
-    json_int(w, t->compile_id);
-    json_key(w, "level");
-    json_int(w, t->level);
+    json_field_int(w, "compileId", t->compile_id);
+    json_field_int(w, "level", t->level);
     json_key(w, "entryBci");
     if (t->entry_bci == CODE_LIST_BCI_UNKNOWN) {
         json_null(w);
@@ -420,64 +418,50 @@ static void write_listing(command_ctx *ctx, snapshot_entry *code, size_t n, uint
     int have_methods = method_table_init(&methods, JIT_MAX_ENTRIES) == 0;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "pid");
-    json_int(w, getpid());
+    json_field_int(w, "pid", getpid());
     json_key(w, "perfMap");
     if (wrote_map) {
         json_cstring(w, jit.map.path);
     } else {
         json_null(w);
     }
-    json_key(w, "following");
-    json_bool(w, jit.following);
-    json_key(w, "dropped");
-    json_int(w, (int64_t)dropped);
-    json_key(w, "unloaded");
-    json_int(w, (int64_t)unloaded);
+    json_field_bool(w, "following", jit.following);
+    json_field_int(w, "dropped", (int64_t)dropped);
+    json_field_int(w, "unloaded", (int64_t)unloaded);
     json_key(w, "codeListError");
     if (tiers->entries == NULL) {
         json_cstring(w, tiers->error);
     } else {
         json_null(w);
     }
-    json_key(w, "compiled");
-    json_begin_array(w);
+    json_begin_array_field(w, "compiled");
     for (size_t i = 0; have_methods && i < n; i++) {
         if (code[i].method == NULL) {
             continue;
         }
         json_begin_object(w);
-        json_key(w, "method");
-        json_int(w, method_table_add(&methods, code[i].method));
-        json_key(w, "start");
-        json_int(w, (int64_t)code[i].start);
-        json_key(w, "size");
-        json_int(w, (int64_t)code[i].size);
+        json_field_int(w, "method", method_table_add(&methods, code[i].method));
+        json_field_int(w, "start", (int64_t)code[i].start);
+        json_field_int(w, "size", (int64_t)code[i].size);
         write_tier(w, tiers, &code[i]);
-        json_key(w, "inlined");
-        json_begin_array(w);
+        json_begin_array_field(w, "inlined");
         for (int k = 0; k < code[i].inlined_count; k++) {
             json_int(w, method_table_add(&methods, code[i].inlined[k]));
         }
         json_end_array(w);
-        json_key(w, "inlinedPartial");
-        json_bool(w, code[i].inlined_partial);
+        json_field_bool(w, "inlinedPartial", code[i].inlined_partial);
         json_end_object(w);
     }
     json_end_array(w);
-    json_key(w, "stubs");
-    json_begin_array(w);
+    json_begin_array_field(w, "stubs");
     for (size_t i = 0; i < n; i++) {
         if (code[i].method != NULL) {
             continue;
         }
         json_begin_object(w);
-        json_key(w, "name");
-        json_mutf8(w, code[i].name);
-        json_key(w, "start");
-        json_int(w, (int64_t)code[i].start);
-        json_key(w, "size");
-        json_int(w, (int64_t)code[i].size);
+        json_field_mutf8(w, "name", code[i].name);
+        json_field_int(w, "start", (int64_t)code[i].start);
+        json_field_int(w, "size", (int64_t)code[i].size);
         json_end_object(w);
     }
     json_end_array(w);

@@ -41,16 +41,14 @@ static jmethodID method(JNIEnv *jni, const char *class_name, const char *name, c
 static void write_long(beans *b, const char *key, jobject target, jmethodID getter) {
     jlong value;
     if (getter != NULL && jni_call_long(b->jni, target, getter, &value) == 0) {
-        json_key(b->out, key);
-        json_int(b->out, value);
+        json_field_int(b->out, key, value);
     }
 }
 
 static void write_string(beans *b, const char *key, jobject target, jmethodID getter) {
     char *value = getter == NULL ? NULL : jni_call_string(b->jni, target, getter);
     if (value != NULL) {
-        json_key(b->out, key);
-        json_mutf8(b->out, value);
+        json_field_mutf8(b->out, key, value);
         free(value);
     }
 }
@@ -62,8 +60,7 @@ static void write_usage(beans *b, const char *key, jobject holder, jmethodID get
     if (jni_failed(jni, usage)) {
         return;
     }
-    json_key(b->out, key);
-    json_begin_object(b->out);
+    json_begin_object_field(b->out, key);
     write_long(b, "init", usage, b->get_init);
     write_long(b, "used", usage, b->get_used);
     write_long(b, "committed", usage, b->get_committed);
@@ -94,8 +91,7 @@ static void write_bean_list(beans *b, const char *key, const char *interface_nam
     if (jni_failed(jni, array)) {
         return;
     }
-    json_key(b->out, key);
-    json_begin_array(b->out);
+    json_begin_array_field(b->out, key);
     jsize count = (*jni)->GetArrayLength(jni, array);
     for (jsize i = 0; i < count; i++) {
         if ((*jni)->PushLocalFrame(jni, BEAN_LOCALS) != 0) {
@@ -156,8 +152,7 @@ static void write_mxbeans(beans *b) {
         jint count;
         jmethodID get_count = method(jni, "java/lang/management/ThreadMXBean", "getThreadCount", "()I");
         if (get_count != NULL && jni_call_int(jni, threads, get_count, &count) == 0) {
-            json_key(b->out, "threads");
-            json_int(b->out, count);
+            json_field_int(b->out, "threads", count);
         }
         (*jni)->DeleteLocalRef(jni, threads);
     }
@@ -174,8 +169,7 @@ static int write_kilobyte_lines(json_writer *w, const char *path, const char *pr
         char name[64];
         long long kilobytes;
         if (strncmp(line, prefix, strlen(prefix)) == 0 && sscanf(line, "%63[A-Za-z_]: %lld kB", name, &kilobytes) == 2) {
-            json_key(w, name);
-            json_int(w, kilobytes * 1024);
+            json_field_int(w, name, kilobytes * 1024);
         }
     }
     fclose(file);
@@ -185,14 +179,12 @@ static int write_kilobyte_lines(json_writer *w, const char *path, const char *pr
 /* smaps_rollup's totals (Rss, Anonymous, Pss_*, Shared_*, Swap, ...) and status's split of the
  * resident set (RssAnon, RssFile, RssShmem), in bytes. */
 static void write_resident(json_writer *w) {
-    json_key(w, "resident");
-    json_begin_object(w);
+    json_begin_object_field(w, "resident");
     int rollup = write_kilobyte_lines(w, "/proc/self/smaps_rollup", "");
     (void)write_kilobyte_lines(w, "/proc/self/status", "Rss");
     json_end_object(w);
     if (rollup != 0) {
-        json_key(w, "residentError");
-        json_cstring(w, "/proc/self/smaps_rollup cannot be read (Linux 4.14 or later has it)");
+        json_field_cstring(w, "residentError", "/proc/self/smaps_rollup cannot be read (Linux 4.14 or later has it)");
     }
 }
 

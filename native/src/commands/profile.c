@@ -138,18 +138,15 @@ static void feed_lines(const char *buf, size_t size) {
 }
 
 static void write_settings(json_writer *w) {
-    json_key(w, "event");
-    json_cstring(w, session.event);
+    json_field_cstring(w, "event", session.event);
     json_key(w, "engine");
     if (session.engine == NULL) {
         json_null(w);
     } else {
         json_cstring(w, session.engine);
     }
-    json_key(w, "intervalNanos");
-    json_int(w, session.interval);
-    json_key(w, "profiler");
-    json_cstring(w, profiler_library_version());
+    json_field_int(w, "intervalNanos", session.interval);
+    json_field_cstring(w, "profiler", profiler_library_version());
 }
 
 static void write_started(json_writer *w) {
@@ -164,21 +161,17 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     command_result(ctx);
     json_begin_object(w);
     write_settings(w);
-    json_key(w, "durationNanos");
-    json_int(w, elapsed);
-    json_key(w, "collapsed");
-    json_begin_array(w);
+    json_field_int(w, "durationNanos", elapsed);
+    json_begin_array_field(w, "collapsed");
     session.out = w;
     chunk_lines_init(&session.lines, session.line_buffer, LINE_BUFFER_BYTES, write_line, NULL);
     const char *error = profiler_execute(ctx->jni, "dump,collapsed,ann,threads,loglevel=none", feed_lines);
     chunk_lines_finish(&session.lines);
     session.out = NULL;
     json_end_array(w);
-    json_key(w, "droppedStacks");
-    json_int(w, (int64_t)session.lines.dropped);
+    json_field_int(w, "droppedStacks", (int64_t)session.lines.dropped);
     if (error != NULL) {
-        json_key(w, "error");
-        json_cstring(w, error);
+        json_field_cstring(w, "error", error);
     }
     json_end_object(w);
 }

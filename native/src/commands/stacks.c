@@ -57,8 +57,7 @@ static taken_stack add_frames(JNIEnv *jni, method_index *methods, stack_tree *tr
 static void write_locks(json_writer *w, const thread_moment *m, const taken_stack *stack, int want_owned) {
     thread_moment_write_locks(w, m, want_owned);
     if (stack != NULL && !m->unsettled && m->locks.waiting == WAIT_NOTIFY && stack->wait_entered_at >= 0) {
-        json_key(w, "waitEnteredAt");
-        json_int(w, stack->wait_entered_at);
+        json_field_int(w, "waitEnteredAt", stack->wait_entered_at);
     }
 }
 
@@ -75,20 +74,16 @@ static void write_part(command_ctx *ctx, const thread_set *set, const taken_stac
         json_key(w, "methods");
         frames_write_methods(w, ctx->jni, methods, first_method);
     }
-    json_key(w, "threads");
-    json_begin_array(w);
+    json_begin_array_field(w, "threads");
     for (size_t i = start; i < end; i++) {
         json_begin_object(w);
-        json_key(w, "thread");
-        json_begin_object(w);
+        json_begin_object_field(w, "thread");
         thread_facts_write(w, &set->facts[i], &set->natives[i]);
         json_end_object(w);
         if (stacks != NULL) {
-            json_key(w, "stack");
-            json_int(w, stacks[i].top);
+            json_field_int(w, "stack", stacks[i].top);
             if (stacks[i].truncated) {
-                json_key(w, "truncated");
-                json_bool(w, 1);
+                json_field_bool(w, "truncated", 1);
             }
         }
         write_locks(w, &set->moments[i], stacks != NULL ? &stacks[i] : NULL, want_owned);
@@ -143,10 +138,8 @@ void cmd_stacks(command_ctx *ctx) {
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "time");
-    json_int(w, frames_wall_millis());
-    json_key(w, "lockSource");
-    json_cstring(w, locks_source(ctx->jni, want_owned));
+    json_field_int(w, "time", frames_wall_millis());
+    json_field_cstring(w, "lockSource", locks_source(ctx->jni, want_owned));
     if (with_vm_threads) {
         vm_threads_write(w, &vm_threads);
         vm_threads_free(&vm_threads);
@@ -160,8 +153,7 @@ void cmd_stacks(command_ctx *ctx) {
     size_t written_methods = 0;
     int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
     int lock_status = 0;
-    json_key(w, "parts");
-    json_begin_array(w);
+    json_begin_array_field(w, "parts");
     for (size_t start = 0, end; start < set.count; start = end) {
         end = next_part_end(start, set.count, in_parts);
         /* frames are taken for owned monitors too: they are what the lock facts are checked against */
@@ -180,8 +172,7 @@ void cmd_stacks(command_ctx *ctx) {
         }
     }
     json_end_array(w);
-    json_key(w, "lockFactsComplete");
-    json_bool(w, lock_status == 0);
+    json_field_bool(w, "lockFactsComplete", lock_status == 0);
     json_end_object(w);
     stack_memo_free(&memo);
     stack_tree_free(&tree);

@@ -131,22 +131,15 @@ void cmd_synchronizers(command_ctx *ctx) {
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);
-    json_key(w, "complete");
-    json_bool(w, owners.complete);
-    json_key(w, "instances");
-    json_int(w, (int64_t)owners.instances);
-    json_key(w, "walkMicros");
-    json_int(w, owners.walk_micros);
-    json_key(w, "owned");
-    json_begin_array(w);
+    json_field_bool(w, "complete", owners.complete);
+    json_field_int(w, "instances", (int64_t)owners.instances);
+    json_field_int(w, "walkMicros", owners.walk_micros);
+    json_begin_array_field(w, "owned");
     for (size_t i = 0; i < owners.count; i++) {
         json_begin_object(w);
-        json_key(w, "ownerId");
-        json_int(w, owners.owned[i].owner_id);
-        json_key(w, "class");
-        json_mutf8(w, owners.owned[i].lock.class_name);
-        json_key(w, "hash");
-        json_int(w, (uint32_t)owners.owned[i].lock.hash);
+        json_field_int(w, "ownerId", owners.owned[i].owner_id);
+        json_field_mutf8(w, "class", owners.owned[i].lock.class_name);
+        json_field_int(w, "hash", (uint32_t)owners.owned[i].lock.hash);
         json_end_object(w);
     }
     json_end_array(w);

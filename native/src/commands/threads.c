@@ -20,10 +20,8 @@ void cmd_threads(command_ctx *ctx) {
                           && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
     command_result(ctx);
     json_begin_object(ctx->out);
-    json_key(ctx->out, "lockFactsComplete");
-    json_bool(ctx->out, lock_status == 0);
-    json_key(ctx->out, "threads");
-    json_begin_array(ctx->out);
+    json_field_bool(ctx->out, "lockFactsComplete", lock_status == 0);
+    json_begin_array_field(ctx->out, "threads");
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
         thread_facts_write(ctx->out, &set.facts[i], &set.natives[i]);
@@ -51,14 +49,11 @@ void cmd_cpu(command_ctx *ctx) {
     thread_set_find_nids(ctx->jni, &set);
     command_result(ctx);
     json_begin_object(ctx->out);
-    json_key(ctx->out, "threads");
-    json_begin_array(ctx->out);
+    json_begin_array_field(ctx->out, "threads");
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
-        json_key(ctx->out, "id");
-        json_int(ctx->out, set.facts[i].id);
-        json_key(ctx->out, "cpuNanos");
-        json_int(ctx->out, set.facts[i].cpu_nanos);
+        json_field_int(ctx->out, "id", set.facts[i].id);
+        json_field_int(ctx->out, "cpuNanos", set.facts[i].cpu_nanos);
         json_end_object(ctx->out);
     }
     json_end_array(ctx->out);

@@ -32,8 +32,7 @@ static void write_properties(command_ctx *ctx) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jint count = 0;
     char **names = NULL;
-    json_key(ctx->out, "properties");
-    json_begin_object(ctx->out);
+    json_begin_object_field(ctx->out, "properties");
     if ((*jvmti)->GetSystemProperties(jvmti, &count, &names) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < count; i++) {
             char *value = NULL;
@@ -72,14 +71,11 @@ static void write_runtime_facts(command_ctx *ctx) {
     if (!jni_cleared_exception(jni) && runtime != NULL) {
         jlong start;
         jlong uptime;
-        json_key(w, "startTimeMillis");
-        json_int(w, jni_call_long(jni, runtime, get_start, &start) == 0 ? start : -1);
-        json_key(w, "uptimeMillis");
-        json_int(w, jni_call_long(jni, runtime, get_uptime, &uptime) == 0 ? uptime : -1);
+        json_field_int(w, "startTimeMillis", jni_call_long(jni, runtime, get_start, &start) == 0 ? start : -1);
+        json_field_int(w, "uptimeMillis", jni_call_long(jni, runtime, get_uptime, &uptime) == 0 ? uptime : -1);
         jobject list = (*jni)->CallObjectMethod(jni, runtime, get_arguments);
         jobjectArray arguments = jni_cleared_exception(jni) || list == NULL ? NULL : (*jni)->CallObjectMethod(jni, list, to_array);
-        json_key(w, "inputArguments");
-        json_begin_array(w);
+        json_begin_array_field(w, "inputArguments");
         if (!jni_cleared_exception(jni) && arguments != NULL) {
             jsize n = (*jni)->GetArrayLength(jni, arguments);
             for (jsize i = 0; i < n; i++) {
@@ -113,8 +109,7 @@ static void write_runtime(command_ctx *ctx) {
 static void write_flags(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     json_writer *w = ctx->out;
-    json_key(w, "flags");
-    json_begin_object(w);
+    json_begin_object_field(w, "flags");
     if ((*jni)->PushLocalFrame(jni, 32) != 0) {
         jni_cleared_exception(jni);
         json_end_object(w);
@@ -146,8 +141,7 @@ static void write_flags(command_ctx *ctx) {
             jobject origin = jni_cleared_exception(jni) ? NULL : (*jni)->CallObjectMethod(jni, option, get_origin);
             jstring origin_text = jni_cleared_exception(jni) || origin == NULL ? NULL : (*jni)->CallObjectMethod(jni, origin, to_string);
             jni_cleared_exception(jni);
-            json_key(w, incident_flags[i]);
-            json_begin_object(w);
+            json_begin_object_field(w, incident_flags[i]);
             json_key(w, "value");
             write_java_string(w, jni, value);
             json_key(w, "origin");

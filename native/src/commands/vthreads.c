@@ -265,20 +265,14 @@ static int parked_without_blocker(JNIEnv *jni, jthread thread) {
 
 static void write_summary(answer *a) {
     json_writer *w = a->ctx->out;
-    json_key(w, "summary");
-    json_begin_object(w);
-    json_key(w, "count");
-    json_int(w, a->count);
-    json_key(w, "mounted");
-    json_int(w, a->mounted);
-    json_key(w, "pinned");
-    json_int(w, a->pinned);
-    json_key(w, "byState");
-    json_begin_object(w);
+    json_begin_object_field(w, "summary");
+    json_field_int(w, "count", a->count);
+    json_field_int(w, "mounted", a->mounted);
+    json_field_int(w, "pinned", a->pinned);
+    json_begin_object_field(w, "byState");
     for (int i = 0; i < STATE_KINDS; i++) {
         if (a->by_state[i] > 0) {
-            json_key(w, state_names[i]);
-            json_int(w, a->by_state[i]);
+            json_field_int(w, state_names[i], a->by_state[i]);
         }
     }
     json_end_object(w);
@@ -290,15 +284,13 @@ static void write_frames(answer *a, const thread_moment *m) {
     json_writer *w = a->ctx->out;
     int index = stack_index(&a->stacks, thread_moment_frames(m), m->count);
     if (index >= 0) {
-        json_key(w, "stack");
-        json_int(w, index);
+        json_field_int(w, "stack", index);
     } else {
         json_key(w, "frames");
         frames_write(w, a->ctx->jni, thread_moment_frames(m), m->count);
     }
     if (m->truncated) {
-        json_key(w, "truncated");
-        json_bool(w, 1);
+        json_field_bool(w, "truncated", 1);
     }
 }
 
@@ -322,18 +314,14 @@ static void write_thread(answer *a, jthread thread, const thread_moment *m) {
     int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);
     count_thread(a, facts.state, carrier != NULL, pinned);
     json_begin_object(w);
-    json_key(w, "thread");
-    json_begin_object(w);
+    json_begin_object_field(w, "thread");
     thread_facts_write(w, &facts, NULL);
-    json_key(w, "virtual");
-    json_bool(w, 1);
+    json_field_bool(w, "virtual", 1);
     if (carrier != NULL) {
-        json_key(w, "carrierId");
-        json_int(w, thread_java_id(jni, carrier));
+        json_field_int(w, "carrierId", thread_java_id(jni, carrier));
         (*jni)->DeleteLocalRef(jni, carrier);
     }
-    json_key(w, "pinned");
-    json_bool(w, pinned);
+    json_field_bool(w, "pinned", pinned);
     json_end_object(w);
     if (a->want_frames) {
         write_frames(a, m);
@@ -541,34 +529,27 @@ void cmd_vthreads(command_ctx *ctx) {
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
-    json_key(w, "time");
-    json_int(w, frames_wall_millis());
-    json_key(w, "threads");
-    json_begin_array(w);
+    json_field_int(w, "time", frames_wall_millis());
+    json_begin_array_field(w, "threads");
     if (walk_needed) {
         walk(&a, root, 0);
     }
     json_end_array(w);
     if (a.want_frames) {
-        json_key(w, "stacks");
-        json_begin_array(w);
+        json_begin_array_field(w, "stacks");
         for (int i = 0; i < a.stacks.used; i++) {
             const stack_slot *s = &a.stacks.slots[a.stacks.order[i]];
             frames_write(w, jni, s->frames, s->count);
         }
         json_end_array(w);
     }
-    json_key(w, "lockSource");
-    json_cstring(w, locks_from_jvmti() ? "jvmti" : thread_snapshot_available(jni) ? "snapshot" : "parked-only");
-    json_key(w, "lockFactsComplete");
-    json_bool(w, !a.locks_incomplete && !a.failed && (a.checked_locks || !a.want_locks));
-    json_key(w, "complete");
-    json_bool(w, !a.failed);
+    json_field_cstring(w, "lockSource", locks_from_jvmti() ? "jvmti" : thread_snapshot_available(jni) ? "snapshot" : "parked-only");
+    json_field_bool(w, "lockFactsComplete", !a.locks_incomplete && !a.failed && (a.checked_locks || !a.want_locks));
+    json_field_bool(w, "complete", !a.failed);
     write_summary(&a);
     if (walk_needed) {
         /* free with the walk that finds the mounted ones: plain `threads` tells from it that virtual threads exist */
-        json_key(w, "found");
-        json_int(w, a.seen);
+        json_field_int(w, "found", a.seen);
     }
     json_end_object(w);
     if (root != NULL) {
@@ -599,8 +580,7 @@ void cmd_blockers(command_ctx *ctx) {
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
-    json_key(w, "threads");
-    json_begin_array(w);
+    json_begin_array_field(w, "threads");
     for (jint i = 0; i < count; i++) {
         jlong id = thread_java_id(jni, threads[i]);
         if (request_get(ctx->req, "threads") != NULL && thread_set_wants(ctx->req, id)) {
@@ -610,8 +590,7 @@ void cmd_blockers(command_ctx *ctx) {
             if (thread_snapshot_locks(jni, threads[i], NULL, 0, &facts) == 0 && facts.waiting != WAIT_NONE) {
                 facts.owner_unknown = facts.waiting == WAIT_ENTER; /* a snapshot names no owner: the CLI looks among owned monitors */
                 json_begin_object(w);
-                json_key(w, "id");
-                json_int(w, id);
+                json_field_int(w, "id", id);
                 locks_write(w, &facts, 0);
                 json_end_object(w);
             }

@@ -353,8 +353,7 @@ int thread_moments_take(JNIEnv *jni, lock_subject *subjects, size_t count, jint 
 void thread_moment_write_locks(json_writer *w, const thread_moment *m, int want_owned) {
     locks_write(w, &m->locks, want_owned);
     if (m->unsettled) {
-        json_key(w, "unsettled");
-        json_bool(w, 1);
+        json_field_bool(w, "unsettled", 1);
     }
 }
 

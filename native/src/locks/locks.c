@@ -218,46 +218,36 @@ int locks_collect(JNIEnv *jni, const lock_subject *subjects, size_t count, jint 
 }
 
 static void write_ref(json_writer *w, const lock_ref *ref) {
-    json_key(w, "class");
-    json_mutf8(w, ref->class_name);
-    json_key(w, "hash");
-    json_int(w, (uint32_t)ref->hash);
+    json_field_mutf8(w, "class", ref->class_name);
+    json_field_int(w, "hash", (uint32_t)ref->hash);
 }
 
 void locks_write(json_writer *w, const lock_facts *f, int want_owned) {
     static const char *kinds[] = { "none", "enter", "notify", "park", "signal", "acquire", "acquire", "acquire" };
     if (want_owned) {
-        json_key(w, "locked");
-        json_begin_array(w);
+        json_begin_array_field(w, "locked");
         for (jint i = 0; i < f->owned_count; i++) {
             json_begin_object(w);
             write_ref(w, &f->owned[i].lock);
-            json_key(w, "depth");
-            json_int(w, f->owned[i].depth);
+            json_field_int(w, "depth", f->owned[i].depth);
             json_end_object(w);
         }
         json_end_array(w);
     }
     if (f->waiting != WAIT_NONE) {
-        json_key(w, "waitingFor");
-        json_begin_object(w);
-        json_key(w, "kind");
-        json_cstring(w, kinds[f->waiting]);
+        json_begin_object_field(w, "waitingFor");
+        json_field_cstring(w, "kind", kinds[f->waiting]);
         if (f->waiting == WAIT_ACQUIRE || f->waiting == WAIT_ACQUIRE_SHARED) {
-            json_key(w, "shared");
-            json_bool(w, f->waiting == WAIT_ACQUIRE_SHARED);
+            json_field_bool(w, "shared", f->waiting == WAIT_ACQUIRE_SHARED);
         }
         write_ref(w, &f->waits_for);
-        json_key(w, "ownerId");
-        json_int(w, f->owner_id);
+        json_field_int(w, "ownerId", f->owner_id);
         if (f->owner_unknown) {
-            json_key(w, "ownerUnknown");
-            json_bool(w, 1);
+            json_field_bool(w, "ownerUnknown", 1);
         }
         json_end_object(w);
     }
     if (f->wait_unnamed) {
-        json_key(w, "waitUnnamed");
-        json_bool(w, 1);
+        json_field_bool(w, "waitUnnamed", 1);
     }
 }

@@ -77,15 +77,11 @@ static void encode(method_entry *e, const char *class_name, const char *method_n
     growing out = { NULL, 0, 0 };
     json_init(&w, to_growing, &out);
     json_begin_object(&w);
-    json_key(&w, "class");
-    json_mutf8(&w, class_name);
-    json_key(&w, "method");
-    json_mutf8(&w, method_name);
-    json_key(&w, "file");
-    json_mutf8(&w, file);
+    json_field_mutf8(&w, "class", class_name);
+    json_field_mutf8(&w, "method", method_name);
+    json_field_mutf8(&w, "file", file);
     if (module != NULL) {
-        json_key(&w, "module");
-        json_mutf8(&w, module);
+        json_field_mutf8(&w, "module", module);
     }
     if (json_flush(&w) != 0 || out.failed) {
         free(out.data);

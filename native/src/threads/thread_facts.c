@@ -170,47 +170,34 @@ void thread_facts_free(thread_facts *facts) {
 }
 
 void thread_facts_write_native(json_writer *w, const native_thread *native) {
-    json_key(w, "nid");
-    json_int(w, native->nid);
+    json_field_int(w, "nid", native->nid);
     if (native->os_state != NULL) {
-        json_key(w, "osState");
-        json_cstring(w, native->os_state);
+        json_field_cstring(w, "osState", native->os_state);
     }
     if (native->has_task) {
-        json_key(w, "osPriority");
-        json_int(w, native->task.nice);
-        json_key(w, "started");
-        json_int(w, native->task.started_millis);
+        json_field_int(w, "osPriority", native->task.nice);
+        json_field_int(w, "started", native->task.started_millis);
     }
     if (native->address != 0) {
         char tid[2 + 16 + 1];
         snprintf(tid, sizeof tid, "0x%016" PRIx64, native->address);
-        json_key(w, "tid");
-        json_cstring(w, tid);
+        json_field_cstring(w, "tid", tid);
     }
 }
 
 void thread_facts_write(json_writer *w, const thread_facts *facts, const native_thread *native) {
-    json_key(w, "id");
-    json_int(w, facts->id);
-    json_key(w, "name");
-    json_mutf8(w, facts->name);
-    json_key(w, "state");
-    json_cstring(w, thread_state_name(facts->state));
+    json_field_int(w, "id", facts->id);
+    json_field_mutf8(w, "name", facts->name);
+    json_field_cstring(w, "state", thread_state_name(facts->state));
     json_key(w, "flags");
     thread_state_write_flags(w, facts->state);
-    json_key(w, "daemon");
-    json_bool(w, facts->daemon);
-    json_key(w, "priority");
-    json_int(w, facts->priority);
-    json_key(w, "group");
-    json_mutf8(w, facts->group);
-    json_key(w, "cpuNanos");
-    json_int(w, facts->cpu_nanos);
+    json_field_bool(w, "daemon", facts->daemon);
+    json_field_int(w, "priority", facts->priority);
+    json_field_mutf8(w, "group", facts->group);
+    json_field_int(w, "cpuNanos", facts->cpu_nanos);
     static const native_thread none;
     thread_facts_write_native(w, native == NULL ? &none : native);
     if (facts->is_agent) {
-        json_key(w, "agent");
-        json_bool(w, 1);
+        json_field_bool(w, "agent", 1);
     }
 }

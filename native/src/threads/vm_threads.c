@@ -386,29 +386,21 @@ int vm_threads_collect(JNIEnv *jni, const native_thread *visible, size_t visible
 }
 
 void vm_threads_write(json_writer *w, const vm_thread_list *list) {
-    json_key(w, "vmThreads");
-    json_begin_array(w);
+    json_begin_array_field(w, "vmThreads");
     for (size_t i = 0; i < list->count; i++) {
         const vm_thread *t = &list->threads[i];
         json_begin_object(w);
-        json_key(w, "name");
-        json_mutf8(w, t->name);
+        json_field_mutf8(w, "name", t->name);
         if (t->kind != VM_THREAD_UNPLACED) {
-            json_key(w, "javaThread");
-            json_bool(w, t->kind == VM_THREAD_HIDDEN_JAVA);
+            json_field_bool(w, "javaThread", t->kind == VM_THREAD_HIDDEN_JAVA);
         }
         if (t->has_object) {
-            json_key(w, "id");
-            json_int(w, t->object.id);
-            json_key(w, "daemon");
-            json_bool(w, t->object.daemon);
-            json_key(w, "priority");
-            json_int(w, t->object.priority);
-            json_key(w, "state");
-            json_cstring(w, thread_state_name(t->object.status));
+            json_field_int(w, "id", t->object.id);
+            json_field_bool(w, "daemon", t->object.daemon);
+            json_field_int(w, "priority", t->object.priority);
+            json_field_cstring(w, "state", thread_state_name(t->object.status));
         }
-        json_key(w, "cpuNanos");
-        json_int(w, t->cpu_nanos);
+        json_field_int(w, "cpuNanos", t->cpu_nanos);
         thread_facts_write_native(w, &t->native);
         json_end_object(w);
     }
