@@ -18,8 +18,11 @@ import dev.jvmticli.testing.TargetsPerJdk;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,6 +37,11 @@ class AllocIT {
     static final String MARKER = "dev.jvmticli.targets.AllocTarget$Marker[]";
     static final String CHURN = "dev.jvmticli.targets.AllocTarget.churn";
     static final String REPEAT_TEXT = "dev.jvmticli.targets.AllocTarget.repeatText";
+    /**
+     * Samples for String.repeat's site, 7% of the allocator's bytes, to be in a report but once in
+     * millions of runs (0.93^200).
+     */
+    private static final long SAMPLES = 200;
 
     @RegisterExtension
     static final TargetsPerJdk targets = TargetsPerJdk.of(AllocTarget.class);
@@ -46,14 +54,52 @@ class AllocIT {
         return Long.toString(targets.get(jdk).pid());
     }
 
+    /** An alloc run at one sample per 128 KiB, and how long it sampled. */
+    private record Sampled(Result result, String duration) {
+    }
+
+    /**
+     * Runs alloc with the options, sampling for 1.5 s and, when that gave fewer than SAMPLES, again
+     * as much longer as its own count says (three runs at most): the allocator allocates as fast as
+     * the CPU it gets lets it, and a loaded machine gives it less.
+     */
+    private static Sampled allocWithEnoughSamples(String pid, String... options) {
+        long millis = 1500;
+        Result result = alloc(pid, millis, options);
+        for (int run = 1; run < 3 && samples(result) < SAMPLES; run++) {
+            millis = Math.min(60_000, (long) (millis * 1.5 * SAMPLES / Math.max(1, samples(result))));
+            result = alloc(pid, millis, options);
+        }
+        assertTrue(samples(result) >= SAMPLES, "enough samples for the sites of the allocator's smaller allocations: "
+                + samples(result) + " (at least " + SAMPLES + ") in " + millis + " ms: " + result);
+        return new Sampled(result, millis + "ms");
+    }
+
+    private static Result alloc(String pid, long millis, String... options) {
+        List<String> args = new ArrayList<>(List.of("alloc", pid, "--duration", millis + "ms", "--interval", "128k"));
+        args.addAll(List.of(options));
+        Result result = CliRun.run(args.toArray(String[]::new));
+        assertEquals(0, result.exit(), result.toString());
+        System.out.printf("JVM %s: %d samples in %d ms%n", pid, samples(result), millis);
+        return result;
+    }
+
+    /** The samples a report (JSON, or the table's first line) says it took. */
+    private static long samples(Result result) {
+        if (result.out().startsWith("{")) {
+            return Json.parse(result.out()).path("samples").asLong();
+        }
+        Matcher first = Pattern.compile("^(\\d+) samples in ").matcher(result.out());
+        assertTrue(first.find(), result.toString());
+        return Long.parseLong(first.group(1));
+    }
+
     @ParameterizedTest
     @MethodSource("jdks")
     void theDominantClassAndSiteTopTheReportAndTheCapabilityIsGivenBack(Jdks.Jdk jdk) {
-        Result result = CliRun.run("alloc", pid(jdk), "--duration", "1500ms", "--interval", "128k", "--json");
-        assertEquals(0, result.exit(), result.toString());
+        Result result = allocWithEnoughSamples(pid(jdk), "--json").result();
         JsonNode doc = Json.parse(result.out());
         assertEquals(128 * 1024, doc.path("intervalBytes").asLong());
-        assertTrue(doc.path("samples").asLong() >= 20, result.out());
         JsonNode topClass = doc.path("classes").get(0);
         assertEquals(MARKER, topClass.path("className").asText(), result.out());
         assertTrue(topClass.path("estimatedBytes").asLong() > 0.8 * doc.path("estimatedBytes").asLong(), result.out());
@@ -80,19 +126,21 @@ class AllocIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void tableCollapsedStacksAndFlameGraphPage(Jdks.Jdk jdk, @TempDir Path dir) throws Exception {
-        Result table = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--top", "3");
-        assertEquals(0, table.exit(), table.toString());
+        Result table = allocWithEnoughSamples(pid(jdk), "--top", "3").result();
         String[] lines = table.out().split("\n");
         assertTrue(lines[0].matches("\\d+ samples in [\\d.]+ s at one per 128 KiB on average: about .+ allocated"), table.out());
         assertTrue(lines[1].matches("GCs during the window: \\d+"), table.out());
         assertEquals("Top classes:", lines[3]);
         assertTrue(lines[5].endsWith("  " + MARKER), table.out());
-        Result sites = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--top", "20");
+        Sampled sampled = allocWithEnoughSamples(pid(jdk), "--top", "20");
+        Result sites = sampled.result();
         assertTrue(sites.out().lines().anyMatch(l -> l.matches(".*  java\\.lang\\.\\S+ <- " + REPEAT_TEXT.replace(".", "\\.") + ":\\d+")),
                 "a JDK site names the application frame that called it: " + sites.out());
 
         Path page = dir.resolve("alloc.html");
-        Result collapsed = CliRun.run("alloc", pid(jdk), "--duration", "1s", "--interval", "128k", "--collapsed", "--html", page.toString());
+        // as long as the sites' table took for its samples: collapsed stacks print no count to go by
+        Result collapsed = CliRun.run("alloc", pid(jdk), "--duration", sampled.duration(), "--interval", "128k", "--collapsed",
+                "--html", page.toString());
         assertEquals(0, collapsed.exit(), collapsed.toString());
         assertEquals("wrote " + page + "\n", collapsed.err());
         boolean churnLine = false;

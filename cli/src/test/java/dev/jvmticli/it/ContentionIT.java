@@ -106,10 +106,12 @@ class ContentionIT {
         String sites = result.out().substring(result.out().indexOf("Where threads blocked:"));
         List<String> rows = sites.lines().skip(2).toList();
         // one row per line the JVM reports: compiled and interpreted frames of the same monitorenter
-        // have been seen to name either line of the synchronized block
+        // have been seen to name either line of the synchronized block; when contend() is compiled
+        // during the window (later on a loaded machine, whose compiler threads wait for the CPU too),
+        // the row of the later code lacks the threads that did not block again before the end
         List<String> hotRows = rows.stream().filter(r -> r.contains(LOCK + "@") && r.contains("ContentionTarget.contend:")).toList();
-        assertTrue(!hotRows.isEmpty() && hotRows.stream().allMatch(r -> r.contains((2 + ContentionTarget.POOL) + ": ")),
-                "the twelve threads that block at contend() are grouped, not a row each:\n" + sites);
+        assertTrue(!hotRows.isEmpty() && hotRows.size() <= 2 && hotRows.stream().anyMatch(r -> r.contains((2 + ContentionTarget.POOL) + ": ")),
+                "the twelve threads that block at contend() are grouped, a row for each line, not for each thread:\n" + sites);
         assertTrue(rows.stream().anyMatch(r -> r.contains("$Side@") && r.contains("ContentionTarget.contendSide:")),
                 "the second contended monitor is not hidden behind the first one's threads:\n" + sites);
         String hot = rows.stream().filter(r -> r.contains(LOCK + "@")).findFirst().orElseThrow();

@@ -46,8 +46,8 @@ class VmThreadsIT {
     private static final Pattern JSTACK_HEADER = Pattern.compile(
             "(?m)^\"([^\"\n]*)\" (?:#\\d+ |os_prio=|cpu=).*? tid=(0x[0-9a-f]+) nid=(?:0x([0-9a-f]+)|(\\d+)) ");
     /** The kernel's clock tick (USER_HZ) in ms, and how far apart its count and HotSpot's may be. */
-    private static final long TICK_MS = 10;
-    private static final long SLACK_MS = 2 * TICK_MS;
+    static final long TICK_MS = 10;
+    static final long SLACK_MS = 2 * TICK_MS;
 
     private final Map<Jdks.Jdk, TargetJvm> targets = new TreeMap<>((a, b) -> a.home().compareTo(b.home()));
 
@@ -87,7 +87,7 @@ class VmThreadsIT {
     }
 
     /** utime + stime of each task of the process, in clock ticks. */
-    private static Map<Long, Long> kernelCpuTicks(long pid) throws IOException {
+    static Map<Long, Long> kernelCpuTicks(long pid) throws IOException {
         Map<Long, Long> ticks = new HashMap<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks.toList()) {

@@ -28,6 +28,7 @@ final class FakeAgent implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger delayed = new AtomicInteger();
+    private final AtomicInteger released = new AtomicInteger();
     private final List<SocketChannel> clients = new CopyOnWriteArrayList<>();
     private volatile long answerDelayMillis;
 
@@ -55,6 +56,11 @@ final class FakeAgent implements AutoCloseable {
     /** How many answers have been held back by answerDelay so far. */
     int delayed() {
         return delayed.get();
+    }
+
+    /** How many answers held back by answerDelay have been let go after it so far. */
+    int released() {
+        return released.get();
     }
 
     void answerDelay(long millis) {
@@ -104,6 +110,7 @@ final class FakeAgent implements AutoCloseable {
                     if (answerDelayMillis > 0) {
                         delayed.incrementAndGet();
                         Thread.sleep(answerDelayMillis);
+                        released.incrementAndGet();
                     }
                     answer.set("result", AgentClient.mapper().readTree("{\"threads\":[{\"id\":1,\"name\":\"fake-main\",\"state\":\"RUNNABLE\","
                             + "\"flags\":[],\"daemon\":false,\"priority\":5,\"group\":\"main\",\"cpuNanos\":1000000,\"nid\":7,\"agent\":false}]}"));
