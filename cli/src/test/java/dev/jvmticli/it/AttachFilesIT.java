@@ -15,6 +15,7 @@ import dev.jvmticli.testing.Container;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.OtherUser;
+import dev.jvmticli.testing.PrivateTmp;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.io.InputStream;
@@ -187,7 +188,7 @@ class AttachFilesIT {
         String java = Jdks.current().java().toString();
         String script = String.join("\n",
                 "set -e",
-                "mount -t tmpfs -o mode=1777 tmpfs /tmp",
+                PrivateTmp.mountEmptyTmp(),
                 String.join(" ", OtherUser.as()) + " " + squat,
                 "cd /tmp",
                 "mkfifo /tmp/target.in",

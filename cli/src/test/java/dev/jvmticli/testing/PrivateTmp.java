@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,7 +28,7 @@ public final class PrivateTmp implements AutoCloseable {
         assumeTrue(OtherUser.isRoot(), "unshare needs root");
         try {
             Process holder = new ProcessBuilder("unshare", "--mount", "--propagation", "private", "sh", "-c",
-                    "mount -t tmpfs -o mode=1777 tmpfs /tmp && echo READY && exec sleep 3600").redirectErrorStream(true).start();
+                    mountEmptyTmp() + " && echo READY && exec sleep 3600").redirectErrorStream(true).start();
             String line = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8)).readLine();
             if (!"READY".equals(line)) {
                 holder.destroyForcibly();
@@ -37,6 +38,21 @@ public final class PrivateTmp implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * Shell commands that mount an empty tmpfs (mode 1777, as /tmp is) on /tmp in the mount namespace
+     * they run in, with the checkout still at its path where it lies under /tmp (a CI clone may): its
+     * jar and classes stay reachable.
+     */
+    public static String mountEmptyTmp() {
+        String mount = "mount -t tmpfs -o mode=1777 tmpfs /tmp";
+        Path checkout = Path.of("").toAbsolutePath().getParent();
+        if (!checkout.startsWith("/tmp")) {
+            return mount;
+        }
+        String below = Path.of("/tmp").relativize(checkout).toString();
+        return "mount --bind /tmp /mnt && " + mount + " && mkdir -p /tmp/" + below + " && mount --bind /mnt/" + below + " /tmp/" + below;
     }
 
     /** The command prefix that runs a program in this namespace, then as the user the rest of prefix names. */
