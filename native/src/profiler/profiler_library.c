@@ -16,12 +16,11 @@
 
 /* async-profiler's library is under a megabyte; anything far larger is not it. */
 #define PROFILER_MAX_BYTES (64L * 1024 * 1024)
-/* The local references async-profiler holds on the calling thread for each live thread while it
- * names the threads (updateJavaThreadNames): GetAllThreads' one to the thread, and GetThreadInfo's
- * to its group and its context class loader, none deleted before it returns. */
-#define PROFILER_LOCALS_PER_THREAD 3
-/* HotSpot's MaxJNILocalCapacity: it refuses a larger frame (past ~17,000 threads here), and a
- * frame of this size still lets every reference go when popped, the checker warning then. */
+/* async-profiler holds local references on the calling thread to every live thread while it names
+ * the threads (updateJavaThreadNames: GetAllThreads' one to the thread, GetThreadInfo's to its group
+ * and context class loader, none deleted before it returns). HotSpot's MaxJNILocalCapacity: the
+ * largest frame it grants; past it (~20,000 threads) the checker warns, and popping the frame still
+ * lets every reference go. */
 #define PROFILER_MAX_FRAME_LOCALS 65536
 
 typedef const char *(*execute_fn)(const char *command, profiler_writer writer);
@@ -120,38 +119,18 @@ static void discard(const char *buf, size_t size) {
     (void)size;
 }
 
-/* How many threads are live now, or 0 when JVMTI cannot say. */
-static jint live_threads(JNIEnv *jni) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    jint count = 0;
-    jthread *threads = NULL;
-    if ((*jvmti)->GetAllThreads(jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
-        return 0;
-    }
-    jni_reserve_locals(jni, count);
-    for (jint i = 0; i < count; i++) {
-        (*jni)->DeleteLocalRef(jni, threads[i]);
-    }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)threads);
-    return count;
-}
-
-/* Each command runs in a local frame with room for async-profiler's references to every thread,
- * counted just before, and to a quarter more started meanwhile: past a frame's capacity the JNI
- * checker warns at async-profiler's next JNI call (a Kafka broker's ~100 threads did, at every
- * profile), and the frame lets them go when the command returns, also when the caller is in no
- * frame of its own (the agent thread never returns to Java). When no frame can be had (no memory,
- * or jni is NULL: a thread the JVM does not know), the command runs in the caller's: stopping the
- * profiler and reading its profile matter more than the warning. */
+/* Each command runs in a local frame as large as HotSpot allows: async-profiler keeps references
+ * to every thread while it names them (see above), and past a frame's capacity the JNI checker
+ * warns at its next JNI call (a Kafka broker's ~100 threads did, at every profile). A frame's
+ * capacity costs nothing until references fill it (HotSpot adds handle blocks as they are used),
+ * and the frame lets them all go when the command returns, also when the caller is in no frame of
+ * its own (the agent thread never returns to Java). When no frame can be had (no memory, or jni is
+ * NULL: a thread the JVM does not know), the command runs in the caller's: stopping the profiler and
+ * reading its profile matter more than the warning. */
 const char *profiler_execute(JNIEnv *jni, const char *command, profiler_writer writer) {
-    int framed = 0;
-    if (jni != NULL) {
-        jint threads = live_threads(jni);
-        int64_t wanted = PROFILER_LOCALS_PER_THREAD * ((int64_t)threads + threads / 4) + JNI_COMMAND_LOCALS;
-        framed = (*jni)->PushLocalFrame(jni, wanted < PROFILER_MAX_FRAME_LOCALS ? (jint)wanted : PROFILER_MAX_FRAME_LOCALS) == 0;
-        if (!framed) {
-            jni_cleared_exception(jni);
-        }
+    int framed = jni != NULL && (*jni)->PushLocalFrame(jni, PROFILER_MAX_FRAME_LOCALS) == 0;
+    if (jni != NULL && !framed) {
+        jni_cleared_exception(jni);
     }
     const char *error = execute(command, writer == NULL ? discard : writer);
     if (framed) {
