@@ -363,6 +363,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
+    methods.with_origin = 1;
     command_result(ctx);
     json_begin_object(w);
     json_field_int(w, "durationNanos", elapsed);

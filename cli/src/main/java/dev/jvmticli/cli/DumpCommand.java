@@ -62,7 +62,7 @@ final class DumpCommand implements Callable<Integer> {
     int count;
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
-            description = "Time between rounds; the busiest threads are measured over it (default: ${DEFAULT-VALUE}).")
+            description = "Time between rounds; the busiest threads of each round but the last are measured over it, the last round's over at most a second (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Option(names = "--zip", description = "Also pack the directory into DIR.zip.")
@@ -191,7 +191,7 @@ final class DumpCommand implements Callable<Integer> {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
-        StackDump stacks = client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withOwned(true));
+        StackDump stacks = client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true));
         Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), false));
         OwnableSynchronizers synchronizers = OwnableSynchronizers.parkedOn(stacks, client.cpuTimes(null), deadlocked,
                 "only those some thread is parked on: dump does not walk the heap, stacks -l does");
@@ -216,8 +216,12 @@ final class DumpCommand implements Callable<Integer> {
         Snapshot next = Snapshot.take(client);
         long elapsed = next.at() - start.at();
         List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
-        directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST,
-                printer -> ThreadTable.printTop(printer, busiest, elapsed / 1_000_000));
+        directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST, printer -> {
+            if (window.compareTo(interval) < 0) {
+                printer.println("The last round: measured over at most a second after its threads, not over --interval.");
+            }
+            ThreadTable.printTop(printer, busiest, elapsed / 1_000_000);
+        });
         return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, elapsed / 1_000_000), next);
     }
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.jvmticli.client.AllocReport;
 import dev.jvmticli.client.AllocReport.ClassTotal;
 import dev.jvmticli.client.AllocReport.Stack;
-import dev.jvmticli.client.MethodRef;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -74,25 +73,11 @@ public final class AllocView {
                 ? JvmNames.className(classes.get(stack.classIndex()).name()) : "?";
     }
 
-    /** The innermost frame whose method the agent said is not the JDK's; null at a frame it could not tell, or none. */
-    private static String applicationFrame(AllocReport report, Stack stack) {
-        for (long[] frame : stack.frames()) {
-            MethodRef method = frame[0] >= 0 && frame[0] < report.methods().size() ? report.methods().get((int) frame[0]) : null;
-            if (method == null || method.jdk() == null) {
-                return null;
-            }
-            if (!method.jdk()) {
-                return JvmNames.frame(report.methods(), frame);
-            }
-        }
-        return null;
-    }
-
     public static List<SiteRow> sites(AllocReport report) {
         Map<List<String>, SiteRow> merged = new LinkedHashMap<>();
         for (Stack stack : report.stacks()) {
             String site = stack.frames().length == 0 ? "(no Java frames)" : JvmNames.frame(report.methods(), stack.frames()[0]);
-            SiteRow row = new SiteRow(site, applicationFrame(report, stack), classOf(report, stack), stack.samples(),
+            SiteRow row = new SiteRow(site, JvmNames.applicationFrame(report.methods(), stack.frames()), classOf(report, stack), stack.samples(),
                     stack.estimatedBytes(), Ages.of(stack.youngest(), stack.oldest()));
             merged.merge(Arrays.asList(row.site(), row.applicationFrame(), row.className()), row,
                     (a, b) -> new SiteRow(a.site(), a.applicationFrame(), a.className(), a.samples() + b.samples(),
@@ -152,8 +137,7 @@ public final class AllocView {
 
     /** The site, followed by the application frame that led to it when the site is the JDK's. */
     static String siteText(SiteRow row) {
-        return row.applicationFrame() == null || row.applicationFrame().equals(row.site()) ? row.site()
-                : row.site() + " <- " + row.applicationFrame();
+        return JvmNames.siteWithCaller(row.site(), row.applicationFrame());
     }
 
     public static void print(PrintWriter out, AllocReport report, int top, boolean majorOnly) {

@@ -26,8 +26,16 @@ public final class ContentionView {
                              List<ThreadCount> holders) {
     }
 
-    /** Where threads blocked on a monitor (one thread each with --by-thread): the stack, innermost frame first. */
-    public record SiteRow(String monitor, List<ThreadCount> threads, long enters, long blockedNanos, List<String> frames) {
+    /**
+     * Where threads blocked on a monitor (one thread each with --by-thread): the stack, innermost frame first,
+     * and its innermost frame that is not the JDK's (null when none is known to be outside the JDK).
+     */
+    public record SiteRow(String monitor, List<ThreadCount> threads, long enters, long blockedNanos, List<String> frames,
+                          String applicationFrame) {
+        /** The innermost frame, followed by the application frame that led to it when it is the JDK's. */
+        public String site() {
+            return frames.isEmpty() ? "-" : JvmNames.siteWithCaller(frames.get(0), applicationFrame);
+        }
     }
 
     /** Names in one table cell at most; the rest are counted. */
@@ -81,7 +89,8 @@ public final class ContentionView {
             Map<String, Long> threads = new LinkedHashMap<>();
             stacks.forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
             rows.add(new SiteRow(monitorOf(monitors, stacks.get(0)), byCount(threads), stacks.stream().mapToLong(Stack::count).sum(),
-                    stacks.stream().mapToLong(Stack::blockedNanos).sum(), site.frames()));
+                    stacks.stream().mapToLong(Stack::blockedNanos).sum(), site.frames(),
+                    JvmNames.applicationFrame(report.methods(), stacks.get(0).frames())));
         });
         rows.sort(Comparator.comparingLong(SiteRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(SiteRow::enters).reversed()));
         return rows;
@@ -151,7 +160,7 @@ public final class ContentionView {
         Table sites = new Table("ENTERS", "BLOCKED_MS", "MONITOR", byThread ? "THREAD" : "THREADS (enters)", "SITE").alignRight(0, 1);
         sites(report, byThread).stream().limit(top).forEach(s -> sites.add(Long.toString(s.enters()), Sizes.millis(s.blockedNanos()),
                 s.monitor(), byThread ? s.threads().get(0).thread() : s.threads().size() + ": " + counts(s.threads()),
-                s.frames().isEmpty() ? "-" : s.frames().get(0)));
+                s.site()));
         out.println("Where threads blocked:");
         sites.print(out);
         out.flush();

@@ -70,10 +70,16 @@ public final class DumpSummary {
         }
         out.println();
 
-        out.println("## Busiest threads (over the last " + last.busiestOverMillis() + " ms)");
+        // the last round is measured over at most a second: the round before it, when there is one,
+        // over the whole --interval
+        Round measured = rounds.size() > 1 ? rounds.get(rounds.size() - 2) : last;
+        out.println("## Busiest threads " + (measured == last
+                ? "(round " + last.number() + ", over the " + last.busiestOverMillis() + " ms after it: the last round is measured over"
+                        + " at most a second; with --count 2 or more, over --interval)"
+                : "(round " + measured.number() + " to round " + last.number() + ", over " + measured.busiestOverMillis() + " ms)"));
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
-        for (CpuTop.Entry<ThreadEntry> entry : last.busiest()) {
+        for (CpuTop.Entry<ThreadEntry> entry : measured.busiest()) {
             if (!entry.thread().agent()) {
                 out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
                         + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
@@ -83,7 +89,7 @@ public final class DumpSummary {
                 .ifPresent(agent -> out.println("\nThe agent's own thread, " + cell(agent.thread())
                         + ", busy with this dump, is left out of this table and of the groups below."));
         out.println();
-        printBusiestStacks(out, last);
+        printBusiestStacks(out, measured);
 
         out.println("## Largest groups of threads with identical stacks (last round)");
         out.println("| threads | state | top frame | first frame that tells the group apart | names |");
@@ -111,13 +117,13 @@ public final class DumpSummary {
         out.flush();
     }
 
-    /** The stacks (last round) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */
-    private static void printBusiestStacks(PrintWriter out, Round last) {
-        Map<Long, ThreadStack> stacks = last.stacks().threads().stream()
+    /** The stacks (at the round measured) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */
+    private static void printBusiestStacks(PrintWriter out, Round measured) {
+        Map<Long, ThreadStack> stacks = measured.stacks().threads().stream()
                 .collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
-        List<ThreadStack> busiest = last.busiest().stream().filter(e -> e.cpuNanosInInterval() > 0 && !e.thread().agent())
+        List<ThreadStack> busiest = measured.busiest().stream().filter(e -> e.cpuNanosInInterval() > 0 && !e.thread().agent())
                 .map(e -> stacks.get(e.thread().id())).filter(t -> t != null).limit(STACKS_OF_BUSIEST).toList();
-        out.println("## Stacks of the busiest Java threads (last round)");
+        out.println("## Stacks of the busiest Java threads (round " + measured.number() + ")");
         if (busiest.isEmpty()) {
             out.println("No Java thread used CPU over the interval.");
         }

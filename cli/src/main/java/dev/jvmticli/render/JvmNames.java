@@ -56,4 +56,26 @@ public final class JvmNames {
         String method = method(methods, frame[0]);
         return frame.length > 2 && frame[2] >= 0 ? method + ":" + frame[2] : method;
     }
+
+    /**
+     * The innermost frame whose method the agent said is not the JDK's (the innermost frame itself
+     * when it is application code); null at a frame it could not tell, or when every frame is the JDK's.
+     */
+    public static String applicationFrame(List<MethodRef> methods, long[][] frames) {
+        for (long[] frame : frames) {
+            MethodRef method = frame[0] >= 0 && frame[0] < methods.size() ? methods.get((int) frame[0]) : null;
+            if (method == null || method.jdk() == null) {
+                return null;
+            }
+            if (!method.jdk()) {
+                return frame(methods, frame);
+            }
+        }
+        return null;
+    }
+
+    /** A site, followed by the application frame that led to it when the site is the JDK's. */
+    public static String siteWithCaller(String site, String applicationFrame) {
+        return applicationFrame == null || applicationFrame.equals(site) ? site : site + " <- " + applicationFrame;
+    }
 }

@@ -126,6 +126,30 @@ class ContentionIT {
         assertEquals(2 + ContentionTarget.POOL, first.path("threads").size(), "JSON lists every thread: " + first);
     }
 
+    /** A site in the JDK (StringBuffer.append) says which application frame led to it, as alloc's sites do. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aJdkSiteNamesTheApplicationFrameThatCalledIt(Jdks.Jdk jdk) {
+        TargetJvm target = targets.get(jdk);
+        String caller = "dev.jvmticli.targets.ContentionTarget.appendToBuffer:";
+        Result table = CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms");
+        assertEquals(0, table.exit(), table.toString());
+        String sites = table.out().substring(table.out().indexOf("Where threads blocked:"));
+        assertTrue(Pattern.compile("java\\.lang\\.StringBuffer@\\p{XDigit}+ +1: buffer-contender \\(\\d+\\) +java\\.lang\\.StringBuffer\\.append:\\d+ <- "
+                + Pattern.quote(caller) + "\\d+").matcher(sites).find(), sites);
+        assertTrue(sites.lines().filter(l -> l.contains("ContentionTarget.contend:")).noneMatch(l -> l.contains(" <- ")),
+                "a site in application code is its own:\n" + sites);
+
+        JsonNode doc = Json.parse(CliRun.run("contention", Long.toString(target.pid()), "--duration", "1500ms", "--json").out());
+        JsonNode buffer = null;
+        for (JsonNode row : doc.path("sites")) {
+            buffer = row.path("monitor").asText().startsWith("java.lang.StringBuffer@") ? row : buffer;
+        }
+        assertTrue(buffer != null, doc.toString());
+        assertTrue(buffer.path("frames").get(0).asText().startsWith("java.lang.StringBuffer.append:"), buffer.toString());
+        assertTrue(buffer.path("applicationFrame").asText().startsWith(caller), buffer.toString());
+    }
+
     /** Two engines of the one session machinery at once: each its own busy and owner, each ended with its client. */
     @ParameterizedTest
     @MethodSource("jdks")

@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipFile;
@@ -45,7 +47,7 @@ class DumpIT {
     void dumpsEveryRoundWithAManifestASummaryAndAZip() throws Exception {
         Path out = work.resolve("incident");
         try (TargetJvm target = TargetJvm.start(Jdks.current(), LocksTarget.class)) {
-            Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "300ms", "--zip");
+            Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "1500ms", "--zip");
             assertEquals(0, result.exit(), result.toString());
             Result again = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "1");
             assertEquals(2, again.exit(), "a second dump into the same directory would mix two runs' files: " + again);
@@ -84,6 +86,16 @@ class DumpIT {
         assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| ")).noneMatch(l -> l.contains("`jvmti-cli agent`")),
                 "the tool's own thread is in no row of the target's:\n" + busiest + groups);
         assertTrue(busiest.contains("The agent's own thread, `jvmti-cli agent` #"), busiest);
+        // the summary's table is round 1's, measured over the whole --interval up to round 2; the last round's over at most a second
+        Matcher span = Pattern.compile("## Busiest threads \\(round 1 to round 2, over (\\d+) ms\\)\n").matcher(busiest);
+        assertTrue(span.lookingAt(), busiest);
+        assertTrue(Long.parseLong(span.group(1)) >= 1500, busiest);
+        assertTrue(Files.readString(out.resolve("round-001/busiest.txt")).startsWith("CPU over " + span.group(1) + " ms:\n"),
+                "the summary's span is round 1's measured one");
+        String lastBusiest = Files.readString(out.resolve("round-002/busiest.txt"));
+        assertTrue(Pattern.compile("The last round: measured over at most a second after its threads, not over --interval.\nCPU over (\\d{3}|1\\d{3}) ms:\n")
+                .matcher(lastBusiest).lookingAt(), lastBusiest);
+        assertTrue(summary.contains("## Stacks of the busiest Java threads (round 1)\n"), summary);
 
         assertTrue(Files.readString(out.resolve("round-002/stacks.txt")).contains("Full thread dump"));
         String stacks = Files.readString(out.resolve("round-001/stacks.txt"));

@@ -27,6 +27,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -190,5 +191,23 @@ class VmThreadsIT {
         }
         assertEquals(theirs, ours, jdk + ": the threads jstack names and those stacks names");
         assertTrue(ours.containsAll(List.of("VM Thread", "GC Thread#0", "C2 CompilerThread1", "Service Thread", "burner-0")), ours.toString());
+    }
+
+    /** dump's stacks.txt, as stacks: the JVM's own threads too, against a jstack run right after (three dumps at most). */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void dumpsStacksNameEveryThreadJstackNames(Jdks.Jdk jdk, @TempDir Path work) throws Exception {
+        TargetJvm target = targets.get(jdk);
+        Set<String> ours = Set.of();
+        Set<String> theirs = Set.of();
+        for (int attempt = 1; attempt <= 3 && (ours.isEmpty() || !ours.equals(theirs)); attempt++) {
+            Path out = work.resolve("dump-" + attempt);
+            Result dump = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString());
+            assertEquals(0, dump.exit(), dump.toString());
+            ours = new TreeSet<>(jstackThreads(Files.readString(out.resolve("round-001/stacks.txt"))).keySet());
+            theirs = new TreeSet<>(jstackThreads(jstack(jdk, target)).keySet());
+        }
+        assertEquals(theirs, ours, jdk + ": the threads jstack names and those dump's stacks.txt names");
+        assertTrue(ours.containsAll(List.of("VM Thread", "GC Thread#0", "C2 CompilerThread1", "burner-0")), ours.toString());
     }
 }

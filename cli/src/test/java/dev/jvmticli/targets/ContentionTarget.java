@@ -6,7 +6,9 @@ import dev.jvmticli.testing.TargetMain;
  * A monitor of a class of its own that "holder" keeps most of the time while "contender-1",
  * "contender-2" and POOL threads "pool-N" keep trying to enter it in {@link #contend()}; a second
  * monitor, {@link Side}, that "side-holder" keeps while "side-contender" tries to enter it in
- * {@link #contendSide()}. Answers {@code hash} with the first monitor's identity hash.
+ * {@link #contendSide()}; and a JDK monitor, a StringBuffer's, that "buffer-holder" keeps while
+ * "buffer-contender" blocks inside the JDK's {@code StringBuffer.append} called from {@link #appendToBuffer()}.
+ * Answers {@code hash} with the first monitor's identity hash.
  */
 public final class ContentionTarget {
     /** The contended monitor's class. */
@@ -21,6 +23,7 @@ public final class ContentionTarget {
 
     static final Lock LOCK = new Lock();
     static final Side SIDE = new Side();
+    static final StringBuffer BUFFER = new StringBuffer();
     static volatile long sink;
 
     private ContentionTarget() {
@@ -48,6 +51,17 @@ public final class ContentionTarget {
         synchronized (SIDE) {
             sink++;
         }
+    }
+
+    static void holdBuffer() {
+        synchronized (BUFFER) {
+            BUFFER.setLength(0);
+            pause(20);
+        }
+    }
+
+    static void appendToBuffer() {
+        BUFFER.append('x');
     }
 
     private static void pause(long millis) {
@@ -83,6 +97,18 @@ public final class ContentionTarget {
         TargetMain.start("side-contender", () -> {
             while (!Thread.currentThread().isInterrupted()) {
                 contendSide();
+                pause(1);
+            }
+        });
+        TargetMain.start("buffer-holder", () -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                holdBuffer();
+                pause(2);
+            }
+        });
+        TargetMain.start("buffer-contender", () -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                appendToBuffer();
                 pause(1);
             }
         });
