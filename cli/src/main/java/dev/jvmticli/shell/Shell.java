@@ -15,7 +15,7 @@ import dev.jvmticli.files.OutputFile;
 import dev.jvmticli.files.UnsafePathException;
 import dev.jvmticli.render.Printable;
 import dev.jvmticli.render.TextOutput;
-import dev.jvmticli.shell.ShellLine.Grep;
+import dev.jvmticli.shell.ShellLine.Filter;
 import dev.jvmticli.shell.ShellLine.Pipeline;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -245,8 +245,8 @@ public final class Shell {
         PrintWriter err = new PrintWriter(run.err(), true);
         int code;
         try (sink) {
-            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.greps(), sink, err)
-                    : runFiltered(pipeline.words(), pipeline.greps(), sink, err);
+            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.filters(), sink, err)
+                    : runFiltered(pipeline.words(), pipeline.filters(), sink, err);
         } catch (OutputClosed closed) {
             if (!closed.readerGone()) {
                 err.println("jvmti-cli: " + closed.getMessage());
@@ -267,41 +267,59 @@ public final class Shell {
         return code;
     }
 
-    /** Runs the command with its output through the greps, if any, into out. */
-    private int runFiltered(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+    /**
+     * Runs the command with its output through the filters, if any, into out. A head that has its
+     * lines ends the command as a closed pipe would, and the command succeeded: the reader had what it wanted.
+     */
+    private int runFiltered(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err) {
         Writer filtered = out;
-        List<LineWriter> filters = new ArrayList<>();
-        for (int i = greps.size() - 1; i >= 0; i--) {
-            LineWriter filter = grep(filtered, greps.get(i));
-            filters.add(0, filter);
-            filtered = filter;
+        List<ShellLine.Run> runs = new ArrayList<>();
+        List<LineWriter> writers = new ArrayList<>();
+        for (int i = filters.size() - 1; i >= 0; i--) {
+            ShellLine.Run run = filters.get(i).run(emitTo(filtered));
+            LineWriter writer = new LineWriter(run::accept, flushOf(filtered), run::end);
+            runs.add(0, run);
+            writers.add(0, writer);
+            filtered = writer;
         }
         // not flushed per line, as a command outside the shell is not: a dump is hundreds of
         // thousands of lines, and commands flush when they are done
-        PrintWriter commandOut = greps.isEmpty() ? out : new PrintWriter(filtered, false);
+        PrintWriter commandOut = filters.isEmpty() ? out : new PrintWriter(filtered, false);
+        int code;
         try {
-            return dispatch(words, commandOut, err);
-        } finally {
-            commandOut.flush();
-            filters.forEach(LineWriter::finish); // the first grep's last line, then the next one's
+            try {
+                code = dispatch(words, commandOut, err);
+            } finally {
+                commandOut.flush();
+            }
+        } catch (OutputClosed closed) {
+            if (runs.stream().noneMatch(ShellLine.Run::satisfied)) {
+                throw closed;
+            }
+            code = ExitCode.OK.code(); // thrown past a command's own handler (by watch's, or a builtin)
         }
+        writers.forEach(LineWriter::finish); // the first filter's last line, then the next one's
+        return code == ExitCode.OUTPUT_CLOSED.code() && runs.stream().anyMatch(ShellLine.Run::satisfied) ? ExitCode.OK.code() : code;
     }
 
-    private static LineWriter grep(Writer out, Grep grep) {
-        ShellLine.Filter filter = grep.filter(line -> {
+    private static java.util.function.Consumer<String> emitTo(Writer out) {
+        return line -> {
             try {
                 out.write(line + "\n");
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        });
-        return new LineWriter(filter::accept, () -> {
+        };
+    }
+
+    private static Runnable flushOf(Writer out) {
+        return () -> {
             try {
                 out.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, filter::end);
+        };
     }
 
     private int dispatch(List<String> words, PrintWriter out, PrintWriter err) {
@@ -400,7 +418,10 @@ public final class Shell {
         out.println();
         out.println("Shell:");
         out.println("  COMMAND | grep [-cvinE] TEXT     keep the lines matching TEXT (a regular expression); -c count them,");
-        out.println("                                   -v the others, -i any case, -n numbered, -E (TEXT is always extended)");
+        out.println("                                   -v the others, -i any case, -n numbered, -E (TEXT is always extended),");
+        out.println("                                   -A N, -B N, -C N: N lines of context after, before, around each");
+        out.println("  COMMAND | head [-n N]            the first N lines (default 10), then end the command");
+        out.println("  COMMAND | tail [-n N]            the last N lines (default 10)");
         out.println("  COMMAND > FILE, COMMAND >> FILE  write (append) the output to FILE");
         out.println("  COMMAND; COMMAND                 run one after the other");
         out.println("  watch [-n SECONDS] COMMAND       repeat COMMAND every SECONDS (default 2), redrawing, until Ctrl-C");
@@ -410,7 +431,7 @@ public final class Shell {
         return ExitCode.OK.code();
     }
 
-    private int watch(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+    private int watch(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err) {
         ShellLine.Watch watch = ShellLine.Watch.of(words);
         double seconds = 2;
         if (watch.interval() != null) {
@@ -434,7 +455,7 @@ public final class Shell {
         DateTimeFormatter clock = DateTimeFormatter.ofPattern("HH:mm:ss");
         while (true) {
             StringWriter frame = new StringWriter();
-            int code = runFiltered(command, greps, new PrintWriter(frame), err);
+            int code = runFiltered(command, filters, new PrintWriter(frame), err);
             if (Thread.currentThread().isInterrupted()) {
                 return ExitCode.OK.code();
             }

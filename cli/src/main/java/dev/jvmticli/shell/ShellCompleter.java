@@ -38,7 +38,7 @@ final class ShellCompleter implements Completer {
         ShellLine.Unfinished typing = ShellLine.unfinished(line.line().substring(0, line.cursor()));
         switch (typing.place()) {
             case FILE -> files.complete(reader, line, candidates);
-            case FILTER -> candidates.add(new Candidate("grep", "grep", null, "keep the lines matching TEXT", null, null, true));
+            case FILTER -> ShellLine.FILTERS.forEach((name, usage) -> candidates.add(new Candidate(name, name, null, usage, null, null, true)));
             case COMMAND -> completeCommand(typing.words(), candidates);
             case OTHER -> { }
         }
