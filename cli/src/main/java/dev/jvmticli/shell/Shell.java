@@ -8,6 +8,10 @@ import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
 import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
@@ -63,6 +67,12 @@ public final class Shell {
     /** Where the shell writes, and what it knows of the screen. */
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
     }
+
+    /**
+     * The most virtual threads whose names completion lists: a server may run 100,000, and their
+     * names on every Tab would be megabytes to make and send.
+     */
+    static final int VIRTUAL_NAMES_MAX = 1000;
 
     /** How often the shell looks whether its connection needs a keep-alive (AgentClient#keepAlive). */
     private static final long KEEP_ALIVE_CHECK_MILLIS = 500;
@@ -139,6 +149,29 @@ public final class Shell {
     /** The target as the prompt shows it: pid and main class. */
     String label() {
         return target.pid() + (jvm == null ? "" : " " + Printable.text(jvm.shortName()));
+    }
+
+    /**
+     * The target's threads for completion: the platform ones, and the virtual ones (names and
+     * states, no stacks) where the JVM has them and they are at most {@link #VIRTUAL_NAMES_MAX}; of
+     * more, only their number, from a count.
+     */
+    ShellCompleter.LiveThreads completableThreads() {
+        AgentClient client = connection.client();
+        List<ThreadEntry> threads = new ArrayList<>(client.threads().threads());
+        long virtual = client.vthreadsIfAny(VthreadsRequest.counts()).map(dump -> dump.summary().count()).orElse(0L);
+        if (virtual > VIRTUAL_NAMES_MAX) {
+            return new ShellCompleter.LiveThreads(threads, virtual);
+        }
+        if (virtual > 0) {
+            Set<Long> platform = threads.stream().map(ThreadEntry::id).collect(java.util.stream.Collectors.toSet());
+            List<ThreadEntry> listed = client.vthreadsIfAny(VthreadsRequest.of(null)).map(VirtualDump::threads).orElse(List.of())
+                    .stream().map(VirtualDump.VirtualStack::thread).filter(thread -> !platform.contains(thread.id())).toList();
+            // made since the count: still no more than the most
+            threads.addAll(listed.subList(0, Math.min(listed.size(), VIRTUAL_NAMES_MAX)));
+            return new ShellCompleter.LiveThreads(threads, Math.max(0, listed.size() - VIRTUAL_NAMES_MAX));
+        }
+        return new ShellCompleter.LiveThreads(threads, 0);
     }
 
     SharedConnection connection() {
