@@ -106,7 +106,7 @@ final class InteractiveShell {
         LineReader reader = builder
                 .terminal(terminal)
                 .appName("jvmti-cli")
-                .completer(new ShellCompleter(shell.commands(), () -> shell.connection().client().threads().threads()))
+                .completer(new ShellCompleter(shell.commands(), shell::completableThreads))
                 .variable(LineReader.HISTORY_SIZE, 1000)
                 .variable(LineReader.HISTORY_FILE_SIZE, 1000)
                 .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true) // '!' is literal (grep patterns)

@@ -8,6 +8,10 @@ import dev.jvmticli.cli.CliContext;
 import dev.jvmticli.cli.JvmtiCli;
 import dev.jvmticli.cli.StandardOutput;
 import dev.jvmticli.cli.TargetOption;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.failure.OutputClosed;
@@ -15,7 +19,7 @@ import dev.jvmticli.files.OutputFile;
 import dev.jvmticli.files.UnsafePathException;
 import dev.jvmticli.render.Printable;
 import dev.jvmticli.render.TextOutput;
-import dev.jvmticli.shell.ShellLine.Grep;
+import dev.jvmticli.shell.ShellLine.Filter;
 import dev.jvmticli.shell.ShellLine.Pipeline;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -63,6 +67,12 @@ public final class Shell {
     /** Where the shell writes, and what it knows of the screen. */
     record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
     }
+
+    /**
+     * The most virtual threads whose names completion lists: a server may run 100,000, and their
+     * names on every Tab would be megabytes to make and send.
+     */
+    static final int VIRTUAL_NAMES_MAX = 1000;
 
     /** How often the shell looks whether its connection needs a keep-alive (AgentClient#keepAlive). */
     private static final long KEEP_ALIVE_CHECK_MILLIS = 500;
@@ -139,6 +149,29 @@ public final class Shell {
     /** The target as the prompt shows it: pid and main class. */
     String label() {
         return target.pid() + (jvm == null ? "" : " " + Printable.text(jvm.shortName()));
+    }
+
+    /**
+     * The target's threads for completion: the platform ones, and the virtual ones (names and
+     * states, no stacks) where the JVM has them and they are at most {@link #VIRTUAL_NAMES_MAX}; of
+     * more, only their number, from a count.
+     */
+    ShellCompleter.LiveThreads completableThreads() {
+        AgentClient client = connection.client();
+        List<ThreadEntry> threads = new ArrayList<>(client.threads().threads());
+        long virtual = client.vthreadsIfAny(VthreadsRequest.counts()).map(dump -> dump.summary().count()).orElse(0L);
+        if (virtual > VIRTUAL_NAMES_MAX) {
+            return new ShellCompleter.LiveThreads(threads, virtual);
+        }
+        if (virtual > 0) {
+            Set<Long> platform = threads.stream().map(ThreadEntry::id).collect(java.util.stream.Collectors.toSet());
+            List<ThreadEntry> listed = client.vthreadsIfAny(VthreadsRequest.of(null)).map(VirtualDump::threads).orElse(List.of())
+                    .stream().map(VirtualDump.VirtualStack::thread).filter(thread -> !platform.contains(thread.id())).toList();
+            // made since the count: still no more than the most
+            threads.addAll(listed.subList(0, Math.min(listed.size(), VIRTUAL_NAMES_MAX)));
+            return new ShellCompleter.LiveThreads(threads, Math.max(0, listed.size() - VIRTUAL_NAMES_MAX));
+        }
+        return new ShellCompleter.LiveThreads(threads, 0);
     }
 
     SharedConnection connection() {
@@ -245,8 +278,8 @@ public final class Shell {
         PrintWriter err = new PrintWriter(run.err(), true);
         int code;
         try (sink) {
-            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.greps(), sink, err)
-                    : runFiltered(pipeline.words(), pipeline.greps(), sink, err);
+            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.filters(), sink, err)
+                    : runFiltered(pipeline.words(), pipeline.filters(), sink, err);
         } catch (OutputClosed closed) {
             if (!closed.readerGone()) {
                 err.println("jvmti-cli: " + closed.getMessage());
@@ -267,41 +300,59 @@ public final class Shell {
         return code;
     }
 
-    /** Runs the command with its output through the greps, if any, into out. */
-    private int runFiltered(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+    /**
+     * Runs the command with its output through the filters, if any, into out. A head that has its
+     * lines ends the command as a closed pipe would, and the command succeeded: the reader had what it wanted.
+     */
+    private int runFiltered(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err) {
         Writer filtered = out;
-        List<LineWriter> filters = new ArrayList<>();
-        for (int i = greps.size() - 1; i >= 0; i--) {
-            LineWriter filter = grep(filtered, greps.get(i));
-            filters.add(0, filter);
-            filtered = filter;
+        List<ShellLine.Run> runs = new ArrayList<>();
+        List<LineWriter> writers = new ArrayList<>();
+        for (int i = filters.size() - 1; i >= 0; i--) {
+            ShellLine.Run run = filters.get(i).run(emitTo(filtered));
+            LineWriter writer = new LineWriter(run::accept, flushOf(filtered), run::end);
+            runs.add(0, run);
+            writers.add(0, writer);
+            filtered = writer;
         }
         // not flushed per line, as a command outside the shell is not: a dump is hundreds of
         // thousands of lines, and commands flush when they are done
-        PrintWriter commandOut = greps.isEmpty() ? out : new PrintWriter(filtered, false);
+        PrintWriter commandOut = filters.isEmpty() ? out : new PrintWriter(filtered, false);
+        int code;
         try {
-            return dispatch(words, commandOut, err);
-        } finally {
-            commandOut.flush();
-            filters.forEach(LineWriter::finish); // the first grep's last line, then the next one's
+            try {
+                code = dispatch(words, commandOut, err);
+            } finally {
+                commandOut.flush();
+            }
+        } catch (OutputClosed closed) {
+            if (runs.stream().noneMatch(ShellLine.Run::satisfied)) {
+                throw closed;
+            }
+            code = ExitCode.OK.code(); // thrown past a command's own handler (by watch's, or a builtin)
         }
+        writers.forEach(LineWriter::finish); // the first filter's last line, then the next one's
+        return code == ExitCode.OUTPUT_CLOSED.code() && runs.stream().anyMatch(ShellLine.Run::satisfied) ? ExitCode.OK.code() : code;
     }
 
-    private static LineWriter grep(Writer out, Grep grep) {
-        ShellLine.Filter filter = grep.filter(line -> {
+    private static java.util.function.Consumer<String> emitTo(Writer out) {
+        return line -> {
             try {
                 out.write(line + "\n");
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        });
-        return new LineWriter(filter::accept, () -> {
+        };
+    }
+
+    private static Runnable flushOf(Writer out) {
+        return () -> {
             try {
                 out.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, filter::end);
+        };
     }
 
     private int dispatch(List<String> words, PrintWriter out, PrintWriter err) {
@@ -400,7 +451,10 @@ public final class Shell {
         out.println();
         out.println("Shell:");
         out.println("  COMMAND | grep [-cvinE] TEXT     keep the lines matching TEXT (a regular expression); -c count them,");
-        out.println("                                   -v the others, -i any case, -n numbered, -E (TEXT is always extended)");
+        out.println("                                   -v the others, -i any case, -n numbered, -E (TEXT is always extended),");
+        out.println("                                   -A N, -B N, -C N: N lines of context after, before, around each");
+        out.println("  COMMAND | head [-n N]            the first N lines (default 10), then end the command");
+        out.println("  COMMAND | tail [-n N]            the last N lines (default 10)");
         out.println("  COMMAND > FILE, COMMAND >> FILE  write (append) the output to FILE");
         out.println("  COMMAND; COMMAND                 run one after the other");
         out.println("  watch [-n SECONDS] COMMAND       repeat COMMAND every SECONDS (default 2), redrawing, until Ctrl-C");
@@ -410,7 +464,7 @@ public final class Shell {
         return ExitCode.OK.code();
     }
 
-    private int watch(List<String> words, List<Grep> greps, PrintWriter out, PrintWriter err) {
+    private int watch(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err) {
         ShellLine.Watch watch = ShellLine.Watch.of(words);
         double seconds = 2;
         if (watch.interval() != null) {
@@ -434,7 +488,7 @@ public final class Shell {
         DateTimeFormatter clock = DateTimeFormatter.ofPattern("HH:mm:ss");
         while (true) {
             StringWriter frame = new StringWriter();
-            int code = runFiltered(command, greps, new PrintWriter(frame), err);
+            int code = runFiltered(command, filters, new PrintWriter(frame), err);
             if (Thread.currentThread().isInterrupted()) {
                 return ExitCode.OK.code();
             }

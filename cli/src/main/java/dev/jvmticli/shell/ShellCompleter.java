@@ -17,18 +17,28 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Tab completion from the picocli model: command names, then the options of the command being
- * typed, enum values, and for thread options the target's live threads, asked of the agent.
+ * typed, enum values, and for thread options the target's live threads, asked of the agent (virtual
+ * ones too, up to {@link Shell#VIRTUAL_NAMES_MAX}).
  */
 final class ShellCompleter implements Completer {
     private static final long THREADS_TTL_NANOS = 2_000_000_000L;
 
     private final Map<String, CommandLine> commands;
-    private final Supplier<List<ThreadEntry>> liveThreads;
+    private final Supplier<LiveThreads> liveThreads;
     private final FileNameCompleter files = new FileNameCompleter();
-    private List<ThreadEntry> threads;
+    private LiveThreads threads;
     private long threadsAt;
+    private boolean leftOutTold;
 
-    ShellCompleter(Map<String, CommandLine> commands, Supplier<List<ThreadEntry>> liveThreads) {
+    /**
+     * The target's threads to complete: platform and virtual ones, and how many virtual threads
+     * were too many to list (0: none left out).
+     */
+    record LiveThreads(List<ThreadEntry> threads, long virtualLeftOut) {
+        static final LiveThreads NONE = new LiveThreads(List.of(), 0);
+    }
+
+    ShellCompleter(Map<String, CommandLine> commands, Supplier<LiveThreads> liveThreads) {
         this.commands = commands;
         this.liveThreads = liveThreads;
     }
@@ -38,13 +48,13 @@ final class ShellCompleter implements Completer {
         ShellLine.Unfinished typing = ShellLine.unfinished(line.line().substring(0, line.cursor()));
         switch (typing.place()) {
             case FILE -> files.complete(reader, line, candidates);
-            case FILTER -> candidates.add(new Candidate("grep", "grep", null, "keep the lines matching TEXT", null, null, true));
-            case COMMAND -> completeCommand(typing.words(), candidates);
+            case FILTER -> ShellLine.FILTERS.forEach((name, usage) -> candidates.add(new Candidate(name, name, null, usage, null, null, true)));
+            case COMMAND -> completeCommand(reader, typing.words(), candidates);
             case OTHER -> { }
         }
     }
 
-    private void completeCommand(List<String> segment, List<Candidate> candidates) {
+    private void completeCommand(LineReader reader, List<String> segment, List<Candidate> candidates) {
         boolean watched = !segment.isEmpty() && segment.get(0).equals("watch");
         if (watched) {
             ShellLine.Watch watch = ShellLine.Watch.of(segment);
@@ -64,7 +74,7 @@ final class ShellCompleter implements Completer {
         CommandSpec spec = command.getCommandSpec();
         OptionSpec previous = segment.size() > 1 ? spec.findOption(segment.get(segment.size() - 1)) : null;
         if (previous != null && previous.arity().max() > 0) {
-            optionValues(previous, candidates);
+            optionValues(reader, previous, candidates);
             return;
         }
         for (OptionSpec option : spec.options()) {
@@ -89,7 +99,7 @@ final class ShellCompleter implements Completer {
         }
     }
 
-    private void optionValues(OptionSpec option, List<Candidate> candidates) {
+    private void optionValues(LineReader reader, OptionSpec option, List<Candidate> candidates) {
         Iterable<String> values = option.completionCandidates();
         boolean threadOption = values instanceof ThreadCompletion || option.longestName().equals("--thread");
         if (!threadOption) {
@@ -98,9 +108,16 @@ final class ShellCompleter implements Completer {
             }
             return;
         }
-        for (ThreadEntry thread : threads()) {
-            if (thread.name().codePoints().noneMatch(Character::isISOControl)) {
-                candidates.add(new Candidate(thread.name(), thread.name(), null, "id " + thread.id() + ", " + thread.state(), null, null, true));
+        LiveThreads live = threads();
+        if (live.virtualLeftOut() > 0 && !leftOutTold) {
+            leftOutTold = true; // once for each time they are asked for, not on every Tab
+            reader.printAbove("(" + live.virtualLeftOut() + " virtual threads are not completed: more than "
+                    + Shell.VIRTUAL_NAMES_MAX + "; type a virtual thread's id or name in full)");
+        }
+        for (ThreadEntry thread : live.threads()) {
+            if (!thread.name().isEmpty() && thread.name().codePoints().noneMatch(Character::isISOControl)) {
+                candidates.add(new Candidate(thread.name(), thread.name(), null,
+                        (thread.virtual() ? "virtual, id " : "id ") + thread.id() + ", " + thread.state(), null, null, true));
             }
             if (option.longestName().equals("--thread")) {
                 String id = Long.toString(thread.id());
@@ -110,14 +127,15 @@ final class ShellCompleter implements Completer {
     }
 
     /** The target's threads, asked again at most every 2 s; none when the agent cannot be asked. */
-    private List<ThreadEntry> threads() {
+    private LiveThreads threads() {
         if (threads == null || System.nanoTime() - threadsAt > THREADS_TTL_NANOS) {
             try {
                 threads = liveThreads.get();
             } catch (RuntimeException e) {
-                threads = List.of();
+                threads = LiveThreads.NONE;
             }
             threadsAt = System.nanoTime();
+            leftOutTold = false;
         }
         return threads;
     }

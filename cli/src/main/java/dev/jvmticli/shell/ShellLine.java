@@ -2,73 +2,196 @@ package dev.jvmticli.shell;
 
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.failure.OutputClosed;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
  * One line typed into the shell: commands separated by {@code ;}, each with its words, optional
- * {@code | grep [-c] [-v] [-i] [-n] [-E] TEXT} filters and an optional {@code > FILE} or {@code >> FILE} at the end.
+ * {@code | grep [-cvinE] [-A N] [-B N] [-C N] TEXT}, {@code | head [-n N]} and {@code | tail [-n N]} filters and an optional {@code > FILE} or {@code >> FILE} at the end.
  * Words are split as a POSIX shell would: {@code '...'} is literal, {@code "..."} takes {@code \"}
  * and {@code \\}, a backslash outside quotes escapes the next character, and {@code #} at the
  * start of a word begins a comment.
  */
 public final class ShellLine {
+    /** The most lines head, tail or grep's context take: more than any output. */
+    static final int MAX_LINES = 100_000_000;
+
     private ShellLine() {
     }
 
-    /** A command with what filters its output. */
-    public record Pipeline(List<String> words, List<Grep> greps, String file, boolean append) {
+    /** A command with what filters its output, in order. */
+    public record Pipeline(List<String> words, List<Filter> filters, String file, boolean append) {
+    }
+
+    /** What may follow {@code |}: {@code grep}, {@code head} or {@code tail}. */
+    public sealed interface Filter permits Grep, Head, Tail {
+        /** A run of this filter over one command's output that hands what it keeps to emit. */
+        Run run(Consumer<String> emit);
+    }
+
+    /** One run of a filter: {@link #accept} each line, then {@link #end} (once; more calls do nothing). */
+    public abstract static class Run {
+        private boolean ended;
+
+        public abstract void accept(String line);
+
+        /** Whether the filter wants no more lines: a head that has all of its own. */
+        public boolean satisfied() {
+            return false;
+        }
+
+        public final void end() {
+            if (!ended) {
+                ended = true;
+                finish();
+            }
+        }
+
+        /** What is handed over at the end (a count, a tail). */
+        void finish() {
+        }
     }
 
     /**
      * Keeps the lines in which pattern is found (or, inverted, those in which it is not); with count
      * only their number, at the end; with lineNumbers each kept line after its number in the input
-     * and a colon, as grep -n.
+     * and a colon (a context line: a dash), as grep -n; with before and after that many lines of
+     * context around each kept line, and {@code --} between groups that are not adjacent, as grep -B, -A.
      */
-    public record Grep(Pattern pattern, boolean invert, boolean count, boolean lineNumbers) {
+    public record Grep(Pattern pattern, boolean invert, boolean count, boolean lineNumbers, int before, int after) implements Filter {
         public boolean keeps(String line) {
             return pattern.matcher(line).find() != invert;
         }
 
-        /** A filter over one command's output that hands what it keeps to emit. */
-        public Filter filter(Consumer<String> emit) {
-            return new Filter(this, emit);
+        @Override
+        public Run run(Consumer<String> emit) {
+            return new GrepRun(this, emit);
         }
     }
 
-    /** One run of a grep: {@link #accept} each line, then {@link #end}. */
-    public static final class Filter {
+    private static final class GrepRun extends Run {
         private final Grep grep;
         private final Consumer<String> emit;
+        /** The last lines neither kept nor shown as context, up to grep.before. */
+        private final ArrayDeque<String> before = new ArrayDeque<>();
         private long lines;
         private long kept;
-        private boolean ended;
+        private long lastEmitted;
+        private long afterLeft;
 
-        private Filter(Grep grep, Consumer<String> emit) {
+        private GrepRun(Grep grep, Consumer<String> emit) {
             this.grep = grep;
             this.emit = emit;
         }
 
+        @Override
         public void accept(String line) {
             lines++;
-            if (!grep.keeps(line)) {
+            boolean keeps = grep.keeps(line);
+            if (keeps) {
+                kept++;
+            }
+            if (grep.count()) {
                 return;
             }
-            kept++;
-            if (!grep.count()) {
-                emit.accept(grep.lineNumbers() ? lines + ":" + line : line);
+            if (keeps) {
+                long first = lines - before.size();
+                separate(first);
+                for (String context : before) {
+                    emitLine(first++, context, '-');
+                }
+                before.clear();
+                emitLine(lines, line, ':');
+                afterLeft = grep.after();
+            } else if (afterLeft > 0) {
+                afterLeft--;
+                emitLine(lines, line, '-');
+            } else if (grep.before() > 0) {
+                if (before.size() == grep.before()) {
+                    before.removeFirst();
+                }
+                before.addLast(line);
             }
         }
 
-        /** With -c, hands over the count; once. */
-        public void end() {
-            if (grep.count() && !ended) {
+        private void separate(long next) {
+            if ((grep.before() > 0 || grep.after() > 0) && lastEmitted > 0 && next > lastEmitted + 1) {
+                emit.accept("--");
+            }
+        }
+
+        private void emitLine(long number, String line, char mark) {
+            emit.accept(grep.lineNumbers() ? number + String.valueOf(mark) + line : line);
+            lastEmitted = number;
+        }
+
+        @Override
+        void finish() {
+            if (grep.count()) {
                 emit.accept(Long.toString(kept));
             }
-            ended = true;
+        }
+    }
+
+    /**
+     * The first lines lines. The line after them ends the command as a closed pipe would ({@link
+     * OutputClosed}, which the shell then takes as success: the reader had what it wanted).
+     */
+    public record Head(long lines) implements Filter {
+        @Override
+        public Run run(Consumer<String> emit) {
+            return new Run() {
+                private long seen;
+                private boolean stopped;
+
+                @Override
+                public void accept(String line) {
+                    if (seen < lines) {
+                        seen++;
+                        emit.accept(line);
+                    } else if (!stopped) {
+                        stopped = true; // once: what the command still writes on its way out is dropped
+                        throw new OutputClosed(true, "head has its " + lines + " lines", null);
+                    }
+                }
+
+                @Override
+                public boolean satisfied() {
+                    return stopped;
+                }
+            };
+        }
+    }
+
+    /** The last lines lines, at the end. */
+    public record Tail(long lines) implements Filter {
+        @Override
+        public Run run(Consumer<String> emit) {
+            return new Run() {
+                private final ArrayDeque<String> last = new ArrayDeque<>();
+
+                @Override
+                public void accept(String line) {
+                    if (lines == 0) {
+                        return;
+                    }
+                    if (last.size() == lines) {
+                        last.removeFirst();
+                    }
+                    last.addLast(line);
+                }
+
+                @Override
+                void finish() {
+                    last.forEach(emit);
+                }
+            };
         }
     }
 
@@ -183,24 +306,64 @@ public final class ShellLine {
         if (words.isEmpty()) {
             throw syntax("a command is missing before '" + tokens.get(0).text() + "'");
         }
-        List<Grep> greps = new ArrayList<>();
+        List<Filter> filters = new ArrayList<>();
         for (List<String> filter : parts.subList(1, parts.size())) {
-            greps.add(grep(filter));
+            filters.add(filter(filter));
         }
-        return new Pipeline(List.copyOf(words), List.copyOf(greps), file, append);
+        return new Pipeline(List.copyOf(words), List.copyOf(filters), file, append);
+    }
+
+    /** The filters that may follow {@code |}, with their usage. */
+    public static final Map<String, String> FILTERS = Map.of(
+            "grep", "grep [-cvinE] [-A N] [-B N] [-C N] TEXT: keep the lines matching TEXT",
+            "head", "head [-n N]: the first N lines (10), then end the command",
+            "tail", "tail [-n N]: the last N lines (10)");
+
+    private static Filter filter(List<String> words) {
+        String name = words.isEmpty() ? null : words.get(0);
+        if (name == null || !FILTERS.containsKey(name)) {
+            throw syntax("only 'grep', 'head' or 'tail' can follow '|'" + (name == null ? "" : ", not '" + name + "'"));
+        }
+        List<String> arguments = words.subList(1, words.size());
+        return name.equals("grep") ? grep(arguments) : lines(name, arguments);
+    }
+
+    /** head or tail's {@code [-n N]} (also {@code -N} and {@code -nN}). */
+    private static Filter lines(String name, List<String> words) {
+        long count = 10;
+        if (words.size() == 2 && words.get(0).equals("-n")) {
+            count = number(name, "-n", words.get(1));
+        } else if (words.size() == 1 && words.get(0).matches("-n?[0-9]+")) {
+            count = number(name, "-n", words.get(0).replaceFirst("^-n?", ""));
+        } else if (!words.isEmpty()) {
+            throw syntax(name + " takes only -n N, not '" + String.join(" ", words) + "'");
+        }
+        return name.equals("head") ? new Head(count) : new Tail(count);
+    }
+
+    private static int number(String filter, String option, String word) {
+        try {
+            int n = Integer.parseInt(word);
+            if (n >= 0 && n <= MAX_LINES) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // told below
+        }
+        throw syntax(filter + " " + option + " takes a number of lines from 0 to " + MAX_LINES + ", not '" + word + "'");
     }
 
     private static Grep grep(List<String> words) {
-        if (words.isEmpty() || !words.get(0).equals("grep")) {
-            throw syntax("only 'grep' can follow '|'" + (words.isEmpty() ? "" : ", not '" + words.get(0) + "'"));
-        }
         boolean invert = false;
         boolean ignoreCase = false;
         boolean count = false;
         boolean lineNumbers = false;
+        int before = 0;
+        int after = 0;
         String text = null;
         boolean options = true;
-        for (String word : words.subList(1, words.size())) {
+        for (int i = 0; i < words.size(); i++) {
+            String word = words.get(i);
             if (options && word.equals("--")) {
                 options = false;
             } else if (options && text == null && word.matches("-[cvinE]+")) {
@@ -208,8 +371,17 @@ public final class ShellLine {
                 ignoreCase |= word.contains("i");
                 count |= word.contains("c");
                 lineNumbers |= word.contains("n");
+            } else if (options && text == null && word.matches("-[ABC][0-9]*")) {
+                String option = word.substring(0, 2);
+                String value = word.length() > 2 ? word.substring(2) : i + 1 < words.size() ? words.get(++i) : null;
+                if (value == null) {
+                    throw syntax("grep " + option + " needs a number of lines");
+                }
+                int n = number("grep", option, value);
+                before = option.equals("-A") ? before : n;
+                after = option.equals("-B") ? after : n;
             } else if (options && text == null && word.startsWith("-") && word.length() > 1) {
-                throw syntax("grep takes -c, -v, -i, -n and -E, not '" + word + "' (a TEXT that starts with '-' goes after --)");
+                throw syntax("grep takes -c, -v, -i, -n, -E, -A N, -B N and -C N, not '" + word + "' (a TEXT that starts with '-' goes after --)");
             } else if (text == null) {
                 text = word;
             } else {
@@ -220,7 +392,8 @@ public final class ShellLine {
             throw syntax("grep needs a TEXT to look for");
         }
         try {
-            return new Grep(Pattern.compile(text, ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0), invert, count, lineNumbers);
+            return new Grep(Pattern.compile(text, ignoreCase ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0), invert, count, lineNumbers,
+                    before, after);
         } catch (PatternSyntaxException e) {
             throw syntax("grep: bad regular expression '" + text + "': " + e.getDescription());
         }

@@ -49,12 +49,13 @@ class DocsTest {
     void anOptionTheCliDoesNotHaveIsReported() {
         Page page = new Page("docs/made-up.md", List.of(
                 "## `jvmti-cli threads <pid>`",
-                "With `--top N` and `--no-such-option`, or `stacks -q`; `watch -z` and `grep -x` in the shell."));
+                "With `--top N` and `--no-such-option`, or `stacks -q`; `watch -z`, `grep -x` and `head -c` in the shell."));
         assertEquals(List.of(
                 "docs/made-up.md:2: `--no-such-option`: threads has no option --no-such-option",
                 "docs/made-up.md:2: `stacks -q`: stacks has no option -q",
                 "docs/made-up.md:2: `watch -z`: watch has no option -z",
-                "docs/made-up.md:2: `grep -x`: grep has no option -x"), unknownOptions(page));
+                "docs/made-up.md:2: `grep -x`: grep has no option -x",
+                "docs/made-up.md:2: `head -c`: head has no option -c"), unknownOptions(page));
     }
 
     @Test
@@ -80,8 +81,8 @@ class DocsTest {
                 command = "any command";
             } else if (command.equals("watch")) {
                 known = WATCH_OPTIONS.contains(mention.option());
-            } else if (command.equals("grep")) {
-                known = grepTakes(mention.option());
+            } else if (ShellLine.FILTERS.containsKey(command)) {
+                known = filterTakes(command, mention.option());
             } else {
                 known = has(model.getSubcommands().get(command), mention.option());
             }
@@ -97,13 +98,18 @@ class DocsTest {
         return command.getCommandSpec().findOption(option) != null || command.getCommandSpec().negatedOptionsMap().containsKey(option);
     }
 
-    private static boolean grepTakes(String option) {
-        try {
-            ShellLine.parse("threads | grep " + option + " TEXT");
-            return true;
-        } catch (CliFailure e) {
-            return false;
+    /** Whether the filter (grep, head, tail) takes the option, as a flag or with a number. */
+    private static boolean filterTakes(String filter, String option) {
+        String text = filter.equals("grep") ? " TEXT" : "";
+        for (String value : new String[] {"", " 1"}) {
+            try {
+                ShellLine.parse("threads | " + filter + " " + option + value + text);
+                return true;
+            } catch (CliFailure e) {
+                // not in this form
+            }
         }
+        return false;
     }
 
     @Test

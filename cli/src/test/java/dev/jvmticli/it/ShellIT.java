@@ -141,6 +141,23 @@ class ShellIT {
 
     @ParameterizedTest
     @MethodSource("jdks")
+    void headEndsAStackDumpEarlyTailKeepsItsEndAndGrepShowsContext(Jdks.Jdk jdk) {
+        String pid = Long.toString(targets.get(jdk).pid());
+        Result shell = CliRun.run("shell", pid, "-c", "stacks | head -n 2; stacks | grep -B1 -A2 '^\"holder\"' | head -n 3; "
+                + "threads | tail -n 1; threads --name holder");
+        assertEquals(0, shell.exit(), shell.toString());
+        assertEquals("", shell.err());
+        List<String> lines = shell.out().lines().toList();
+        assertEquals(8, lines.size(), shell.out());
+        assertTrue(lines.get(0).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d"), "the dump's first line, its time: " + shell.out());
+        assertTrue(lines.get(1).startsWith("Full thread dump "), shell.out());
+        assertTrue(lines.get(3).startsWith("\"holder\" "), "the line before, the holder's: " + shell.out());
+        assertTrue(lines.get(4).contains("java.lang.Thread.State: "), shell.out());
+        assertTrue(lines.get(7).endsWith("  holder"), "the shell went on after head: " + shell.out());
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
     void aPidWithNoCommandOpensTheShellAndANameWorksToo(Jdks.Jdk jdk) {
         TargetJvm target = targets.get(jdk);
         Result byPid = Launcher.run(jdk, "threads --name holder\n", Long.toString(target.pid()));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.targets.NamedTarget;
+import dev.jvmticli.targets.VirtualThreadsTarget;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -144,6 +146,29 @@ class ShellTerminalIT {
             String screen = tmux.await("the main thread", s -> s.lines().anyMatch(l -> l.matches(" *\\d+ +java +\\d+ .* main")));
             assertEquals(1, screen.lines().filter(l -> !l.contains("NamedTarget>") && l.endsWith(" main")).count(), "only the row grep kept: " + screen);
             tmux.await("the prompt", s -> Tmux.lastLine(s).equals(target.pid() + " NamedTarget>"));
+            tmux.keys("C-d");
+            tmux.awaitContains("EXITED 0");
+        }
+    }
+
+    @Test
+    void tabCompletesVirtualThreadNamesToo() throws Exception {
+        Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new AssertionError("the build needs a JDK 21 or later for virtual threads"));
+        try (TargetJvm target = TargetJvm.start(jdk, VirtualThreadsTarget.class);
+             Tmux tmux = Tmux.start(dir, shellCommand(jdk, target.pid(), ""))) {
+            String prompt = target.pid() + " VirtualThreadsTarget> ";
+            tmux.await("the prompt", screen -> Tmux.lastLine(screen).equals(prompt.stripTrailing()));
+            tmux.type("stacks --thread vt-rl");
+            tmux.keys("Tab");
+            tmux.await("a virtual thread's name completed", screen -> Tmux.lastLine(screen).equals(prompt + "stacks --thread vt-rl-parked"));
+            tmux.keys("C-u");
+            tmux.type("threads --name vt-sleep-1");
+            tmux.keys("Tab");
+            // vt-sleep-1 and vt-sleep-10 to -19: listed with what they are
+            String listed = tmux.await("the virtual sleepers listed", screen -> screen.contains("vt-sleep-19"));
+            assertTrue(Pattern.compile("vt-sleep-15 +\\(virtual, id \\d+, TIMED_WAITING\\)").matcher(listed).find(), listed);
+            assertFalse(listed.contains("vt-sleep-2 "), "only those the prefix names: " + listed);
+            tmux.keys("C-u");
             tmux.keys("C-d");
             tmux.awaitContains("EXITED 0");
         }

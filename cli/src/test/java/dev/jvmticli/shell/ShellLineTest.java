@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.OutputClosed;
 import dev.jvmticli.shell.ShellLine.Pipeline;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ class ShellLineTest {
     void wordsSplitLikeAPosixShell() {
         Pipeline p = ShellLine.parse("threads --name 'pool *' --state \"A \\\"B\\\"\" x\\ y").get(0);
         assertEquals(List.of("threads", "--name", "pool *", "--state", "A \"B\"", "x y"), p.words());
-        assertTrue(p.greps().isEmpty());
+        assertTrue(p.filters().isEmpty());
         assertNull(p.file());
     }
 
@@ -36,11 +37,11 @@ class ShellLineTest {
     void grepsFilterLinesAndTheRedirectComesLast() {
         Pipeline p = ShellLine.parse("threads|grep -i blocked | grep -v 'demo-blocked-2' >> out.txt").get(0);
         assertEquals(List.of("threads"), p.words());
-        assertEquals(2, p.greps().size());
-        assertTrue(p.greps().get(0).keeps("17 BLOCKED x"));
-        assertFalse(p.greps().get(0).keeps("RUNNABLE"));
-        assertFalse(p.greps().get(1).keeps("demo-blocked-2"));
-        assertTrue(p.greps().get(1).keeps("demo-blocked-1"));
+        assertEquals(2, p.filters().size());
+        assertTrue(((ShellLine.Grep) p.filters().get(0)).keeps("17 BLOCKED x"));
+        assertFalse(((ShellLine.Grep) p.filters().get(0)).keeps("RUNNABLE"));
+        assertFalse(((ShellLine.Grep) p.filters().get(1)).keeps("demo-blocked-2"));
+        assertTrue(((ShellLine.Grep) p.filters().get(1)).keeps("demo-blocked-1"));
         assertEquals("out.txt", p.file());
         assertTrue(p.append());
 
@@ -62,12 +63,51 @@ class ShellLineTest {
         assertEquals(List.of("-x"), run("grep -- -x", List.of("a", "-x")), "after --, a TEXT may start with -");
     }
 
-    private static List<String> run(String grep, List<String> input) {
+    @Test
+    void grepShowsContextAfterBeforeAndAroundWithDashesBetweenGroups() {
+        List<String> input = List.of("a", "b", "X1", "c", "d", "e", "f", "X2", "X3", "g", "h");
+        assertEquals(List.of("X1", "c", "--", "X2", "X3", "g"), run("grep -A 1 X", input));
+        assertEquals(List.of("b", "X1", "--", "f", "X2", "X3"), run("grep -B1 X", input));
+        assertEquals(List.of("a", "b", "X1", "c", "d", "e", "f", "X2", "X3", "g", "h"), run("grep -C 2 X", input), "groups that touch join");
+        assertEquals(List.of("2-b", "3:X1", "4-c", "--", "7-f", "8:X2", "9:X3", "10-g"), run("grep -n -C 1 X", input), "context lines numbered with -");
+        assertEquals(List.of("3"), run("grep -c -C 3 X", input), "a count has no context");
+        assertEquals(List.of("X1", "c", "--", "X2", "X3", "g"), run("grep -B 0 -A 1 X", input));
+        assertEquals(List.of("b", "X1", "c", "--", "f", "X2", "X3", "g"), run("grep -C1 -v '^[a-h]'", input), "-v with context");
+    }
+
+    @Test
+    void headKeepsTheFirstLinesThenEndsTheCommandAndTailTheLast() {
+        List<String> input = List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12");
+        assertEquals(input.subList(0, 10), run("head", input.subList(0, 10)), "10 by default, and 10 lines end nothing");
+        assertEquals(List.of("1", "2", "3"), run("head -n 3", input));
+        assertEquals(List.of("1", "2"), run("head -2", input));
+        assertEquals(List.of(), run("head -n 0", input));
+        assertEquals(input.subList(2, 12), run("tail", input));
+        assertEquals(List.of("11", "12"), run("tail -n 2", input));
+        assertEquals(List.of("12"), run("tail -n1", input));
+        assertEquals(List.of(), run("tail -n 0", input));
+        assertEquals(List.of("1", "2"), run("tail -n 5", List.of("1", "2")));
+
+        ShellLine.Run head = ShellLine.parse("threads | head -n 1").get(0).filters().get(0).run(line -> { });
+        head.accept("1");
+        assertFalse(head.satisfied());
+        OutputClosed closed = assertThrows(OutputClosed.class, () -> head.accept("2"), "the line after ends the command");
+        assertTrue(closed.readerGone(), "as a reader that went away: nothing to report");
+        assertTrue(head.satisfied());
+        head.accept("3"); // what the command writes on its way out is dropped, not thrown again
+    }
+
+    /** The lines the filter hands on, the line after a head's last one ending the input as it ends a command. */
+    private static List<String> run(String filter, List<String> input) {
         List<String> out = new java.util.ArrayList<>();
-        ShellLine.Filter filter = ShellLine.parse("threads | " + grep).get(0).greps().get(0).filter(out::add);
-        input.forEach(filter::accept);
-        filter.end();
-        filter.end();
+        ShellLine.Run run = ShellLine.parse("threads | " + filter).get(0).filters().get(0).run(out::add);
+        try {
+            input.forEach(run::accept);
+        } catch (OutputClosed closed) {
+            assertTrue(run.satisfied(), filter);
+        }
+        run.end();
+        run.end();
         return out;
     }
 
@@ -75,7 +115,9 @@ class ShellLineTest {
     void syntaxErrorsAreUsageFailures() {
         for (String bad : new String[] {"threads 'open", "threads \"open", "; threads", "| grep x", "threads | sort",
                 "threads | grep", "threads | grep a b", "threads >", "threads > a > b", "threads > a | grep x", "threads | grep '('",
-                "threads | grep -F x", "threads | grep -c"}) {
+                "threads | grep -F x", "threads | grep -c", "threads | grep -A x", "threads | grep -A", "threads | grep -C -1 x",
+                "threads | head x", "threads | head -n", "threads | head -n -1", "threads | tail -c 5", "threads | tail -n 1 2",
+                "threads | less", "threads | head -n 99999999999"}) {
             CliFailure failure = assertThrows(CliFailure.class, () -> ShellLine.parse(bad), bad);
             assertEquals(2, failure.exitCode().code(), bad);
         }

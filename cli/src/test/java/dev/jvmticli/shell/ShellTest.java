@@ -1,6 +1,7 @@
 package dev.jvmticli.shell;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.attach.TargetProcess;
@@ -13,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -116,6 +118,46 @@ class ShellTest {
         assertTrue(err.toString().contains("jvmti-cli: unknown command 'nosuchcommand' (try help)"), err.toString());
         assertEquals(0, shell.runLine("exit"));
         assertTrue(shell.exitRequested());
+    }
+
+    @Test
+    void headEndsTheCommandWithoutAnErrorAndTheShellGoesOn() {
+        assertEquals(0, shell.runLine("help"));
+        List<String> help = out.toString().lines().toList();
+        out.getBuffer().setLength(0);
+        assertTrue(help.size() > 12, "help is longer than the head: " + help);
+
+        // help is the shell's own (the closed pipe comes out of dispatch), threads a command (its handler reports 141)
+        assertEquals(0, shell.runLine("help | head -n 3; threads | head -n 1; help | tail -n 2"), err.toString());
+        assertEquals(0, shell.status());
+        List<String> lines = out.toString().lines().toList();
+        assertEquals(help.subList(0, 3), lines.subList(0, 3), out.toString());
+        assertTrue(lines.get(3).startsWith("ID "), "threads' first line alone: " + out);
+        assertEquals(help.subList(help.size() - 2, help.size()), lines.subList(4, 6), out.toString());
+        assertEquals(6, lines.size(), out.toString());
+        assertFalse(shell.exitRequested(), "a satisfied head is no closed shell");
+        assertEquals(2, shell.runLine("help | grep -A1 -m0 x"));
+        assertEquals("jvmti-cli: grep takes -c, -v, -i, -n, -E, -A N, -B N and -C N, not '-m0' (a TEXT that starts with '-' goes after --)\n",
+                err.toString());
+    }
+
+    @Test
+    void watchRunsEachFrameThroughHead() throws Exception {
+        Thread worker = new Thread(() -> shell.runLine("watch -n 0.1 threads | head -n 1"));
+        worker.start();
+        while (out.toString().split("Every 0.1s: threads", -1).length < 4 && worker.isAlive()) {
+            Thread.sleep(10);
+        }
+        shell.cancel(worker);
+        worker.join();
+        String[] frames = out.toString().split("Every 0.1s: threads", -1);
+        assertTrue(frames.length >= 4, "three frames or more: " + out);
+        for (int i = 1; i < frames.length - 1; i++) {
+            List<String> written = frames[i].lines().filter(line -> !line.isBlank()).toList();
+            assertEquals(2, written.size(), "the rest of the header line and threads' first line: " + frames[i]);
+            assertTrue(written.get(1).startsWith("ID "), frames[i]);
+        }
+        assertEquals("", err.toString());
     }
 
     @Test

@@ -36,7 +36,7 @@ import java.util.stream.Stream;
  */
 public final class DocPages {
     /** The shell's own commands, which have no picocli model (see dev.jvmticli.shell.Shell). */
-    private static final Set<String> SHELL_BUILTINS = Set.of("grep", "watch");
+    private static final Set<String> SHELL_BUILTINS = Set.of("grep", "head", "tail", "watch");
 
     private static final Pattern FENCE = Pattern.compile("^\\s*```");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6}) (.*)$");
@@ -284,9 +284,15 @@ public final class DocPages {
             return List.of(); // another tool's words, or prose in code
         }
         List<OptionMention> mentions = new ArrayList<>();
+        boolean afterPipe = false;
         for (String word : words) {
             String name = word.contains("=") ? word.substring(0, word.indexOf('=')) : word;
-            if (OPTION.matcher(name).matches()) {
+            if (afterPipe) {
+                command = word; // stacks | head -n 20: the rest is the filter's
+                afterPipe = false;
+            } else if (word.equals("|")) {
+                afterPipe = true;
+            } else if (OPTION.matcher(name).matches()) {
                 mentions.add(new OptionMention(page, line, command, name, span));
             } else if (command != null && commands.contains(word) && !word.equals(command)) {
                 command = word; // watch -n 1 threads --top 2: the rest is another command's
