@@ -115,6 +115,9 @@ final class ShellCompleter implements Completer {
                     + Shell.VIRTUAL_NAMES_MAX + "; type a virtual thread's id or name in full)");
         }
         for (ThreadEntry thread : live.threads()) {
+            if (thread.agent()) {
+                continue; // the tool's own thread is not the target's
+            }
             if (!thread.name().isEmpty() && thread.name().codePoints().noneMatch(Character::isISOControl)) {
                 candidates.add(new Candidate(thread.name(), thread.name(), null,
                         (thread.virtual() ? "virtual, id " : "id ") + thread.id() + ", " + thread.state(), null, null, true));

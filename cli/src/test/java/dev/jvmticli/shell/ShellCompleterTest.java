@@ -42,6 +42,15 @@ class ShellCompleterTest {
     }
 
     @Test
+    void theAgentsOwnThreadIsNotOffered() throws IOException {
+        ThreadEntry agent = new ThreadEntry(24, "jvmti-cli agent", "RUNNABLE", List.of(), true, 5, "system", 0, 0, true, null, false,
+                null, false, null, null, null, null, null);
+        ShellCompleter.LiveThreads live = new ShellCompleter.LiveThreads(List.of(thread(1, "main", false), agent), 0);
+        List<Candidate> candidates = complete(live, "stacks --thread ", new ByteArrayOutputStream());
+        assertEquals(List.of("main", "1"), candidates.stream().map(Candidate::value).toList());
+    }
+
+    @Test
     void virtualThreadsTooManyToListAreCountedAndSaidOnceForEachAsking() throws IOException {
         ShellCompleter.LiveThreads live = new ShellCompleter.LiveThreads(List.of(thread(1, "main", false)), 100_000);
         ByteArrayOutputStream screen = new ByteArrayOutputStream();
