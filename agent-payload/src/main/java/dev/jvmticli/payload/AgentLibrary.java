@@ -53,29 +53,41 @@ public final class AgentLibrary {
     private final Path base;
     private final int uid;
     private final String name;
+    private final String platform;
 
-    private AgentLibrary(Path baseDirectory, String name) {
+    private AgentLibrary(Path baseDirectory, String name, String platform) {
         this.uid = currentUid();
         this.base = baseDirectory;
         this.name = name;
+        this.platform = platform;
     }
 
-    /** The agent library handed out under the given base directory (normally {@code java.io.tmpdir}). */
+    /** The agent library for this JVM's platform, handed out under the given base directory (normally {@code java.io.tmpdir}). */
     public AgentLibrary(Path baseDirectory) {
-        this(baseDirectory, AGENT);
+        this(baseDirectory, AGENT, platform());
     }
 
     public AgentLibrary() {
         this(defaultBase());
     }
 
-    /** The profiling engine's library, handed out under the given base directory. */
+    /** The agent library for another JVM on the given platform ({@link #platform()}'s form, such as {@code linux-aarch64}). */
+    public static AgentLibrary agentFor(String platform) {
+        return new AgentLibrary(defaultBase(), AGENT, platform);
+    }
+
+    /** The profiling engine's library for this JVM's platform, handed out under the given base directory. */
     public static AgentLibrary profiler(Path baseDirectory) {
-        return new AgentLibrary(baseDirectory, PROFILER);
+        return new AgentLibrary(baseDirectory, PROFILER, platform());
     }
 
     public static AgentLibrary profiler() {
         return profiler(defaultBase());
+    }
+
+    /** The profiling engine's library for another JVM on the given platform. */
+    public static AgentLibrary profilerFor(String platform) {
+        return new AgentLibrary(defaultBase(), PROFILER, platform);
     }
 
     /** Where libraries are handed out unless told otherwise: {@code java.io.tmpdir}. */
@@ -271,10 +283,10 @@ public final class AgentLibrary {
     }
 
     private byte[] bundledLibrary() throws IOException {
-        String resource = "/dev/jvmticli/native/" + platform() + "/" + name + ".so";
+        String resource = "/dev/jvmticli/native/" + platform + "/" + name + ".so";
         try (InputStream in = AgentLibrary.class.getResourceAsStream(resource)) {
             if (in == null) {
-                throw new IOException("this build carries no " + name + ".so for " + platform());
+                throw new IOException("this build carries no " + name + ".so for " + platform);
             }
             return in.readAllBytes();
         }

@@ -4,6 +4,7 @@ import dev.jvmticli.attach.AgentAttacher;
 import dev.jvmticli.attach.AgentSocket;
 import dev.jvmticli.attach.TargetFileSystem;
 import dev.jvmticli.attach.CLibrary;
+import dev.jvmticli.attach.TargetArchitecture;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -48,7 +49,7 @@ public final class AgentConnector {
         }
         CLibrary.requireSupported(target);
         try {
-            new AgentAttacher(timeout).load(target, placed(target, new AgentLibrary(), "agent library"), AGENT_OPTIONS);
+            new AgentAttacher(timeout).load(target, placed(target, AgentLibrary.agentFor(TargetArchitecture.platform(target)), "agent library"), AGENT_OPTIONS);
         } catch (CliFailure e) {
             if (untrusted != null && e.exitCode() == ExitCode.AGENT_LOAD_FAILED) {
                 untrusted.addSuppressed(e);
@@ -79,7 +80,7 @@ public final class AgentConnector {
 
     /** The profiling engine's library as the target will open it (see {@link #placed}). */
     public static Path profilerLibrary(TargetProcess target) {
-        return placed(target, AgentLibrary.profiler(), "profiling library");
+        return placed(target, AgentLibrary.profilerFor(TargetArchitecture.platform(target)), "profiling library");
     }
 
     /** A library as the target will open it ({@link TargetFileSystem#placeLibrary}). */

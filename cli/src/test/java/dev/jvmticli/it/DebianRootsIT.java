@@ -185,7 +185,7 @@ class DebianRootsIT {
      * Debian's builds of JDK 21 and 25 print their own preamble: no colon after the VM's name, and
      * a line naming the JDK's version under it. stacks prints HotSpot's (docs/stacks.md).
      */
-    private static String asHotSpotPrintsIt(String jstack) {
+    static String asHotSpotPrintsIt(String jstack) {
         List<String> lines = new ArrayList<>(List.of(jstack.split("\n", -1)));
         if (lines.size() > 2 && lines.get(1).startsWith("Full thread dump ") && !lines.get(1).endsWith(":")
                 && lines.get(2).strip().startsWith("JDK version: ")) {

@@ -26,6 +26,8 @@ public final class DebianRoots {
     private static final Path SCRIPT = Path.of(System.getProperty("user.dir")).resolve("../.ci/roots").normalize();
     private static final Path SOURCES = Path.of(System.getProperty("user.dir")).resolve("src/test/java");
     private static final Map<Path, Path> CLASSES = new ConcurrentHashMap<>();
+    /** qemu-user for arm64 programs, as .ci/roots copies it into the arm64 root. */
+    private static final String QEMU = "/usr/bin/qemu-aarch64-static";
 
     private DebianRoots() {
     }
@@ -51,6 +53,35 @@ public final class DebianRoots {
     public static Stream<RootJdk> jdks() {
         assumeTrue(OtherUser.isRoot(), "debootstrap, chroot and unshare need root");
         return Made.JDKS.stream();
+    }
+
+    /**
+     * The arm64 Debian 12 root with OpenJDK 17 whose JVMs run under qemu-user (the roots made first
+     * if need be); skips the test unless this is root.
+     */
+    public static RootJdk arm64Jdk() {
+        assumeTrue(OtherUser.isRoot(), "debootstrap, chroot and unshare need root");
+        Made.JDKS.size(); // .ci/roots makes every root, this one too, on the first use of any
+        Path root = CACHE.resolve("bookworm-arm64");
+        return new RootJdk("bookworm-arm64", root, Path.of("/usr/lib/jvm/java-17-openjdk-arm64"), 17, "17 (arm64)");
+    }
+
+    /**
+     * The wrapper starting an arm64 JVM in its root in a mount namespace of its own (as
+     * {@link #ownMountNamespace}), by qemu-user named outright: it runs whether or not binfmt_misc
+     * hands arm64 programs to qemu on this machine.
+     */
+    public static List<String> underQemu(Path root) {
+        List<String> wrapper = new ArrayList<>(ownMountNamespace(root));
+        wrapper.add(QEMU);
+        return List.copyOf(wrapper);
+    }
+
+    /** jstack -l, or another tool of an arm64 JDK, run by qemu-user inside the target's root and mount namespace. */
+    public static String toolOutputUnderQemu(RootJdk jdk, long pid, String tool, String... args) {
+        List<String> command = new ArrayList<>(List.of("nsenter", "-t", Long.toString(pid), "-m", "-r", "-w", QEMU, jdk.tool(tool)));
+        command.addAll(List.of(args));
+        return run(command.toArray(String[]::new));
     }
 
     private static final class Made {

@@ -96,10 +96,15 @@ public final class TargetJvm implements AutoCloseable {
         }
     }
 
-    /** The process itself if it is the JVM, else its descendant that is. */
+    /**
+     * The process itself if it is the JVM, else its descendant that is: the one running java, or
+     * qemu-user running an emulated java (its executable is qemu's, its first argument java).
+     */
     private static long findJvm(ProcessHandle process) {
         return java.util.stream.Stream.concat(java.util.stream.Stream.of(process), process.descendants())
-                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false))
+                .filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false)
+                        || p.info().arguments().map(a -> a.length > 0 && a[0].endsWith("/java")
+                                && p.info().command().map(c -> c.contains("/qemu-")).orElse(false)).orElse(false))
                 .findFirst()
                 .map(ProcessHandle::pid)
                 .orElseThrow(() -> new AssertionError("no JVM under process " + process.pid()));
