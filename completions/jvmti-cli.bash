@@ -328,7 +328,7 @@ function _picocli_jvmti-cli_stacks() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--virtual' '--all' '-l' '--locks' '--json' '--group' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--virtual' '--all' '-l' '--locks' '--json' '--group' '--no-group' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--thread' '--max-depth' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default

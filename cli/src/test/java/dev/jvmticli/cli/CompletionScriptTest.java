@@ -48,5 +48,6 @@ class CompletionScriptTest {
         assertEquals(List.of("--timeout", "--top"), complete("jvmti-cli", "threads", "--t"));
         assertEquals(List.of("cpu", "id", "name", "state"), complete("jvmti-cli", "threads", "123", "--sort", ""));
         assertEquals(List.of("-c"), complete("jvmti-cli", "shell", "-c"));
+        assertEquals(List.of("--no-group"), complete("jvmti-cli", "stacks", "123", "--no-"));
     }
 }
