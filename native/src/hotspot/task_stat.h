@@ -1,6 +1,6 @@
 /* What the kernel records of one of this process's threads (/proc/self/task/<nid>/stat) that a
- * thread dump's header shows: the nice value, which is what HotSpot prints as os_prio on Linux
- * (getpriority of the thread), and when the thread started, for elapsed=. */
+ * thread dump's header shows: the nice value, from which os_prio follows (os_priority.h), and when
+ * the thread started, for elapsed=. */
 #ifndef JVMTICLI_TASK_STAT_H
 #define JVMTICLI_TASK_STAT_H
 
@@ -20,7 +20,7 @@ int task_stat_read(pid_t nid, task_stat *out);
  * reused in a JVM), nids[i] its task (0: unknown, nothing read); ok[i] says whether out[i] was read.
  * A thread's start time is read from its stat file once and kept while the thread has the nid it had
  * at the previous call (a Java thread's task is its own for its life); its nice value is read every
- * time, by getpriority(2), as HotSpot reads os_prio: reading every stat file each time would cost
+ * time, by getpriority(2): reading every stat file each time would cost
  * far more (docs/performance.md). */
 void task_stat_read_threads(const int64_t *ids, const pid_t *nids, size_t count, task_stat *out, unsigned char *ok);
 

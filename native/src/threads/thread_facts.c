@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "jni_util.h"
+#include "os_priority.h"
 #include "thread_state.h"
 
 /* Read from the field, not through getId(): a Thread subclass may override getId() with code
@@ -174,8 +175,11 @@ void thread_facts_write_native(json_writer *w, const native_thread *native) {
     if (native->os_state != NULL) {
         json_field_cstring(w, "osState", native->os_state);
     }
+    int os_prio;
+    if (native->has_task && os_priority(native->task.nice, &os_prio) == 0) {
+        json_field_int(w, "osPriority", os_prio);
+    }
     if (native->has_task) {
-        json_field_int(w, "osPriority", native->task.nice);
         json_field_int(w, "started", native->task.started_millis);
     }
     if (native->address != 0) {

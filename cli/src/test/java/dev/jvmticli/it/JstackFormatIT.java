@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code stacks -l} against {@code jstack -l} of the same LocksTarget (monitor, ReentrantLock and
@@ -81,7 +82,10 @@ class JstackFormatIT {
     }
 
     private static Dumps takeBoth(Jdks.Jdk jdk) throws Exception {
-        TargetJvm target = TARGETS.get(jdk);
+        return takeBoth(jdk, TARGETS.get(jdk));
+    }
+
+    private static Dumps takeBoth(Jdks.Jdk jdk, TargetJvm target) throws Exception {
         Process jstack = new ProcessBuilder(jdk.home().resolve("bin/jstack").toString(), "-l", Long.toString(target.pid()))
                 .redirectErrorStream(true).start();
         String theirs = new String(jstack.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -103,6 +107,31 @@ class JstackFormatIT {
             }
         }
         assertEquals(List.of(), differences, jdk + ": stacks -l differs from jstack -l (last of three pairs)");
+    }
+
+    /**
+     * A JVM started with nice 7: HotSpot prints os_prio 0 for every thread unless it sets native
+     * priorities itself (ThreadPriorityPolicy=1, root only), whatever the process's nice value.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void osPriorityIsJstacksInANicedJvm(int threadPriorityPolicy) throws Exception {
+        Jdks.Jdk jdk = Jdks.current();
+        try (TargetJvm target = TargetJvm.startWrapped(List.of("nice", "-n", "7"), TargetJvm.testClasses(), jdk, LocksTarget.class,
+                List.of("-XX:ThreadPriorityPolicy=" + threadPriorityPolicy))) {
+            List<String> differences = List.of();
+            for (int attempt = 1; attempt <= 3; attempt++) {
+                differences = differences(takeBoth(jdk, target));
+                if (differences.isEmpty()) {
+                    return;
+                }
+            }
+            assertEquals(List.of(), differences, "ThreadPriorityPolicy=" + threadPriorityPolicy + " under nice 7 (last of three pairs)");
+        }
+    }
+
+    private static List<String> differences(Dumps dumps) {
+        return differences(dumps.jstack(), dumps.ours());
     }
 
     /** Where stacks -l (ours) differs from jstack -l of the same LocksTarget; also used by DebianRootsIT. */
