@@ -18,9 +18,10 @@
 #define PROFILER_MAX_BYTES (64L * 1024 * 1024)
 /* async-profiler holds local references on the calling thread to every live thread while it names
  * the threads (updateJavaThreadNames: GetAllThreads' one to the thread, GetThreadInfo's to its group
- * and context class loader, none deleted before it returns). HotSpot's MaxJNILocalCapacity: the
- * largest frame it grants; past it (~20,000 threads) the checker warns, and popping the frame still
- * lets every reference go. */
+ * and context class loader, none deleted before it returns), in its caller's frame up to 4.5; 4.6
+ * pushes a frame of 64 of its own around them, which no frame here can widen (docs/profiling.md).
+ * HotSpot's MaxJNILocalCapacity: the largest frame it grants; past it (~20,000 threads) the checker
+ * warns, and popping the frame still lets every reference go. */
 #define PROFILER_MAX_FRAME_LOCALS 65536
 
 typedef const char *(*execute_fn)(const char *command, profiler_writer writer);
