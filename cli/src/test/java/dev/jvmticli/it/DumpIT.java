@@ -48,9 +48,10 @@ class DumpIT {
 
     /**
      * Each Java thread's row of a busiest.txt against the two readings the dump wrote (threads.json of the
-     * round and of the next): its CPU_MS is the difference of the kernel's counts, no more than the span
-     * (one thread runs on one CPU at a time: a spinning thread's count bounds the span from below) and its
-     * CPU% that difference over the span printed.
+     * round and of the next): its CPU_MS is the difference of the kernel's counts, and its CPU% that
+     * difference over the span printed. (No bound of a thread's CPU by the span: the agent reads each
+     * thread's CPU somewhere between the ask and the answer, so a thread on a CPU throughout can count
+     * a little more than the ask-to-ask span.)
      */
     private static void assertRowsAreTheReadingsDifference(String busiest, long spanMillis, String before, String after) {
         Map<Long, Long> cpuBefore = cpuNanosById(before);
@@ -63,7 +64,6 @@ class DumpIT {
             double percent = Double.parseDouble(columns[3]);
             long cpuMillis = Long.parseLong(columns[4]);
             assertEquals((cpuAfter.get(id) - cpuBefore.getOrDefault(id, 0L)) / 1_000_000, cpuMillis, "thread #" + id + ":\n" + busiest);
-            assertTrue(cpuMillis <= spanMillis, "thread #" + id + " ran no longer than the span:\n" + busiest);
             // CPU_MS and the span are both cut to whole milliseconds, CPU% rounded to a tenth
             assertEquals(100.0 * cpuMillis / spanMillis, percent, 0.05 + 100.0 * (1.0 / spanMillis + cpuMillis / (spanMillis * (double) spanMillis)),
                     "thread #" + id + "'s CPU% is its CPU over the span printed:\n" + busiest);
@@ -132,6 +132,7 @@ class DumpIT {
         assertTrue(spanMillis >= 1500 && spanMillis < runMillis, "within 1500 ms and the run's " + runMillis + " ms:\n" + busiest);
         String firstBusiest = Files.readString(out.resolve("round-001/busiest.txt"));
         assertTrue(firstBusiest.startsWith("CPU over " + span.group(1) + " ms:\n"), "the summary's span is round 1's measured one:\n" + firstBusiest);
+        // a thread on a CPU throughout: its CPU% tells a span printed apart from the one measured
         assertTrue(firstBusiest.lines().anyMatch(l -> l.matches(" *" + spinner + " +java +\\d+ +[\\d.]+ +[1-9]\\d* +RUNNABLE +spinner")),
                 "the spinner ran over the span:\n" + firstBusiest);
         assertRowsAreTheReadingsDifference(firstBusiest, spanMillis, Files.readString(out.resolve("round-001/threads.json")),
