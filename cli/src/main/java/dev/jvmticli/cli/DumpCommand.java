@@ -174,10 +174,16 @@ final class DumpCommand implements Callable<Integer> {
         return histogram;
     }
 
-    /** The threads at one moment (System.nanoTime). */
-    private record Snapshot(List<ThreadEntry> threads, long at) {
+    /**
+     * The threads, their CPU times read by the agent between asking and the answer (System.nanoTime).
+     * Two snapshots' span is counted from ask to ask, so that the CLI's reading of a larger or first
+     * answer does not stretch it; a round waits from its answer, so the span is never shorter than asked.
+     */
+    private record Snapshot(List<ThreadEntry> threads, long askedAt, long answeredAt) {
         static Snapshot take(AgentClient client) {
-            return new Snapshot(client.threads().threads(), System.nanoTime());
+            long asked = System.nanoTime();
+            List<ThreadEntry> threads = client.threads().threads();
+            return new Snapshot(threads, asked, System.nanoTime());
         }
     }
 
@@ -212,9 +218,9 @@ final class DumpCommand implements Callable<Integer> {
 
         // the last round measures the busiest threads over at most a second: nobody waits for a next round
         Duration window = round < count || interval.compareTo(Duration.ofSeconds(1)) < 0 ? interval : Duration.ofSeconds(1);
-        sleepUntil(start.at() + window.toNanos());
+        sleepUntil(start.answeredAt() + window.toNanos());
         Snapshot next = Snapshot.take(client);
-        long elapsed = next.at() - start.at();
+        long elapsed = next.askedAt() - start.askedAt();
         List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
         directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST, printer -> {
             if (window.compareTo(interval) < 0) {
@@ -237,7 +243,7 @@ final class DumpCommand implements Callable<Integer> {
             return;
         }
         try {
-            StandardOutput.sleep(Math.max(1, left / 1_000_000));
+            StandardOutput.sleep((left + 999_999) / 1_000_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CliFailure(ExitCode.FAILURE, "interrupted");

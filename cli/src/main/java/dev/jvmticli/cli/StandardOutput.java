@@ -59,12 +59,12 @@ public final class StandardOutput extends OutputStream {
         }
     }
 
-    /** Sleeps for millis, checking the reader meanwhile. */
+    /** Sleeps for at least millis, checking the reader meanwhile. */
     public static void sleep(long millis) throws InterruptedException {
         long deadline = System.nanoTime() + millis * 1_000_000L;
         long left;
-        while ((left = (deadline - System.nanoTime()) / 1_000_000L) > 0) {
-            Thread.sleep(Math.min(left, CHECK_MILLIS));
+        while ((left = deadline - System.nanoTime()) > 0) {
+            Thread.sleep(Math.min(ceilMillis(left), CHECK_MILLIS));
             checkReader();
         }
     }
@@ -73,10 +73,15 @@ public final class StandardOutput extends OutputStream {
     public static void pause(AgentClient client, Duration duration) {
         long deadline = System.nanoTime() + duration.toNanos();
         long left;
-        while ((left = (deadline - System.nanoTime()) / 1_000_000L) > 0) {
-            client.pause(Duration.ofMillis(Math.min(left, CHECK_MILLIS)));
+        while ((left = deadline - System.nanoTime()) > 0) {
+            client.pause(Duration.ofMillis(Math.min(ceilMillis(left), CHECK_MILLIS)));
             checkReader();
         }
+    }
+
+    /** Whole milliseconds, rounded up: an interval waited for never ends short of what was asked. */
+    private static long ceilMillis(long nanos) {
+        return (nanos + 999_999L) / 1_000_000L;
     }
 
     /** The poll(2) of fd 1, where fd 1 is a pipe or a socket and the library loads. */

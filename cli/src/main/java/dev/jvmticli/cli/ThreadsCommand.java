@@ -274,12 +274,14 @@ final class ThreadsCommand implements Callable<Integer> {
      * second measure is a stack dump, so that each Java thread's stack is of the moment its CPU was read.
      */
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
-        List<RunningThread> before = running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
+        // the span between the CPU readings, counted from ask to ask (the agent reads between asking and the
+        // answer): reading the answers, the second maybe a large stack dump, does not stretch it
         long start = System.nanoTime();
+        List<RunningThread> before = running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
         StandardOutput.pause(client, interval);
+        long elapsed = System.nanoTime() - start;
         StackDump dump = withStacks ? client.stacks(StacksRequest.of(null, MaxDepth.DEFAULT).withOwned(true).withVmThreads(kind.vm())) : null;
         List<RunningThread> now = dump != null ? running(dump) : running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
-        long elapsed = System.nanoTime() - start;
         requireMatch(now, name);
         List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), elapsed, top);
         Map<Long, ThreadStack> stacks = dump == null ? Map.of()

@@ -14,6 +14,9 @@ import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
@@ -43,11 +46,46 @@ class DumpIT {
         return files;
     }
 
+    /**
+     * Each Java thread's row of a busiest.txt against the two readings the dump wrote (threads.json of the
+     * round and of the next): its CPU_MS is the difference of the kernel's counts, and its CPU% that
+     * difference over the span printed. (No bound of a thread's CPU by the span: the agent reads each
+     * thread's CPU somewhere between the ask and the answer, so a thread on a CPU throughout can count
+     * a little more than the ask-to-ask span.)
+     */
+    private static void assertRowsAreTheReadingsDifference(String busiest, long spanMillis, String before, String after) {
+        Map<Long, Long> cpuBefore = cpuNanosById(before);
+        Map<Long, Long> cpuAfter = cpuNanosById(after);
+        List<String> rows = busiest.lines().skip(2).filter(l -> l.matches("\\s*\\d+ .*")).toList();
+        assertFalse(rows.isEmpty(), busiest);
+        for (String row : rows) {
+            String[] columns = row.trim().split("\\s+");
+            long id = Long.parseLong(columns[0]);
+            double percent = Double.parseDouble(columns[3]);
+            long cpuMillis = Long.parseLong(columns[4]);
+            assertEquals((cpuAfter.get(id) - cpuBefore.getOrDefault(id, 0L)) / 1_000_000, cpuMillis, "thread #" + id + ":\n" + busiest);
+            // CPU_MS and the span are both cut to whole milliseconds, CPU% rounded to a tenth
+            assertEquals(100.0 * cpuMillis / spanMillis, percent, 0.05 + 100.0 * (1.0 / spanMillis + cpuMillis / (spanMillis * (double) spanMillis)),
+                    "thread #" + id + "'s CPU% is its CPU over the span printed:\n" + busiest);
+        }
+    }
+
+    private static Map<Long, Long> cpuNanosById(String threadsJson) {
+        Map<Long, Long> cpu = new HashMap<>();
+        Json.parse(threadsJson).path("threads").forEach(t -> cpu.put(t.path("id").asLong(), t.path("cpuNanos").asLong()));
+        return cpu;
+    }
+
     @Test
     void dumpsEveryRoundWithAManifestASummaryAndAZip() throws Exception {
+        long runMillis;
         Path out = work.resolve("incident");
+        long spinner;
         try (TargetJvm target = TargetJvm.start(Jdks.current(), LocksTarget.class)) {
+            spinner = Long.parseLong(target.ask("spin").replace("spinning ", ""));
+            long started = System.nanoTime();
             Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "1500ms", "--zip");
+            runMillis = (System.nanoTime() - started) / 1_000_000;
             assertEquals(0, result.exit(), result.toString());
             Result again = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "1");
             assertEquals(2, again.exit(), "a second dump into the same directory would mix two runs' files: " + again);
@@ -86,12 +124,19 @@ class DumpIT {
         assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| ")).noneMatch(l -> l.contains("`jvmti-cli agent`")),
                 "the tool's own thread is in no row of the target's:\n" + busiest + groups);
         assertTrue(busiest.contains("The agent's own thread, `jvmti-cli agent` #"), busiest);
-        // the summary's table is round 1's, measured over the whole --interval up to round 2; the last round's over at most a second
+        // the summary's table is round 1's, measured from its CPU reading to round 2's: the whole --interval (the wait
+        // ends at the deadline, never a fraction of a millisecond short), within the dump's own run
         Matcher span = Pattern.compile("## Busiest threads \\(round 1 to round 2, over (\\d+) ms\\)\n").matcher(busiest);
         assertTrue(span.lookingAt(), busiest);
-        assertTrue(Long.parseLong(span.group(1)) >= 1500, busiest);
-        assertTrue(Files.readString(out.resolve("round-001/busiest.txt")).startsWith("CPU over " + span.group(1) + " ms:\n"),
-                "the summary's span is round 1's measured one");
+        long spanMillis = Long.parseLong(span.group(1));
+        assertTrue(spanMillis >= 1500 && spanMillis < runMillis, "within 1500 ms and the run's " + runMillis + " ms:\n" + busiest);
+        String firstBusiest = Files.readString(out.resolve("round-001/busiest.txt"));
+        assertTrue(firstBusiest.startsWith("CPU over " + span.group(1) + " ms:\n"), "the summary's span is round 1's measured one:\n" + firstBusiest);
+        // a thread on a CPU throughout: its CPU% tells a span printed apart from the one measured
+        assertTrue(firstBusiest.lines().anyMatch(l -> l.matches(" *" + spinner + " +java +\\d+ +[\\d.]+ +[1-9]\\d* +RUNNABLE +spinner")),
+                "the spinner ran over the span:\n" + firstBusiest);
+        assertRowsAreTheReadingsDifference(firstBusiest, spanMillis, Files.readString(out.resolve("round-001/threads.json")),
+                Files.readString(out.resolve("round-002/threads.json")));
         String lastBusiest = Files.readString(out.resolve("round-002/busiest.txt"));
         assertTrue(Pattern.compile("The last round: measured over at most a second after its threads, not over --interval.\nCPU over (\\d{3}|1\\d{3}) ms:\n")
                 .matcher(lastBusiest).lookingAt(), lastBusiest);

@@ -36,11 +36,45 @@ class ReleaseArchiveIT {
     Path temp;
 
     private static Path archive() throws IOException {
+        return archive("linux-x64");
+    }
+
+    /** The release archive for the platform (linux-x64, linux-aarch64) that the build made. */
+    static Path archive(String platform) throws IOException {
+        List<Path> archives = archives(platform);
+        assertEquals(1, archives.size(), archives.toString());
+        return archives.get(0);
+    }
+
+    private static List<Path> archives(String platform) throws IOException {
         try (Stream<Path> files = Files.list(CliProcess.jar().getParent())) {
-            List<Path> archives = files.filter(f -> f.getFileName().toString().matches("jvmti-cli-.+-linux-x64\\.tar\\.gz")).toList();
-            assertEquals(1, archives.size(), archives.toString());
-            return archives.get(0);
+            return files.filter(f -> f.getFileName().toString().matches("jvmti-cli-.+-" + platform + "\\.tar\\.gz")).toList();
         }
+    }
+
+    /**
+     * A linux-aarch64 archive exists where, and only where, the build made the aarch64 agent (the
+     * jar carries it), and holds what the linux-x64 one does (Aarch64IT runs it on an arm64 JVM).
+     */
+    @Test
+    void anAarch64ArchiveOnlyBesideTheAarch64Agent() throws Exception {
+        boolean aarch64Agent;
+        try (JarFile jar = new JarFile(CliProcess.jar().toFile())) {
+            aarch64Agent = jar.getEntry("dev/jvmticli/native/linux-aarch64/libjvmticli.so") != null;
+        }
+        List<Path> aarch64 = archives("linux-aarch64");
+        assertEquals(aarch64Agent ? 1 : 0, aarch64.size(), aarch64.toString());
+        if (aarch64Agent) {
+            Result x64 = run(List.of("tar", "-tvzf", archive().toString()), temp, "");
+            Result arm = run(List.of("tar", "-tvzf", aarch64.get(0).toString()), temp, "");
+            assertEquals(0, arm.exit(), arm.toString());
+            // the same names, modes and sizes (tar -tv: mode owner size date time name)
+            assertEquals(withoutDates(x64.out()), withoutDates(arm.out()));
+        }
+    }
+
+    private static List<String> withoutDates(String listing) {
+        return listing.lines().map(line -> line.split(" +")).map(f -> f[0] + " " + f[2] + " " + f[5]).sorted().toList();
     }
 
     @Test

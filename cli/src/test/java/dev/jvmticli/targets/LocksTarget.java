@@ -47,7 +47,15 @@ public final class LocksTarget {
         idlePool();
         Thread deep = TargetMain.start("deep", () -> recurse(DEEP_FRAMES));
         TargetMain.awaitState(deep, Thread.State.TIMED_WAITING);
-        TargetMain.serve();
+        TargetMain.serve(line -> line.equals("spin") ? "spinning " + TargetMain.start("spinner", LocksTarget::spin).getId()
+                : "unknown command " + line);
+    }
+
+    /** On a CPU for as long as the JVM lives: its CPU time grows as fast as the wall clock at most. */
+    private static void spin() {
+        while (true) {
+            sink++;
+        }
     }
 
     private static void monitorDeadlock() throws InterruptedException {
