@@ -28,6 +28,9 @@ public final class DumpSummary {
     private static final int STACKS_OF_BUSIEST = 3;
     private static final int GROUP_NAMES = 3;
 
+    /** A thread that used less CPU than the 0.1 % the table prints is idle, not busy. */
+    private static final double BUSY_PERCENT = 0.05;
+
     /** What one round found. */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
                         long busiestOverMillis) {
@@ -95,9 +98,8 @@ public final class DumpSummary {
                 : "(round " + measured.number() + " to round " + last.number() + ", over " + measured.busiestOverMillis() + " ms)"));
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
-        // a thread that used less than the 0.1 % printed is idle, not busy
         List<CpuTop.Entry<ThreadEntry>> used = measured.busiest().stream()
-                .filter(e -> !e.thread().agent() && e.cpuPercent() >= 0.05).toList();
+                .filter(e -> !e.thread().agent() && e.cpuPercent() >= BUSY_PERCENT).toList();
         Set<Long> carriers = measured.stacks().threads().stream().filter(DumpSummary::isCarrier).map(t -> t.thread().id())
                 .collect(Collectors.toSet());
         for (CpuTop.Entry<ThreadEntry> entry : used) {
@@ -210,15 +212,15 @@ public final class DumpSummary {
         out.println();
     }
 
-    /** The stacks (at the round measured) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */
+    /** The stacks (at the round measured) of the busiest threads that were busy (the agent's own left out), as stacks prints them. */
     private static void printBusiestStacks(PrintWriter out, Round measured) {
         Map<Long, ThreadStack> stacks = measured.stacks().threads().stream()
                 .collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
-        List<ThreadStack> busiest = measured.busiest().stream().filter(e -> e.cpuNanosInInterval() > 0 && !e.thread().agent())
+        List<ThreadStack> busiest = measured.busiest().stream().filter(e -> e.cpuPercent() >= BUSY_PERCENT && !e.thread().agent())
                 .map(e -> stacks.get(e.thread().id())).filter(t -> t != null).limit(STACKS_OF_BUSIEST).toList();
         out.println("## Stacks of the busiest Java threads (round " + measured.number() + ")");
         if (busiest.isEmpty()) {
-            out.println("No Java thread used CPU over the interval.");
+            out.println("No Java thread used 0.1 % CPU or more over the interval.");
         }
         for (ThreadStack thread : busiest) {
             out.println("- " + cell(thread.thread()) + ":");
