@@ -103,8 +103,9 @@ public final class DumpSummary {
         Set<Long> carriers = measured.stacks().threads().stream().filter(DumpSummary::isCarrier).map(t -> t.thread().id())
                 .collect(Collectors.toSet());
         for (CpuTop.Entry<ThreadEntry> entry : used) {
-            out.println("| " + cell(entry.thread()) + (carriers.contains(entry.thread().id()) ? " (a carrier: its CPU is that of the virtual threads it ran)" : "")
-                    + " | " + entry.thread().state() + " | " + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+            String carrier = carriers.contains(entry.thread().id()) ? " (a carrier: its CPU is that of the virtual threads it ran)" : "";
+            out.println("| " + cell(entry.thread()) + carrier + " | " + entry.thread().state() + " | "
+                    + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
         }
         if (used.isEmpty()) {
             out.println("| (no thread used 0.1 % CPU or more over the interval) | | |");
@@ -174,7 +175,7 @@ public final class DumpSummary {
         } else if (wait.lock().owner() != null) {
             line.append("; held by ").append(cell(wait.lock().owner()));
         } else if (wait.sharedFrame() != null) {
-            line.append("; nobody owns it. Inside the same ").append(code(frameText(wait.sharedFrame())))
+            line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(wait.sharedFrame())))
                     .append(" and not waiting for it (so likely holding what they wait for): ")
                     .append(wait.inside().size()).append(wait.inside().size() == 1 ? " thread" : " threads").append(": ");
             Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();
@@ -182,9 +183,15 @@ public final class DumpSummary {
             line.append(byPlace.entrySet().stream().map(e -> e.getValue().size() + e.getKey() + " ("
                     + names(e.getValue().stream().map(ThreadStack::thread).toList()) + ")").collect(Collectors.joining("; ")));
         } else {
-            line.append("; nobody owns it, and no other thread is inside the code that waits");
+            line.append("; ").append(noOwner(wait.lock())).append(", and no other thread is inside the code that waits");
         }
         return line.append(" (round ").append(last.number()).append(").").toString();
+    }
+
+    /** What is known of the owner of a lock that names none (see ownerCell). */
+    private static String noOwner(LockTable.Lock lock) {
+        return lock.ownerUnknown() ? "its owner is not known" : !lock.ownersSeen().isEmpty() ? "it changed hands while the threads were read"
+                : "nobody owns it";
     }
 
     /** Where a thread is: its state and where it is as MainWait.whereIs says. */
