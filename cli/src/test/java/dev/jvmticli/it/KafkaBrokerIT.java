@@ -143,9 +143,14 @@ class KafkaBrokerIT {
 
         /** The safepoints the broker logged since the log had the length given: name and total nanoseconds. */
         List<Map.Entry<String, Long>> safepointsSince(long length) throws IOException {
+            return safepointsBetween(length, Long.MAX_VALUE);
+        }
+
+        /** The safepoints the broker logged between two lengths of its log. */
+        List<Map.Entry<String, Long>> safepointsBetween(long from, long to) throws IOException {
             String all = Files.readString(safepointLog);
             List<Map.Entry<String, Long>> safepoints = new ArrayList<>();
-            for (String line : all.substring((int) Math.min(length, all.length())).split("\n")) {
+            for (String line : all.substring((int) Math.min(from, all.length()), (int) Math.min(to, all.length())).split("\n")) {
                 Matcher m = SAFEPOINT.matcher(line);
                 if (m.find()) {
                     safepoints.add(Map.entry(m.group(1), Long.parseLong(m.group(2))));
@@ -282,7 +287,7 @@ class KafkaBrokerIT {
             String text = cli("stacks", "-l", broker.pid()).out();
             long between = broker.logLength();
             String jstackText = place.tool(broker.target().pid(), "jstack", "-l", broker.pid());
-            List<Map.Entry<String, Long>> ourPauses = broker.safepointsSince(before);
+            List<Map.Entry<String, Long>> ourPauses = broker.safepointsBetween(before, between);
             List<Map.Entry<String, Long>> jstackPauses = broker.safepointsSince(between);
             List<DumpedThread> ours = DumpedThread.parse(text);
             Map<Long, DumpedThread> theirs = new HashMap<>();
