@@ -27,9 +27,6 @@ void cmd_alloc_stop(command_ctx *ctx);
 void cmd_contention_start(command_ctx *ctx);
 void cmd_contention_stop(command_ctx *ctx);
 
-/* synchronizers.c */
-void cmd_synchronizers(command_ctx *ctx);
-
 /* jit.c */
 void cmd_jit(command_ctx *ctx);
 

@@ -28,7 +28,6 @@ static const command commands[] = {
     { "vm", cmd_vm },
     { "vthreads", cmd_vthreads },
     { "blockers", cmd_blockers },
-    { "synchronizers", cmd_synchronizers },
     { "detach", cmd_detach },
     { "alloc.start", cmd_alloc_start },
     { "alloc.stop", cmd_alloc_stop },

@@ -19,8 +19,10 @@
  * with the frame that entered the monitor a thread in Object.wait waits on where its frames tell
  * (frames_sole_monitor_frame). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
+#include "all_threads_dump.h"
 #include "answer.h"
 #include "frames.h"
 #include "thread_set.h"
@@ -107,6 +109,160 @@ static size_t next_part_end(size_t start, size_t count, int in_parts) {
     return rest >= 2 * STACKS_LAST_PART_THREADS ? count - STACKS_LAST_PART_THREADS : count;
 }
 
+/* A thread the dump does not have (the agent's own, or one that ended) or that is the agent's:
+ * its facts alone, no frames, no lock facts. */
+static void write_undumped(json_writer *w, const thread_set *set, size_t i) {
+    thread_facts facts = set->facts[i];
+    if ((*the_agent.jvmti)->GetThreadState(the_agent.jvmti, set->threads[i], &facts.state) != JVMTI_ERROR_NONE) {
+        facts.state = JVMTI_THREAD_STATE_TERMINATED;
+    }
+    thread_facts_write(w, &facts, &set->natives[i]);
+    json_end_object(w);
+    json_field_int(w, "stack", STACK_TREE_ROOT);
+}
+
+/* A parked thread's wait as the dump has it is WAIT_PARK: what it waits for (a lock, a condition)
+ * and in which mode is told by its blocker object, which the dump names only. Where the thread is
+ * still parked on that object, its blocker tells. */
+static wait_kind parked_kind(JNIEnv *jni, jthread thread, const lock_facts *seen) {
+    lock_facts now;
+    memset(&now, 0, sizeof now);
+    wait_kind kind = WAIT_PARK;
+    if (locks_collect_parked(jni, thread, &now) == 0 && now.waiting != WAIT_NONE && now.waits_for.hash == seen->waits_for.hash
+            && now.waits_for.class_name != NULL && strcmp(now.waits_for.class_name, seen->waits_for.class_name) == 0) {
+        kind = now.waiting;
+    }
+    lock_facts_free(&now, 1);
+    return kind;
+}
+
+/* For a thread in Object.wait, the frame that entered the monitor it waits on (jstack's "- locked"
+ * line for it), which the dump leaves out of what it owns: the JVMTI frames, taken now, tell where
+ * they are the dump's frames (the same methods at the same lines); else -1. */
+static jint wait_entered_at(JNIEnv *jni, jthread thread, const all_threads_dump *dump, const dumped_thread *t) {
+    thread_moment m;
+    memset(&m, 0, sizeof m);
+    if (t->truncated || thread_moment_take(thread, t->frame_count + 1, &m) != 0) {
+        return -1;
+    }
+    int same = m.count == t->frame_count;
+    for (jint k = 0; same && k < m.count; k++) {
+        const dumped_frame *f = &t->frames[k];
+        const dumped_method *method = f->method >= 0 ? &dump->methods[f->method] : NULL;
+        same = method != NULL && method->class_name != NULL && method->method_name != NULL
+            && frames_frame_is(jni, &thread_moment_frames(&m)[k], method->class_name, method->method_name, f->line);
+    }
+    jint entered = same ? frames_sole_monitor_frame(jni, thread_moment_frames(&m), m.count) : -1;
+    thread_moments_free(&m, 1);
+    return entered;
+}
+
+/* `stacks` with the ownable synchronizers each thread owns (jstack -l): every thread's frames,
+ * lock facts and synchronizers from one dump at one safepoint (all_threads_dump.h), all of one
+ * moment as jstack -l's are, in one part, followed by "ownableSynchronizers":
+ * {"owned": [{"ownerId", "class", "hash"}]}. The header facts (CPU time, the OS thread's state)
+ * are read right after the dump. */
+static void stacks_at_one_safepoint(command_ctx *ctx, thread_set *set, jint max_depth, int with_vm_threads_asked) {
+    JNIEnv *jni = ctx->jni;
+    all_threads_dump dump;
+    if (all_threads_dump_take(jni, max_depth, &dump) != 0) {
+        command_fail(ctx, "thread_dump_failed", "ThreadMXBean.dumpAllThreads with locked monitors and synchronizers failed");
+        return;
+    }
+    thread_set_find_nids(jni, set);
+    vm_thread_list vm_threads;
+    int with_vm_threads = with_vm_threads_asked && vm_threads_collect(jni, set->natives, set->count, &vm_threads) == 0;
+    const dumped_thread **of = calloc(set->count > 0 ? set->count : 1, sizeof *of);
+    int32_t *tops = calloc(set->count > 0 ? set->count : 1, sizeof *tops);
+    stack_tree tree;
+    stack_tree_init(&tree);
+    int tree_full = 0;
+    for (size_t i = 0; of != NULL && tops != NULL && i < set->count; i++) {
+        of[i] = set->facts[i].is_agent ? NULL : all_threads_dump_find(&dump, set->facts[i].id);
+        int32_t top = STACK_TREE_ROOT;
+        for (jint k = of[i] != NULL ? of[i]->frame_count - 1 : -1; k >= 0 && top != STACK_TREE_FULL; k--) {
+            top = stack_tree_add(&tree, top, of[i]->frames[k].method, of[i]->frames[k].line);
+        }
+        tree_full |= top == STACK_TREE_FULL;
+        tops[i] = top == STACK_TREE_FULL ? STACK_TREE_ROOT : top;
+    }
+    if (of == NULL || tops == NULL || tree_full) {
+        command_fail(ctx, "out_of_memory", "cannot allocate room for the frames");
+    } else {
+        json_writer *w = ctx->out;
+        command_result(ctx);
+        json_begin_object(w);
+        json_field_int(w, "time", frames_wall_millis());
+        json_field_cstring(w, "lockSource", "threadDump");
+        if (with_vm_threads) {
+            vm_threads_write(w, &vm_threads);
+        }
+        json_begin_array_field(w, "parts");
+        json_begin_object(w);
+        json_key(w, "nodes");
+        stack_tree_write(w, &tree, 0);
+        json_begin_array_field(w, "methods");
+        for (size_t m = 0; m < dump.method_count; m++) {
+            frames_write_method(w, dump.methods[m].json, dump.methods[m].json_len, dump.methods[m].native);
+        }
+        json_end_array(w);
+        json_begin_array_field(w, "threads");
+        for (size_t i = 0; i < set->count; i++) {
+            const dumped_thread *t = of[i];
+            json_begin_object(w);
+            json_begin_object_field(w, "thread");
+            if (t == NULL) {
+                write_undumped(w, set, i);
+                json_end_object(w);
+                continue;
+            }
+            thread_facts facts = set->facts[i];
+            facts.state = t->state;
+            thread_facts_write(w, &facts, &set->natives[i]);
+            json_end_object(w);
+            json_field_int(w, "stack", tops[i]);
+            if (t->truncated) {
+                json_field_bool(w, "truncated", 1);
+            }
+            lock_facts locks = t->locks;
+            if (locks.waiting == WAIT_PARK) {
+                locks.waiting = parked_kind(jni, set->threads[i], &t->locks);
+            }
+            locks_write(w, &locks, 1);
+            jint entered = locks.waiting == WAIT_NOTIFY ? wait_entered_at(jni, set->threads[i], &dump, t) : -1;
+            if (entered >= 0) {
+                json_field_int(w, "waitEnteredAt", entered);
+            }
+            json_end_object(w);
+        }
+        json_end_array(w);
+        json_end_object(w);
+        json_end_array(w);
+        json_field_bool(w, "lockFactsComplete", 1);
+        json_begin_object_field(w, "ownableSynchronizers");
+        json_begin_array_field(w, "owned");
+        for (size_t i = 0; i < dump.count; i++) {
+            for (jint k = 0; k < dump.threads[i].synchronizer_count; k++) {
+                json_begin_object(w);
+                json_field_int(w, "ownerId", dump.threads[i].id);
+                json_field_mutf8(w, "class", dump.threads[i].synchronizers[k].class_name);
+                json_field_int(w, "hash", (uint32_t)dump.threads[i].synchronizers[k].hash);
+                json_end_object(w);
+            }
+        }
+        json_end_array(w);
+        json_end_object(w);
+        json_end_object(w);
+    }
+    if (with_vm_threads) {
+        vm_threads_free(&vm_threads);
+    }
+    stack_tree_free(&tree);
+    free(of);
+    free(tops);
+    all_threads_dump_free(&dump);
+}
+
 void cmd_stacks(command_ctx *ctx) {
     int64_t requested_depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     int want_frames = request_bool(ctx->req, "frames", 1);
@@ -120,6 +276,11 @@ void cmd_stacks(command_ctx *ctx) {
     jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "GetAllThreads", err);
+        return;
+    }
+    if (request_bool(ctx->req, "synchronizers", 0)) {
+        stacks_at_one_safepoint(ctx, &set, max_depth, request_bool(ctx->req, "vmThreads", 0));
+        thread_set_free(ctx->jni, &set);
         return;
     }
     taken_stack *stacks = want_frames ? calloc(set.count > 0 ? set.count : 1, sizeof *stacks) : NULL;

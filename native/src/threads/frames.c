@@ -69,10 +69,8 @@ static int to_growing(void *ctx, const char *data, size_t len) {
     return 0;
 }
 
-/* The method's JSON object without its end, made once per method so that writing a frame (or a
- * method of a frame table) is a copy and a tail. */
-static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file,
-                   const char *module) {
+char *frames_method_json(const char *class_name, const char *method_name, const char *file, const char *module,
+                         size_t *len) {
     static json_writer w; /* one request at a time, on the agent thread */
     growing out = { NULL, 0, 0 };
     json_init(&w, to_growing, &out);
@@ -85,10 +83,17 @@ static void encode(method_entry *e, const char *class_name, const char *method_n
     }
     if (json_flush(&w) != 0 || out.failed) {
         free(out.data);
-        return;
+        return NULL;
     }
-    e->json = out.data;
-    e->json_len = out.len;
+    *len = out.len;
+    return out.data;
+}
+
+/* The method's JSON, made once per method so that writing a frame (or a method of a frame table)
+ * is a copy and a tail. */
+static void encode(method_entry *e, const char *class_name, const char *method_name, const char *file,
+                   const char *module) {
+    e->json = frames_method_json(class_name, method_name, file, module, &e->json_len);
 }
 
 /* Whether the bytecode holds a monitorenter opcode. A byte scan, not a decoder: an operand that
@@ -294,24 +299,27 @@ int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, s
 }
 
 void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods, size_t first) {
-    static const char native_tail[] = ",\"native\":true}";
-    static const char java_tail[] = ",\"native\":false}";
     json_begin_array(w);
     for (size_t i = first; i < method_index_count(methods); i++) {
         /* the cache may have been cleared since the frames were written: this resolves again */
         const method_entry *e = lookup(jni, method_index_method(methods, i));
-        if (e->json == NULL) { /* out of memory when it was resolved */
-            json_null(w);
-            continue;
-        }
-        json_fragment(w, e->json, e->json_len);
-        if (e->native) {
-            json_raw_bytes(w, native_tail, sizeof native_tail - 1);
-        } else {
-            json_raw_bytes(w, java_tail, sizeof java_tail - 1);
-        }
+        frames_write_method(w, e->json, e->json_len, e->native);
     }
     json_end_array(w);
+}
+
+void frames_write_method(json_writer *w, const char *json, size_t len, int native) {
+    static const char native_tail[] = ",\"native\":true}";
+    static const char java_tail[] = ",\"native\":false}";
+    if (json == NULL) { /* out of memory when it was made */
+        json_null(w);
+    } else if (native) {
+        json_fragment(w, json, len);
+        json_raw_bytes(w, native_tail, sizeof native_tail - 1);
+    } else {
+        json_fragment(w, json, len);
+        json_raw_bytes(w, java_tail, sizeof java_tail - 1);
+    }
 }
 
 jint frames_monitor_depth(JNIEnv *jni, const jvmtiFrameInfo *frames, jint count, int in_native) {

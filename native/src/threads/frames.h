@@ -44,6 +44,15 @@ void stack_memo_free(stack_memo *memo);
 int32_t frames_add_stack(JNIEnv *jni, method_index *methods, stack_tree *tree, stack_memo *memo,
                          const jvmtiFrameInfo *frames, jint count);
 
+/* A method as the frame table has it, without its end: {"class":..,"method":..,"file":..[,"module":..]
+ * (file null when not known; module only for a named module); malloc'd, NULL when out of memory. */
+char *frames_method_json(const char *class_name, const char *method_name, const char *file, const char *module,
+                         size_t *len);
+
+/* Writes one method of a frame table: its frames_method_json (null when that is NULL) and whether it
+ * is native. */
+void frames_write_method(json_writer *w, const char *json, size_t len, int native);
+
 /* Writes the frame table from index first on: [{"class","method","file","module","native"}, ...] in
  * index order; null for a method that could not be resolved (out of memory). */
 void frames_write_methods(json_writer *w, JNIEnv *jni, const method_index *methods, size_t first);

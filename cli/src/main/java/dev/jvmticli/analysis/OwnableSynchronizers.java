@@ -16,13 +16,14 @@ import java.util.Set;
 
 /**
  * The ownable synchronizers each thread holds, for jstack's "Locked ownable synchronizers":
- * complete when they come from the agent's heap walk; otherwise only those some thread is parked
- * on, with the reason the others are not known.
+ * complete when they come with the frames from the agent's dump at one safepoint, which walks the
+ * heap for them (-l); otherwise only those some thread is parked on, with the reason the others
+ * are not known.
  *
- * <p>A thread's frames are of an earlier moment than what says which synchronizers it owns (the
- * heap walk after the dump; a parked thread's look at its blocker's owner, of that thread's own
- * moment). Such a list is the thread's at its frames' moment only when the thread ran no Java code
- * in between (a thread takes and lets go of its synchronizers itself), which is known of a thread
+ * <p>Without -l, a thread's frames are of an earlier moment than what says which synchronizers it
+ * owns (a parked thread's look at its blocker's owner, of that thread's own moment). Such a list
+ * is the thread's at its frames' moment only when the thread ran no Java code in between (a
+ * thread takes and lets go of its synchronizers itself), which is known of a thread
  * <ul>
  *   <li>whose CPU time, read before its frames were taken and again afterwards (cpuAfter), is the
  *       same: it did not run at all;</li>
@@ -39,18 +40,20 @@ import java.util.Set;
  */
 public record OwnableSynchronizers(Map<Long, List<LockRef>> byOwner, String partialBecause, Map<Long, String> notKnown) {
     /**
-     * From the heap walk that followed the dump; cpuAfter read after the walk (null: not read);
-     * deadlocked: the threads of the dump's confirmed deadlocks.
+     * From the dump that took them at the same safepoint as the platform threads' frames: every
+     * platform thread's list is known; a virtual thread's is not (the JVM's thread dump has no
+     * virtual threads).
      */
-    public static OwnableSynchronizers of(OwnedSynchronizers walk, StackDump dump, Map<Long, Long> cpuAfter, Set<Long> deadlocked) {
+    public static OwnableSynchronizers ofOneMoment(OwnedSynchronizers owned, StackDump dump) {
         Map<Long, List<LockRef>> byOwner = new LinkedHashMap<>();
-        for (OwnedSynchronizers.Owned owned : walk.owned()) {
-            byOwner.computeIfAbsent(owned.ownerId(), k -> new ArrayList<>()).add(owned.lock());
+        for (OwnedSynchronizers.Owned o : owned.owned()) {
+            byOwner.computeIfAbsent(o.ownerId(), k -> new ArrayList<>()).add(o.lock());
         }
-        Map<Long, String> notKnown = new Stillness(dump, cpuAfter, deadlocked, "the heap was walked").notKnown(dump.threads());
+        Map<Long, String> notKnown = new HashMap<>();
+        dump.threads().stream().filter(t -> t.thread().virtual())
+                .forEach(t -> notKnown.put(t.thread().id(), "the JVM's thread dump has no virtual threads"));
         byOwner.keySet().removeAll(notKnown.keySet());
-        return new OwnableSynchronizers(byOwner, walk.complete() ? null
-                : "the heap holds " + walk.instances() + " synchronizers, more than the agent looks at", notKnown);
+        return new OwnableSynchronizers(byOwner, null, notKnown);
     }
 
     /**

@@ -32,38 +32,44 @@ final class Dumps {
      * @param virtualRequired the virtual threads, failing on a target without them
      * @param waitingOnly     only the virtual threads that may wait for a lock (see {@link VthreadsRequest#waitingOnly})
      * @param vmThreads       the JVM's own threads too (with platform threads)
+     * @param synchronizers   the ownable synchronizers the platform threads own, with their frames at one
+     *                        safepoint ({@link StacksRequest#synchronizers})
      */
     record Request(Collection<Long> ids, int maxDepth, boolean frames, boolean owned, boolean platform, boolean virtual,
-                   boolean virtualRequired, boolean waitingOnly, boolean vmThreads) {
+                   boolean virtualRequired, boolean waitingOnly, boolean vmThreads, boolean synchronizers) {
         /** The platform threads with these ids (null: all), with frames, maxDepth at most each. */
         static Request of(Collection<Long> ids, int maxDepth) {
-            return new Request(ids, maxDepth, true, false, true, false, false, false, false);
+            return new Request(ids, maxDepth, true, false, true, false, false, false, false, false);
         }
 
         Request withFrames(boolean with) {
-            return new Request(ids, maxDepth, with, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads);
+            return new Request(ids, maxDepth, with, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads, synchronizers);
         }
 
         Request withOwned(boolean with) {
-            return new Request(ids, maxDepth, frames, with, platform, virtual, virtualRequired, waitingOnly, vmThreads);
+            return new Request(ids, maxDepth, frames, with, platform, virtual, virtualRequired, waitingOnly, vmThreads, synchronizers);
         }
 
         Request withVirtual(boolean with) {
-            return new Request(ids, maxDepth, frames, owned, platform, with, virtualRequired, waitingOnly, vmThreads);
+            return new Request(ids, maxDepth, frames, owned, platform, with, virtualRequired, waitingOnly, vmThreads, synchronizers);
         }
 
         /** The kinds of threads of --virtual, --all, ...: platform, virtual, and whether virtual ones are required. */
         Request withKinds(ThreadKinds kinds) {
             return new Request(ids, maxDepth, frames, owned, kinds.platform(), kinds.virtualThreads(), kinds.virtualRequired(),
-                    waitingOnly, vmThreads);
+                    waitingOnly, vmThreads, synchronizers);
         }
 
         Request withWaitingOnly(boolean only) {
-            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, only, vmThreads);
+            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, only, vmThreads, synchronizers);
+        }
+
+        Request withSynchronizers(boolean with) {
+            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, vmThreads, with);
         }
 
         Request withVmThreads(boolean with) {
-            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, with);
+            return new Request(ids, maxDepth, frames, owned, platform, virtual, virtualRequired, waitingOnly, with, synchronizers);
         }
     }
 
@@ -100,7 +106,7 @@ final class Dumps {
             vthreads = client.vthreadsIfAny(virtualRequest).orElse(null);
         }
         StacksRequest platformRequest = StacksRequest.of(request.ids(), request.maxDepth()).withFrames(request.frames())
-                .withOwned(request.owned());
+                .withOwned(request.owned()).withSynchronizers(request.synchronizers());
         if (vthreads == null) {
             return client.stacks(platformRequest.withVmThreads(request.vmThreads() && request.platform()), listener);
         }
@@ -110,7 +116,8 @@ final class Dumps {
         boolean carriersNeeded = vthreads.threads().stream().anyMatch(v -> v.thread().carrierId() != null);
         StackDump platformDump = request.platform()
                 ? client.stacks(StacksRequest.of(request.ids(), ownersNeeded && !request.owned() ? MaxDepth.LIMIT : request.maxDepth())
-                        .withFrames(request.frames()).withOwned(request.owned() || ownersNeeded).withVmThreads(request.vmThreads()))
+                        .withFrames(request.frames()).withOwned(request.owned() || ownersNeeded).withVmThreads(request.vmThreads())
+                        .withSynchronizers(request.synchronizers()))
                 : ownersNeeded || carriersNeeded ? client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withFrames(false).withOwned(ownersNeeded))
                 : new StackDump(vthreads.time(), "", true, List.of());
         StackDump merged = VirtualThreads.merge(withBlockers(client, platformDump, vthreads), vthreads);
@@ -144,7 +151,8 @@ final class Dumps {
         List<ThreadStack> threads = platform.threads().stream()
                 .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null ? t.waiting(found.get(t.thread().id())) : t)
                 .toList();
-        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads());
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads(),
+                platform.synchronizers());
     }
 
     /** The threads of the dump that the kinds show. */

@@ -4,8 +4,6 @@ import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.AgentClient;
-import dev.jvmticli.client.AgentError;
-import dev.jvmticli.client.OwnedSynchronizers;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.failure.ExitCode;
@@ -68,7 +66,7 @@ final class StacksCommand implements Callable<Integer> {
              ConcurrentDumpPrinter printer = printsAsItArrives() ? new ConcurrentDumpPrinter(context.out(), client.jvm(), kinds) : null) {
             Set<Long> ids = selection.resolve(client, kinds);
             StackDump dump = Dumps.collect(client, Dumps.Request.of(ids, maxDepth).withOwned(true).withKinds(kinds)
-                    .withVmThreads(ids == null && kinds.platform()), printer);
+                    .withVmThreads(ids == null && kinds.platform()).withSynchronizers(synchronizers), printer);
             List<ThreadStack> shown = Dumps.shown(dump, kinds);
             boolean grouped = group != null ? group : kinds.virtualThreads() && sharedByMany(shown);
             if (json) {
@@ -78,11 +76,10 @@ final class StacksCommand implements Callable<Integer> {
             } else {
                 List<List<ThreadStack>> candidates = Deadlocks.find(dump); // while the printer may still be printing
                 boolean printed = printer != null && printer.finish();
-                // before -l's walk: whose synchronizers are known depends on them
                 List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, candidates, kinds.virtualThreads());
                 if (!printed) {
                     ThreadDumpText.print(context.out(), dump, shown, client.jvm(),
-                            synchronizers ? walkHeap(client, dump, ids, deadlocks) : null);
+                            synchronizers ? takenWithTheFrames(client, dump, ids, deadlocks) : null);
                 }
                 if (!deadlocks.isEmpty()) {
                     DeadlockText.printSections(context.out(), deadlocks, dump);
@@ -100,8 +97,8 @@ final class StacksCommand implements Callable<Integer> {
     }
 
     /**
-     * Text of platform threads, ungrouped and without -l (whose heap walk follows the stacks): the
-     * dump is printed while it is still being read.
+     * Text of platform threads, ungrouped and without -l (whose synchronizers come after the
+     * threads): the dump is printed while it is still being read.
      */
     private boolean printsAsItArrives() {
         return !json && !synchronizers && !Boolean.TRUE.equals(group) && !kinds.virtualThreads();
@@ -109,7 +106,7 @@ final class StacksCommand implements Callable<Integer> {
 
     private Map<String, Object> document(StackDump dump, List<ThreadStack> shown, AgentClient client, Set<Long> ids) {
         List<List<ThreadStack>> deadlocks = DeadlockSearch.confirmed(client, Deadlocks.find(dump), kinds.virtualThreads());
-        OwnableSynchronizers owned = synchronizers ? walkHeap(client, dump, ids, deadlocks)
+        OwnableSynchronizers owned = synchronizers ? takenWithTheFrames(client, dump, ids, deadlocks)
                 : OwnableSynchronizers.parkedOn(dump, client.cpuTimes(ids), DeadlockSearch.members(deadlocks),
                         "only those some thread is parked on, without -l");
         Map<String, Object> document = new LinkedHashMap<>();
@@ -128,18 +125,17 @@ final class StacksCommand implements Callable<Integer> {
     }
 
     /**
-     * Every ownable synchronizer a thread owns (-l), from the agent's heap walk right after the
-     * stacks, of the threads that did not move since (the CPU times read after the walk, the
-     * dump's confirmed deadlocks).
+     * Every ownable synchronizer a platform thread owns (-l), taken by the agent with the frames at
+     * one safepoint. An agent of an older build, resident in the target, does not take them: then
+     * only those some thread is parked on.
      */
-    private static OwnableSynchronizers walkHeap(AgentClient client, StackDump dump, Set<Long> ids, List<List<ThreadStack>> deadlocks) {
-        Set<Long> deadlocked = DeadlockSearch.members(deadlocks);
-        try {
-            OwnedSynchronizers walk = client.ownedSynchronizers();
-            return OwnableSynchronizers.of(walk, dump, client.cpuTimes(ids), deadlocked);
-        } catch (AgentError e) {
-            return OwnableSynchronizers.parkedOn(dump, client.cpuTimes(ids), deadlocked,
-                    "only those some thread is parked on; the heap walk failed: " + e.agentMessage());
+    private static OwnableSynchronizers takenWithTheFrames(AgentClient client, StackDump dump, Set<Long> ids,
+                                                           List<List<ThreadStack>> deadlocks) {
+        if (dump.synchronizers() != null) {
+            return OwnableSynchronizers.ofOneMoment(dump.synchronizers(), dump);
         }
+        return OwnableSynchronizers.parkedOn(dump, client.cpuTimes(ids), DeadlockSearch.members(deadlocks),
+                "only those some thread is parked on; the agent in the target, of an older build, does not take them"
+                        + " (detach it and ask again)");
     }
 }

@@ -190,11 +190,6 @@ public final class AgentClient implements Closeable {
         return call("blockers", Map.of("threads", threadIds), Blockers.class);
     }
 
-    /** The ownable synchronizers threads own, from a walk of the whole heap (a pause that grows with the heap). */
-    public OwnedSynchronizers ownedSynchronizers() {
-        return call("synchronizers", Map.of(), OwnedSynchronizers.class);
-    }
-
     /** The CPU time of the live platform threads with these ids (null: all), by Java id. */
     public Map<Long, Long> cpuTimes(java.util.Collection<Long> threadIds) {
         return call("cpu", threadIds == null ? Map.of() : Map.of("threads", threadIds), CpuTimes.class).byId();

@@ -225,6 +225,7 @@ final class AnswerReader {
         boolean complete = false;
         List<ThreadStack> threads = new ArrayList<>();
         List<VmThread> vmThreads = null;
+        OwnedSynchronizers synchronizers = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -233,6 +234,7 @@ final class AnswerReader {
                 case "time" -> time = p.getValueAsLong(0);
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
+                case "ownableSynchronizers" -> synchronizers = ownedSynchronizers();
                 case "vmThreads" -> vmThreads = vmThreads();
                 case "parts" -> { // after all the above but lockFactsComplete (stacks.c)
                     if (listener != null) {
@@ -247,7 +249,40 @@ final class AnswerReader {
                 default -> p.skipChildren();
             }
         }
-        return new StackDump(time, lockSource, complete, threads, vmThreads);
+        return new StackDump(time, lockSource, complete, threads, vmThreads, synchronizers);
+    }
+
+    /** {"owned": [{"ownerId", "class", "hash"}, ...]}. */
+    private OwnedSynchronizers ownedSynchronizers() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        List<OwnedSynchronizers.Owned> owned = new ArrayList<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            if (!field.equals("owned")) {
+                p.skipChildren();
+                continue;
+            }
+            expect(JsonToken.START_ARRAY);
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                expect(JsonToken.START_OBJECT);
+                long ownerId = -1;
+                String className = null;
+                long hash = 0;
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    switch (name) {
+                        case "ownerId" -> ownerId = p.getValueAsLong(-1);
+                        case "class" -> className = text();
+                        case "hash" -> hash = p.getValueAsLong(0);
+                        default -> p.skipChildren();
+                    }
+                }
+                owned.add(new OwnedSynchronizers.Owned(ownerId, className, hash));
+            }
+        }
+        return new OwnedSynchronizers(owned);
     }
 
     /** A part of a {@code stacks} answer: the nodes and methods it adds to tree, then its threads. */

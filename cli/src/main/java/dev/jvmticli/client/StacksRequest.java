@@ -13,24 +13,31 @@ import java.util.Map;
  * @param frames    whether the answer carries the frames
  * @param owned     whether to collect the monitors each thread owns
  * @param vmThreads the JVM's own threads too ({@link StackDump#vmThreads})
+ * @param synchronizers the ownable synchronizers each thread owns too ({@link StackDump#synchronizers}):
+ *                  then frames, owned monitors and synchronizers all come from one dump at one
+ *                  safepoint, which walks the heap, as jstack -l's do
  */
-public record StacksRequest(Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads)
-        implements AgentRequest {
+public record StacksRequest(Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads,
+                            boolean synchronizers) implements AgentRequest {
     /** The frames of these threads (null: all), maxDepth at most each, with what they wait for. */
     public static StacksRequest of(Collection<Long> threadIds, int maxDepth) {
-        return new StacksRequest(threadIds, maxDepth, true, false, false);
+        return new StacksRequest(threadIds, maxDepth, true, false, false, false);
     }
 
     public StacksRequest withFrames(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, with, owned, vmThreads);
+        return new StacksRequest(threadIds, maxDepth, with, owned, vmThreads, synchronizers);
     }
 
     public StacksRequest withOwned(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, frames, with, vmThreads);
+        return new StacksRequest(threadIds, maxDepth, frames, with, vmThreads, synchronizers);
     }
 
     public StacksRequest withVmThreads(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, frames, owned, with);
+        return new StacksRequest(threadIds, maxDepth, frames, owned, with, synchronizers);
+    }
+
+    public StacksRequest withSynchronizers(boolean with) {
+        return new StacksRequest(threadIds, maxDepth, frames, owned, vmThreads, with);
     }
 
     @Override
@@ -50,6 +57,9 @@ public record StacksRequest(Collection<Long> threadIds, int maxDepth, boolean fr
         arguments.put("maxDepth", maxDepth);
         arguments.put("frames", frames);
         arguments.put("owned", owned);
+        if (synchronizers) {
+            arguments.put("synchronizers", true);
+        }
         return arguments;
     }
 }

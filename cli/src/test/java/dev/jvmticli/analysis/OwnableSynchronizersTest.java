@@ -18,9 +18,6 @@ import org.junit.jupiter.api.Test;
 
 class OwnableSynchronizersTest {
     private static final String LOCK = "java.util.concurrent.locks.ReentrantLock$NonfairSync";
-    private static final String RAN = "the thread ran while the heap was walked";
-    private static final String NO_CPU = "no CPU time tells whether the thread ran while the heap was walked";
-
     private static ThreadStack thread(long id, long cpuNanos, boolean agent, boolean virtual, WaitingFor waitingFor) {
         String state = waitingFor == null ? "RUNNABLE" : waitingFor.kind().equals("enter") ? "BLOCKED" : "WAITING";
         ThreadEntry entry = new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", cpuNanos, 0, agent, null, virtual,
@@ -40,44 +37,38 @@ class OwnableSynchronizersTest {
         return new WaitingFor("acquire", LOCK, hash, owner);
     }
 
-    private static OwnedSynchronizers walk() {
-        return new OwnedSynchronizers(true, 3, 100, List.of(new Owned(1, LOCK, 0x10), new Owned(2, LOCK, 0x20), new Owned(5, LOCK, 0x50)));
-    }
-
     @Test
-    void aThreadKeepsTheWalksListOnlyWhenItsCpuTimeSaysItDidNotRun() {
-        OwnableSynchronizers found = OwnableSynchronizers.of(walk(), dump(thread(1, 500), thread(2, 700), thread(3, 300),
-                thread(4, 400), thread(5, 9, true, false, null), thread(6, -1)), Map.of(1L, 500L, 2L, 701L, 3L, -1L, 5L, 9L), Set.of());
-        assertEquals(List.of(new LockRef(LOCK, 0x10)), found.of(1));
-        assertNull(found.notKnownWhy(1));
-        assertEquals(List.of(), found.of(2), "the walk's list of a thread that ran is of another moment");
-        assertEquals(Map.of(2L, RAN, 3L, NO_CPU, 4L, "the thread ended while the heap was walked", 6L, NO_CPU), found.notKnown());
-        assertEquals(List.of(new LockRef(LOCK, 0x50)), found.of(5), "the agent's own thread owns what the walk says");
+    void atOneSafepointEveryPlatformThreadsListIsKnownAndNoVirtualThreads() {
+        OwnedSynchronizers owned = new OwnedSynchronizers(List.of(new Owned(1, LOCK, 0x10), new Owned(1, LOCK, 0x11),
+                new Owned(5, LOCK, 0x50)));
+        OwnableSynchronizers found = OwnableSynchronizers.ofOneMoment(owned, dump(thread(1, 500), thread(2, -1),
+                thread(5, 9, true, false, null), thread(7, -1, false, true, null)));
+        assertEquals(List.of(new LockRef(LOCK, 0x10), new LockRef(LOCK, 0x11)), found.of(1));
+        assertEquals(List.of(), found.of(2));
+        assertNull(found.notKnownWhy(2), "its CPU time does not matter: its list is of its frames' moment");
+        assertEquals(Map.of(7L, "the JVM's thread dump has no virtual threads"), found.notKnown());
         assertNull(found.partialBecause());
     }
 
     @Test
-    void withoutCpuTimesAfterTheWalkNoThreadsListIsKnown() {
-        OwnableSynchronizers found = OwnableSynchronizers.of(walk(), dump(thread(1, 500), thread(2, 700)), null, Set.of());
-        assertEquals(Map.of(1L, NO_CPU, 2L, NO_CPU), found.notKnown());
-        assertEquals(Map.of(5L, List.of(new LockRef(LOCK, 0x50))), found.byOwner());
-    }
-
-    @Test
-    void aThreadThatRanInsideTheJvmOnlyKeepsItsList() {
+    void anOwnerThatRanInsideTheJvmOnlyKeepsWhatAThreadIsParkedOn() {
         WaitingFor enterSleepersMonitor = new WaitingFor("enter", "java.lang.Object", 0x70, 7);
         WaitingFor enterRunnersMonitor = new WaitingFor("enter", "java.lang.Object", 0x80, 8);
         StackDump dump = dump(thread(1, 500, false, false, new WaitingFor("enter", "java.lang.Object", 0x90, 2)),
                 thread(2, 600, false, false, new WaitingFor("enter", "java.lang.Object", 0x91, 1)),
                 thread(3, 700, false, false, enterSleepersMonitor), thread(4, 700, false, false, new WaitingFor("enter", "java.lang.Object", 0x71, 3)),
                 thread(5, 800, false, false, enterRunnersMonitor), thread(6, 900, false, false, new WaitingFor("enter", "java.lang.Object", 0x92, 6)),
-                thread(7, 100), thread(8, 200));
+                thread(7, 100), thread(8, 200),
+                thread(11, 1, false, false, parkedOn(0x101, 1)), thread(13, 1, false, false, parkedOn(0x103, 3)),
+                thread(14, 1, false, false, parkedOn(0x104, 4)), thread(15, 1, false, false, parkedOn(0x105, 5)),
+                thread(16, 1, false, false, parkedOn(0x106, 6)), thread(18, 1, false, false, parkedOn(0x108, 8)));
         Map<Long, Long> after = Map.of(1L, 501L, 2L, 601L, 3L, 701L, 4L, 701L, 5L, 801L, 6L, 901L, 7L, 100L, 8L, 201L);
-        OwnableSynchronizers found = OwnableSynchronizers.of(walk(), dump, after, Set.of(1L, 2L));
-        assertEquals(List.of(new LockRef(LOCK, 0x10)), found.of(1), "a deadlocked thread that spun keeps its list");
+        OwnableSynchronizers found = OwnableSynchronizers.parkedOn(dump, after, Set.of(1L, 2L), "without -l");
+        assertEquals(List.of(new LockRef(LOCK, 0x101)), found.of(1), "a deadlocked thread that spun keeps its list");
         assertNull(found.notKnownWhy(3), "blocked on the monitor of a thread that did not run");
         assertNull(found.notKnownWhy(4), "blocked on the monitor of such a thread");
-        assertEquals(Map.of(5L, RAN, 6L, RAN, 8L, RAN), found.notKnown(),
+        String ran = "the thread ran while the other threads were looked at";
+        assertEquals(Map.of(5L, ran, 6L, ran, 8L, ran), found.notKnown(),
                 "blocked on the monitor of a thread that ran, or said to own its own monitor, or ran");
     }
 
