@@ -3,9 +3,10 @@
 # (the test target HeldLocksTarget: 24 threads owning a ReentrantLock and a write lock in timed
 # parks, 8 parked on them, 8 readers, 6 threads churning one lock, 2 computing), from the target's
 # own -Xlog:safepoint: per pair the VM operations each caused (collections and the periodic
-# cleanup left out) with their count and total, then the medians and their ratio (target:
-# stacks -l's median no longer than jstack -l's, a ratio of at most 1) and the DeoptimizeFrame
-# operations each caused (target: none). The two run in turns, each first in every other pair.
+# cleanup left out) with their count, their summed Total (the target's pause) and the part of it
+# spent at the safepoint, then the medians and their ratios (target: stacks -l's median pause no
+# longer than jstack -l's, a ratio of at most 1) and the DeoptimizeFrame operations each caused
+# (target: none). The two run in turns, each first in every other pair.
 # Not a test: the numbers depend on the machine. Needs `mvn -B package -DskipTests` first (the
 # target is a test class). JVM options after the pairs go to the target (a heap: -Xmx2g -Xms2g).
 #   bench/stacks-locked.sh [pairs] [JVM options...]
@@ -29,12 +30,15 @@ while ! grep -q READY "$work/out" 2>/dev/null; do sleep 0.1; done
 sleep 2
 
 # the operations logged after line $1 that the target makes whoever asks are left out;
-# prints "count total-ms deoptimizations names"
+# prints "count total-ms deoptimizations at-safepoint-ms names" (total: reaching the safepoint,
+# the work at it and, from JDK 25 on, leaving it; on a loaded machine reaching it is mostly
+# waiting for a CPU)
 operations() {
-  tail -n +$(($1 + 1)) "$log" | grep -o 'Safepoint "[A-Za-z0-9_]*".* Total: [0-9]* ns' \
-    | grep -Ev 'Safepoint "(Cleanup|ICBufferFull|[^"]*G1[^"]*|[^"]*GC[^"]*|[^"]*Collect[^"]*|Z[^"]*|Shenandoah[^"]*)"' \
-    | awk '{ n++; t += $(NF-1); d += ($2 == "\"DeoptimizeFrame\","); names[$2]++ }
-           END { s = ""; for (k in names) s = s k names[k] " "; printf "%d %.1f %d %s\n", n, t / 1e6, d, s }'
+  tail -n +$(($1 + 1)) "$log" \
+    | sed -nE 's/.*Safepoint "([A-Za-z0-9_]+)".* At safepoint: ([0-9]+) ns,.* Total: ([0-9]+) ns.*/\1 \2 \3/p' \
+    | awk '$1 !~ /^(Cleanup|ICBufferFull|.*G1.*|.*GC.*|.*Collect.*|Z.*|Shenandoah.*)$/ {
+             n++; a += $2; t += $3; d += ($1 == "DeoptimizeFrame"); names[$1]++ }
+           END { s = ""; for (k in names) s = s k "x" names[k] " "; printf "%d %.1f %d %.1f %s\n", n, t / 1e6, d, a / 1e6, s }'
 }
 lines() { wc -l <"$log"; }
 measure() { # $1 = ours or jstack; prints operations
@@ -47,14 +51,16 @@ measure() { # $1 = ours or jstack; prints operations
 results="$work/results"
 for ((i = 1; i <= pairs; i++)); do
   if ((i % 2)); then o=$(measure ours); j=$(measure jstack); else j=$(measure jstack); o=$(measure ours); fi
-  echo "$(cut -d' ' -f1-3 <<<"$o") $(cut -d' ' -f1-3 <<<"$j")" >>"$results"
-  printf 'pair %d: stacks -l %s ms in %s operations (%s) | jstack -l %s ms in %s operations (%s)\n' "$i" \
-    "$(cut -d' ' -f2 <<<"$o")" "$(cut -d' ' -f1 <<<"$o")" "$(cut -d' ' -f4- <<<"$o" | xargs)" \
-    "$(cut -d' ' -f2 <<<"$j")" "$(cut -d' ' -f1 <<<"$j")" "$(cut -d' ' -f4- <<<"$j" | xargs)"
+  echo "$(cut -d' ' -f1-4 <<<"$o") $(cut -d' ' -f1-4 <<<"$j")" >>"$results"
+  printf 'pair %d: stacks -l %s ms (%s at the safepoint) in %s (%s) | jstack -l %s ms (%s) in %s (%s)\n' "$i" \
+    "$(cut -d' ' -f2 <<<"$o")" "$(cut -d' ' -f4 <<<"$o")" "$(cut -d' ' -f1 <<<"$o")" "$(cut -d' ' -f5- <<<"$o" | xargs)" \
+    "$(cut -d' ' -f2 <<<"$j")" "$(cut -d' ' -f4 <<<"$j")" "$(cut -d' ' -f1 <<<"$j")" "$(cut -d' ' -f5- <<<"$j" | xargs)"
 done
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-ours=$(cut -d' ' -f2 "$results" | median)
-theirs=$(cut -d' ' -f5 "$results" | median)
-awk -v o="$ours" -v j="$theirs" -v n="$pairs" \
-  'BEGIN { printf "median pause over %d pairs: stacks -l %.1f ms, jstack -l %.1f ms, ratio %.2f\n", n, o, j, (j > 0 ? o / j : 0) }'
-awk '{ od += $3; jd += $6 } END { printf "DeoptimizeFrame operations: stacks -l %d, jstack -l %d\n", od, jd }' "$results"
+report() { # $1, $2: the columns of ours and jstack's; $3: what they are
+  awk -v o="$(cut -d' ' -f"$1" "$results" | median)" -v j="$(cut -d' ' -f"$2" "$results" | median)" -v n="$pairs" -v what="$3" \
+    'BEGIN { printf "median %s over %d pairs: stacks -l %.1f ms, jstack -l %.1f ms, ratio %.2f\n", what, n, o, j, (j > 0 ? o / j : 0) }'
+}
+report 2 6 "pause (Total)"
+report 4 8 "time at the safepoint"
+awk '{ od += $3; jd += $7 } END { printf "DeoptimizeFrame operations: stacks -l %d, jstack -l %d\n", od, jd }' "$results"

@@ -17,7 +17,8 @@
  * each thread as it arrives; "vmThreads", the JVM's own threads (vm_threads.h, without frames),
  * come before the parts, and "lockFactsComplete" after them. Each thread carries its lock facts,
  * with the frame that entered the monitor a thread in Object.wait waits on where its frames tell
- * (frames_sole_monitor_frame). */
+ * (frames_sole_monitor_frame). Asked with "synchronizers" (stacks -l), it takes everything from
+ * one thread dump at one safepoint instead, as jstack -l does (stacks_at_one_safepoint). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,8 +110,8 @@ static size_t next_part_end(size_t start, size_t count, int in_parts) {
     return rest >= 2 * STACKS_LAST_PART_THREADS ? count - STACKS_LAST_PART_THREADS : count;
 }
 
-/* A thread the dump does not have (the agent's own, or one that ended) or that is the agent's:
- * its facts alone, no frames, no lock facts. */
+/* A thread the dump does not have (it ended before the dump), or the agent's own: its facts
+ * alone, no frames, no lock facts. */
 static void write_undumped(json_writer *w, const thread_set *set, size_t i) {
     thread_facts facts = set->facts[i];
     if ((*the_agent.jvmti)->GetThreadState(the_agent.jvmti, set->threads[i], &facts.state) != JVMTI_ERROR_NONE) {

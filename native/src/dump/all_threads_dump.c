@@ -357,6 +357,9 @@ static int read_locks_of(JNIEnv *jni, jobject info, dumped_thread *t) {
 /* One ThreadInfo; -1 when some of it could not be read (t then holds what was). */
 static int read_thread(JNIEnv *jni, jobject info, jint max_depth, all_threads_dump *dump, dumped_thread *t) {
     t->id = jni_read_long(jni, info, &handles.info_id);
+    if (jni_cleared_exception(jni)) {
+        return -1;
+    }
     jobject state = jni_read_object(jni, info, &handles.info_state);
     if (jni_cleared_exception(jni) || state == NULL) {
         return -1;

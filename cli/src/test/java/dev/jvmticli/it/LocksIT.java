@@ -136,7 +136,8 @@ class LocksIT {
         options.add("-Xlog:safepoint:stderr");
         try (TargetJvm crowd = TargetJvm.start(jdk, MonitorCrowdTarget.class, options)) {
             long before = usageSafepoints(crowd);
-            Result result = CliRun.run("stacks", "-l", Long.toString(crowd.pid()));
+            // without -l, which takes everything from one thread dump instead
+            Result result = CliRun.run("stacks", Long.toString(crowd.pid()));
             assertEquals(0, result.exit(), result.toString());
             crowd.ask("threads"); /* what the target logged during the request has been read */
             long made = usageSafepoints(crowd) - before;

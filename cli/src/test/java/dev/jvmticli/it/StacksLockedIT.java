@@ -1,5 +1,6 @@
 package dev.jvmticli.it;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,32 +74,17 @@ class StacksLockedIT {
 
                 Map<String, DumpedThread> ourThreads = threads(ours.out());
                 Map<String, DumpedThread> theirThreads = threads(jstack);
-                List<String> notKnown = ourThreads.entrySet().stream().filter(e -> e.getValue().notKnown()).map(Map.Entry::getKey).toList();
-                assertTrue(notKnown.isEmpty(), jdk + ": threads whose synchronizers stacks -l does not know: " + notKnown);
-                for (int i = 0; i < HeldLocksTarget.HOLDERS; i++) {
-                    String name = "holder-" + i;
-                    assertEquals(List.of("java.util.concurrent.locks.ReentrantLock$NonfairSync",
-                                    "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync"),
-                            ourThreads.get(name).synchronizers().stream().sorted().toList(), jdk + ": " + name + "\n" + ours.out());
-                    assertEquals(theirThreads.get(name).synchronizers().stream().sorted().toList(),
-                            ourThreads.get(name).synchronizers().stream().sorted().toList(), jdk + ": " + name + " against jstack -l");
-                }
-                List<String> differ = new ArrayList<>();
-                ourThreads.forEach((name, t) -> {
-                    DumpedThread their = theirThreads.get(name);
-                    // in the order of the heap, which a collection in between changes
-                    if (their != null && their.frames().equals(t.frames())
-                            && !their.synchronizers().stream().sorted().toList().equals(t.synchronizers().stream().sorted().toList())) {
-                        differ.add(name + ": ours " + t.synchronizers() + ", jstack -l " + their.synchronizers());
-                    }
-                });
-                assertTrue(differ.isEmpty(), jdk + ": at the same frames, other synchronizers than jstack -l's:\n" + String.join("\n", differ));
-
-                assertTrue(mine.stream().noneMatch(o -> o.name().equals("DeoptimizeFrame")), jdk + ": stacks -l deoptimized: " + mine);
                 List<Operation> tools = mine.stream().filter(o -> !THE_TARGETS_OWN.matcher(o.name()).matches()).toList();
-                assertEquals(List.of("ThreadDump"), tools.stream().map(Operation::name).toList(),
-                        jdk + ": the whole dump one VM operation at one safepoint; logged " + mine);
-                ourPauses.add(tools.get(0).nanos());
+                String when = jdk + ", pair " + (pair + 1);
+                assertAll(when,
+                        () -> assertEquals(List.of(), ourThreads.entrySet().stream().filter(e -> e.getValue().notKnown())
+                                .map(Map.Entry::getKey).toList(), "threads whose synchronizers stacks -l does not know"),
+                        () -> assertHoldersAreJstacks(ourThreads, theirThreads, ours.out()),
+                        () -> assertSameAtTheSameFrames(ourThreads, theirThreads),
+                        () -> assertTrue(mine.stream().noneMatch(o -> o.name().equals("DeoptimizeFrame")), "stacks -l deoptimized: " + mine),
+                        () -> assertEquals(List.of("ThreadDump"), tools.stream().map(Operation::name).toList(),
+                                "the whole dump one VM operation at one safepoint; logged " + mine));
+                ourPauses.add(tools.stream().mapToLong(Operation::nanos).sum());
                 theirPauses.add(theirs.stream().filter(o -> !THE_TARGETS_OWN.matcher(o.name()).matches()).mapToLong(Operation::nanos).sum());
             }
             System.out.printf("%s: stacks -l paused the target %s ns, jstack -l %s ns (median ratio %.2f)%n", jdk, ourPauses,
@@ -106,6 +92,31 @@ class StacksLockedIT {
         } finally {
             Files.deleteIfExists(log);
         }
+    }
+
+    private static void assertHoldersAreJstacks(Map<String, DumpedThread> ours, Map<String, DumpedThread> theirs, String dump) {
+        for (int i = 0; i < HeldLocksTarget.HOLDERS; i++) {
+            String name = "holder-" + i;
+            assertEquals(List.of("java.util.concurrent.locks.ReentrantLock$NonfairSync",
+                    "java.util.concurrent.locks.ReentrantReadWriteLock$NonfairSync"), sorted(ours.get(name).synchronizers()), name + "\n" + dump);
+            assertEquals(sorted(theirs.get(name).synchronizers()), sorted(ours.get(name).synchronizers()), name + " against jstack -l");
+        }
+    }
+
+    /** In the order of the heap, which a collection in between changes. */
+    private static void assertSameAtTheSameFrames(Map<String, DumpedThread> ours, Map<String, DumpedThread> theirs) {
+        List<String> differ = new ArrayList<>();
+        ours.forEach((name, t) -> {
+            DumpedThread their = theirs.get(name);
+            if (their != null && their.frames().equals(t.frames()) && !sorted(their.synchronizers()).equals(sorted(t.synchronizers()))) {
+                differ.add(name + ": ours " + t.synchronizers() + ", jstack -l " + their.synchronizers());
+            }
+        });
+        assertTrue(differ.isEmpty(), "at the same frames, other synchronizers than jstack -l's:\n" + String.join("\n", differ));
+    }
+
+    private static List<String> sorted(List<String> values) {
+        return values.stream().sorted().toList();
     }
 
     private static long median(List<Long> values) {

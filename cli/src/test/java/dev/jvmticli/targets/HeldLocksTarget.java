@@ -11,10 +11,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * timed park (as a server's back-off and poll loops do: they run between any two looks);
  * WAITERS threads parked for good acquiring a holder's lock; READERS threads holding a shared read
  * lock (owned by nobody) in timed parks; CHURNERS threads taking and letting go of one contended
- * lock; BUSY threads computing in a compiled loop that keeps an object escape analysis took apart
- * (a Box passed to a method not inlined: run the target with
- * {@code -XX:CompileCommand=dontinline,dev.jvmticli.targets.HeldLocksTarget::touch}), which a
- * JVMTI heap walk deoptimizes first.
+ * lock; BUSY threads computing in a compiled loop (a Box passed to a method not inlined: run the
+ * target with {@code -XX:CompileCommand=dontinline,dev.jvmticli.targets.HeldLocksTarget::touch}).
+ * The holders and readers park in a compiled frame that keeps a Box escape analysis took apart,
+ * which a JVMTI heap walk deoptimizes first (a DeoptimizeFrame operation each).
  */
 public final class HeldLocksTarget {
     public static final int HOLDERS = 24;
@@ -72,9 +72,18 @@ public final class HeldLocksTarget {
     }
 
     private static void wakeEveryMillisecond() {
+        long n = 0;
         while (true) {
-            LockSupport.parkNanos(1_000_000);
+            n = parkAMillisecond(n);
         }
+    }
+
+    /** Compiled soon (32 threads call it a thousand times a second each), with a Box escape analysis takes apart live across the park. */
+    private static long parkAMillisecond(long n) {
+        Box box = new Box(n);
+        LockSupport.parkNanos(1_000_000);
+        sink = box.value;
+        return box.value + 1;
     }
 
     private static void churn() {
