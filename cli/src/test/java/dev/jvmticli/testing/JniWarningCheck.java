@@ -66,6 +66,17 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
         }
     }
 
+    /**
+     * The first line of each of the checker's warnings the target has printed so far (those of
+     * another agent loaded later left out, the profiler's expected signal note too), for a test
+     * that checks at a moment of its own what {@link #afterAll} checks at the class's end.
+     */
+    public static List<String> warnings(TargetJvm target) {
+        return target.beforeAnotherAgent(target.output()).stream().map(TargetJvm.OutputLine::text)
+                .filter(line -> WARNING.matcher(line).find() && !(target.isProfiled() && PROFILER_SIGNALS.matcher(line).matches()))
+                .toList();
+    }
+
     /** Whether a line is the checker's (a warning or its stack), not the target's own answer. */
     static boolean isCheckerOutput(String line) {
         return WARNING.matcher(line).find() || FRAME.matcher(line).find();
@@ -89,7 +100,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("target " + target.pid() + " has not ended");
         }
         WATCHED.removeIf(watched -> watched.target == target);
-        return report(target.pid(), target.description(), target.output(), target.isProfiled());
+        return report(target.pid(), target.description(), target.beforeAnotherAgent(target.output()), target.isProfiled());
     }
 
     @Override
@@ -104,8 +115,8 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
         for (Watched watched : WATCHED) {
             boolean ended = !watched.target.process().isAlive() && watched.target.awaitEnd(OUTPUT_END);
             List<TargetJvm.OutputLine> output = watched.target.output();
-            String report = report(watched.target.pid(), watched.target.description(), output.subList(watched.checked, output.size()),
-                    watched.target.isProfiled());
+            String report = report(watched.target.pid(), watched.target.description(),
+                    watched.target.beforeAnotherAgent(output.subList(watched.checked, output.size())), watched.target.isProfiled());
             if (report != null) {
                 reports.add(report);
             }

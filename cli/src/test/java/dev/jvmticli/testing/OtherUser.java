@@ -79,7 +79,8 @@ public final class OtherUser {
         }
     }
 
-    static boolean isRoot() {
+    /** Whether the tests run as root (as CI does). */
+    public static boolean isRoot() {
         try {
             return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
         } catch (IOException e) {

@@ -36,6 +36,7 @@ public final class TargetJvm implements AutoCloseable {
     private final String description;
     private final List<Thread> pumps;
     private volatile boolean profiled;
+    private volatile long anotherAgentSinceNanos = Long.MAX_VALUE;
 
     /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
     public record OutputLine(long arrivalNanos, String stream, String text) {
@@ -53,12 +54,21 @@ public final class TargetJvm implements AutoCloseable {
 
     /** Starts mainClass with the JDK and JVM options given, and waits for its READY line. */
     public static TargetJvm start(Jdks.Jdk jdk, Class<?> mainClass, List<String> jvmOptions, String... args) {
-        return launch(List.of(), null, testClasses().toString(), jdk, mainClass, jvmOptions, args);
+        return launch(START_TIMEOUT, List.of(), null, testClasses().toString(), jdk, mainClass, jvmOptions, args);
     }
 
     /** Starts mainClass with a class path of its own (this JVM's, for a target that needs the test libraries). */
     public static TargetJvm start(Jdks.Jdk jdk, String classPath, Class<?> mainClass, List<String> jvmOptions, String... args) {
-        return launch(List.of(), null, classPath, jdk, mainClass, jvmOptions, args);
+        return launch(START_TIMEOUT, List.of(), null, classPath, jdk, mainClass, jvmOptions, args);
+    }
+
+    /**
+     * For a server that takes longer than a scenario to start: as {@link #start(Jdks.Jdk, String, Class, List, String...)}
+     * with no wrapper, as {@link #startWrapped} with one.
+     */
+    public static TargetJvm startUntil(Duration startTimeout, List<String> wrapper, String classPath, Jdks.Jdk jdk, Class<?> mainClass,
+                                       List<String> jvmOptions, String... args) {
+        return launch(startTimeout, wrapper, wrapper.isEmpty() ? null : Path.of("/tmp"), classPath, jdk, mainClass, jvmOptions, args);
     }
 
     /**
@@ -69,10 +79,10 @@ public final class TargetJvm implements AutoCloseable {
      */
     public static TargetJvm startWrapped(List<String> wrapper, Path classPath, Jdks.Jdk jdk, Class<?> mainClass,
                                          List<String> jvmOptions, String... args) {
-        return launch(wrapper, Path.of("/tmp"), classPath.toString(), jdk, mainClass, jvmOptions, args);
+        return launch(START_TIMEOUT, wrapper, Path.of("/tmp"), classPath.toString(), jdk, mainClass, jvmOptions, args);
     }
 
-    private static TargetJvm launch(List<String> wrapper, Path directory, String classPath, Jdks.Jdk jdk, Class<?> mainClass,
+    private static TargetJvm launch(Duration startTimeout, List<String> wrapper, Path directory, String classPath, Jdks.Jdk jdk, Class<?> mainClass,
                                     List<String> jvmOptions, String... args) {
         List<String> command = new ArrayList<>(wrapper);
         command.add(jdk.java().toString());
@@ -88,7 +98,7 @@ public final class TargetJvm implements AutoCloseable {
             TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start(),
                     mainClass.getSimpleName() + " on " + jdk + (jvmOptions.isEmpty() ? "" : " with " + String.join(" ", jvmOptions)));
             JniWarningCheck.watch(target);
-            target.awaitLine("READY", START_TIMEOUT);
+            target.awaitLine("READY", startTimeout);
             target.jvmPid = findJvm(target.process.toHandle());
             return target;
         } catch (IOException e) {
@@ -181,6 +191,22 @@ public final class TargetJvm implements AutoCloseable {
 
     boolean isProfiled() {
         return profiled;
+    }
+
+    /**
+     * Another tool's agent (standalone async-profiler, loaded by jcmd) is about to be loaded into
+     * this target: what the JNI checker prints from now on is that tool's, not jvmti-cli's agent's,
+     * and {@link JniWarningCheck} reports only what came before. The test runs no command of ours
+     * on the target after this.
+     */
+    public void anotherAgentLoaded() {
+        anotherAgentSinceNanos = System.nanoTime();
+    }
+
+    /** The lines the target printed while only jvmti-cli's agent could be the JNI checker's cause. */
+    List<OutputLine> beforeAnotherAgent(List<OutputLine> lines) {
+        long since = anotherAgentSinceNanos;
+        return lines.stream().filter(line -> line.arrivalNanos() - since < 0).toList();
     }
 
     /** What the target is, for a failure message: its main class, JDK and options. */
