@@ -144,7 +144,7 @@ final class Dumps {
         List<ThreadStack> threads = platform.threads().stream()
                 .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null ? t.waiting(found.get(t.thread().id())) : t)
                 .toList();
-        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads());
+        return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads(), platform.cpuRead());
     }
 
     /** The threads of the dump that the kinds show. */
