@@ -296,11 +296,13 @@ void cmd_stacks(command_ctx *ctx) {
     vm_thread_list vm_threads;
     int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
                           && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
+    thread_set_cpu_read_done(&set);
 
     json_writer *w = ctx->out;
     command_result(ctx);
     json_begin_object(w);
     json_field_int(w, "time", frames_wall_millis());
+    thread_set_write_cpu_read(w, &set);
     json_field_cstring(w, "lockSource", locks_source(ctx->jni, want_owned));
     if (with_vm_threads) {
         vm_threads_write(w, &vm_threads);

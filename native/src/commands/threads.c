@@ -18,9 +18,11 @@ void cmd_threads(command_ctx *ctx) {
     vm_thread_list vm_threads;
     int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
                           && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
+    thread_set_cpu_read_done(&set);
     command_result(ctx);
     json_begin_object(ctx->out);
     json_field_bool(ctx->out, "lockFactsComplete", lock_status == 0);
+    thread_set_write_cpu_read(ctx->out, &set);
     json_begin_array_field(ctx->out, "threads");
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);
@@ -49,6 +51,7 @@ void cmd_cpu(command_ctx *ctx) {
     thread_set_find_nids(ctx->jni, &set);
     command_result(ctx);
     json_begin_object(ctx->out);
+    thread_set_write_cpu_read(ctx->out, &set);
     json_begin_array_field(ctx->out, "threads");
     for (size_t i = 0; i < set.count; i++) {
         json_begin_object(ctx->out);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 #include "hotspot_threads.h"
@@ -74,11 +75,18 @@ int thread_set_take_range(JNIEnv *jni, thread_set *set, size_t start, size_t end
     return status;
 }
 
+static int64_t monotonic_nanos(void) {
+    struct timespec ts;
+    return clock_gettime(CLOCK_MONOTONIC, &ts) == 0 ? (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec : -1;
+}
+
 void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
+    set->cpu_read_start_nanos = monotonic_nanos();
     size_t room = set->count > 0 ? set->count : 1;
     jlong *ids = malloc(room * sizeof *ids);
     if (ids == NULL) {
-        return; /* every nid stays 0, unknown */
+        set->cpu_read_end_nanos = monotonic_nanos();
+        return; /* every nid stays 0, unknown; no CPU time read */
     }
     for (size_t i = 0; i < set->count; i++) {
         ids[i] = set->facts[i].id;
@@ -118,10 +126,22 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
             thread_facts_read_cpu(set->threads[i], &set->facts[i]);
         }
     }
+    set->cpu_read_end_nanos = monotonic_nanos();
     free(ids);
     free(nids);
     free(tasks);
     free(read);
+}
+
+void thread_set_cpu_read_done(thread_set *set) {
+    set->cpu_read_end_nanos = monotonic_nanos();
+}
+
+void thread_set_write_cpu_read(json_writer *w, const thread_set *set) {
+    json_begin_object_field(w, "cpuRead");
+    json_field_int(w, "startNanos", set->cpu_read_start_nanos);
+    json_field_int(w, "endNanos", set->cpu_read_end_nanos);
+    json_end_object(w);
 }
 
 void thread_set_free(JNIEnv *jni, thread_set *set) {

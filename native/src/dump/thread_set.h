@@ -6,6 +6,7 @@
 #include <jni.h>
 #include <jvmti.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "locks.h"
 #include "native_ids.h"
@@ -23,6 +24,10 @@ typedef struct {
     native_thread *natives;    /* zeroed, for thread_set_find_nids */
     size_t count;
     int complete;              /* every live thread, not those of a "threads" list */
+    /* CLOCK_MONOTONIC nanoseconds before the first and after the last CPU time read for the set
+     * (thread_set_find_nids, thread_set_cpu_read_done); -1 where the clock could not be read */
+    int64_t cpu_read_start_nanos;
+    int64_t cpu_read_end_nanos;
 } thread_set;
 
 /* Returns JVMTI_ERROR_NONE, or an error (then nothing needs freeing). The facts' states are
@@ -41,8 +46,15 @@ int thread_set_take_range(JNIEnv *jni, thread_set *set, size_t start, size_t end
                           int *usage_calls_left);
 
 /* Fills natives (see native_ids.h), with their tasks' records (task_stat.h), and the facts' CPU
- * times. */
+ * times, stamping when their reading started and ended. */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);
+
+/* Stamps the end of the CPU reading again, after more CPU times were read for the answer (the
+ * JVM's own threads: vm_threads_collect). */
+void thread_set_cpu_read_done(thread_set *set);
+
+/* "cpuRead": {"startNanos", "endNanos"}, the stamps: every CPU time of the answer was read between. */
+void thread_set_write_cpu_read(json_writer *w, const thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);
 

@@ -104,7 +104,7 @@ public final class VirtualThreads {
         all.addAll(stacks(virtual));
         String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();
         return new StackDump(platform.time(), source, platform.lockFactsComplete() && virtual.lockFactsComplete(),
-                resolveOwners(all), platform.vmThreads(), platform.synchronizers());
+                resolveOwners(all), platform.vmThreads(), platform.synchronizers(), platform.cpuRead());
     }
 
     /** The threads with the owner of each contended monitor filled in from who lists it as locked. */

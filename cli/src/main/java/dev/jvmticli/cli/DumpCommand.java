@@ -8,6 +8,7 @@ import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.ProfileSplit;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.CpuRead;
 import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.Hello;
 import dev.jvmticli.client.MemoryReport;
@@ -15,6 +16,7 @@ import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
+import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -31,6 +33,7 @@ import dev.jvmticli.render.VmText;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -175,15 +178,15 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     /**
-     * The threads, their CPU times read by the agent between asking and the answer (System.nanoTime).
-     * Two snapshots' span is counted from ask to ask, so that the CLI's reading of a larger or first
-     * answer does not stretch it; a round waits from its answer, so the span is never shorter than asked.
+     * The threads, with when the agent read their CPU times (cpuRead, the target's clock) and when the CLI asked
+     * for and got them (System.nanoTime): two snapshots' span is the agent's (CpuSpan); a round waits from its
+     * answer, after the agent's reading, so the span is never shorter than asked.
      */
-    private record Snapshot(List<ThreadEntry> threads, long askedAt, long answeredAt) {
+    private record Snapshot(List<ThreadEntry> threads, CpuRead cpuRead, long askedAt, long answeredAt) {
         static Snapshot take(AgentClient client) {
             long asked = System.nanoTime();
-            List<ThreadEntry> threads = client.threads().threads();
-            return new Snapshot(threads, asked, System.nanoTime());
+            ThreadList answer = client.threads();
+            return new Snapshot(answer.threads(), answer.cpuRead(), asked, System.nanoTime());
         }
     }
 
@@ -196,7 +199,10 @@ final class DumpCommand implements Callable<Integer> {
         List<ThreadEntry> threads = start.threads();
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
-        directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
+        Map<String, Object> threadsJson = new LinkedHashMap<>();
+        threadsJson.put("cpuRead", start.cpuRead());
+        threadsJson.put("threads", threads);
+        directory.writeJson(prefix + "threads.json", round, "threads --json", threadsJson);
         // platform and virtual threads (when the target has them), their lock facts resolved across the two
         StackDump stacks = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true).withVirtual(true));
         List<ThreadStack> platform = stacks.threads().stream().filter(t -> !t.thread().virtual()).toList();
@@ -227,15 +233,18 @@ final class DumpCommand implements Callable<Integer> {
         Duration window = round < count || interval.compareTo(Duration.ofSeconds(1)) < 0 ? interval : Duration.ofSeconds(1);
         sleepUntil(start.answeredAt() + window.toNanos());
         Snapshot next = Snapshot.take(client);
-        long elapsed = next.askedAt() - start.askedAt();
-        List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), elapsed, BUSIEST);
+        CpuSpan span = CpuSpan.between(start.cpuRead(), next.cpuRead(), start.askedAt(), next.askedAt());
+        List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), span.nanos(), BUSIEST);
         directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST, printer -> {
             if (window.compareTo(interval) < 0) {
                 printer.println("The last round: measured over at most a second after its threads, not over --interval.");
             }
-            ThreadTable.printTop(printer, busiest, elapsed / 1_000_000);
+            if (!span.fromAgent()) {
+                printer.println(CpuSpan.FROM_CLI);
+            }
+            ThreadTable.printTop(printer, busiest, span.millis());
         });
-        return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, elapsed / 1_000_000), next);
+        return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, span.millis()), next);
     }
 
     private void progress(int round, DumpDirectory directory) {

@@ -152,7 +152,7 @@ final class Dumps {
                 .map(t -> found.containsKey(t.thread().id()) && t.waitingFor() == null ? t.waiting(found.get(t.thread().id())) : t)
                 .toList();
         return new StackDump(platform.time(), platform.lockSource(), platform.lockFactsComplete(), threads, platform.vmThreads(),
-                platform.synchronizers());
+                platform.synchronizers(), platform.cpuRead());
     }
 
     /** The threads of the dump that the kinds show. */

@@ -274,26 +274,33 @@ final class ThreadsCommand implements Callable<Integer> {
      * second measure is a stack dump, so that each Java thread's stack is of the moment its CPU was read.
      */
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
-        // the span between the CPU readings, counted from ask to ask (the agent reads between asking and the
-        // answer): reading the answers, the second maybe a large stack dump, does not stretch it
-        long start = System.nanoTime();
-        List<RunningThread> before = running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
+        // the span is the target's own, from the agent's first CPU read to its second (CpuSpan)
+        long askedAt = System.nanoTime();
+        ThreadList first = client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()));
         StandardOutput.pause(client, interval);
-        long elapsed = System.nanoTime() - start;
+        long askedAgainAt = System.nanoTime();
         StackDump dump = withStacks ? client.stacks(StacksRequest.of(null, MaxDepth.DEFAULT).withOwned(true).withVmThreads(kind.vm())) : null;
-        List<RunningThread> now = dump != null ? running(dump) : running(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm())));
+        ThreadList second = dump != null ? new ThreadList(true, dump.threads().stream().map(ThreadStack::thread).toList(), dump.vmThreads(),
+                dump.cpuRead()) : client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()));
+        CpuSpan span = CpuSpan.between(first.cpuRead(), second.cpuRead(), askedAt, askedAgainAt);
+        List<RunningThread> before = running(first);
+        List<RunningThread> now = running(second);
         requireMatch(now, name);
-        List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), elapsed, top);
+        List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), span.nanos(), top);
         Map<Long, ThreadStack> stacks = dump == null ? Map.of()
                 : dump.threads().stream().collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
         if (json) {
             Map<String, Object> document = new LinkedHashMap<>();
-            document.put("intervalMillis", elapsed / 1_000_000);
+            document.put("intervalMillis", span.millis());
+            document.put("cpuReads", Arrays.asList(first.cpuRead(), second.cpuRead()));
             document.put("threads", dump == null ? rows : rows.stream().map(row -> withStack(row, stacks)).toList());
             JsonOutput.print(context.out(), document);
             return;
         }
-        ThreadTable.printTop(context.out(), rows, elapsed / 1_000_000);
+        if (!span.fromAgent()) {
+            context.out().println(CpuSpan.FROM_CLI);
+        }
+        ThreadTable.printTop(context.out(), rows, span.millis());
         List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
                 .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
         if (!busiest.isEmpty()) {
@@ -314,10 +321,6 @@ final class ThreadsCommand implements Callable<Integer> {
             threads.addAll(answer.vmThreads());
         }
         return threads;
-    }
-
-    private List<RunningThread> running(StackDump dump) {
-        return running(new ThreadList(true, dump.threads().stream().map(ThreadStack::thread).toList(), dump.vmThreads()));
     }
 
     /** A row of --top --json with its thread's frames and lock facts, for a Java thread. */

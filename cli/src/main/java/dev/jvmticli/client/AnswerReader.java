@@ -90,6 +90,7 @@ final class AnswerReader {
     ThreadList threadList() throws IOException {
         List<ThreadEntry> threads = List.of();
         List<VmThread> vmThreads = null;
+        CpuRead cpuRead = null;
         boolean complete = false;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -97,12 +98,34 @@ final class AnswerReader {
             p.nextToken();
             switch (field) {
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
+                case "cpuRead" -> cpuRead = cpuRead();
                 case "threads" -> threads = array(this::threadEntry);
                 case "vmThreads" -> vmThreads = vmThreads();
                 default -> p.skipChildren();
             }
         }
-        return new ThreadList(complete, threads, vmThreads);
+        return new ThreadList(complete, threads, vmThreads, cpuRead);
+    }
+
+    /** The agent's stamps around its CPU reads; null where they are not an object of two numbers. */
+    private CpuRead cpuRead() throws IOException {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return null;
+        }
+        Long start = null;
+        Long end = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            boolean number = p.currentToken() == JsonToken.VALUE_NUMBER_INT;
+            switch (field) {
+                case "startNanos" -> start = number ? p.getLongValue() : null;
+                case "endNanos" -> end = number ? p.getLongValue() : null;
+                default -> p.skipChildren();
+            }
+        }
+        return start == null || end == null ? null : new CpuRead(start, end);
     }
 
     /**
@@ -226,12 +249,14 @@ final class AnswerReader {
         List<ThreadStack> threads = new ArrayList<>();
         List<VmThread> vmThreads = null;
         OwnedSynchronizers synchronizers = null;
+        CpuRead cpuRead = null;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
             switch (field) {
                 case "time" -> time = p.getValueAsLong(0);
+                case "cpuRead" -> cpuRead = cpuRead();
                 case "lockSource" -> lockSource = text();
                 case "lockFactsComplete" -> complete = p.getValueAsBoolean(false);
                 case "ownableSynchronizers" -> synchronizers = ownedSynchronizers();
@@ -249,7 +274,7 @@ final class AnswerReader {
                 default -> p.skipChildren();
             }
         }
-        return new StackDump(time, lockSource, complete, threads, vmThreads, synchronizers);
+        return new StackDump(time, lockSource, complete, threads, vmThreads, synchronizers, cpuRead);
     }
 
     /** {"owned": [{"ownerId", "class", "hash"}, ...]}. */

@@ -15,14 +15,15 @@ import java.util.List;
  * @param synchronizers     the ownable synchronizers the platform threads own, of the same moment as
  *                          their frames; null when not asked for (or an agent of an older build did
  *                          not take them)
+ * @param cpuRead           when the agent read the threads' CPU times; null when the answer does not say
  */
 public record StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads,
-                        OwnedSynchronizers synchronizers) {
+                        OwnedSynchronizers synchronizers, CpuRead cpuRead) {
     public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads) {
-        this(time, lockSource, lockFactsComplete, threads, null, null);
+        this(time, lockSource, lockFactsComplete, threads, null, null, null);
     }
 
     public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads) {
-        this(time, lockSource, lockFactsComplete, threads, vmThreads, null);
+        this(time, lockSource, lockFactsComplete, threads, vmThreads, null, null);
     }
 }

@@ -4,10 +4,11 @@ import java.util.List;
 
 /**
  * The answer to {@code threads}; lockFactsComplete is false when some waits could not be read.
- * vmThreads are the JVM's own threads, null when not asked for or when the JVM does not name them.
+ * vmThreads are the JVM's own threads, null when not asked for or when the JVM does not name them;
+ * cpuRead when the agent read their CPU times, null when the answer does not say.
  */
-public record ThreadList(boolean lockFactsComplete, List<ThreadEntry> threads, List<VmThread> vmThreads) {
+public record ThreadList(boolean lockFactsComplete, List<ThreadEntry> threads, List<VmThread> vmThreads, CpuRead cpuRead) {
     public ThreadList(boolean lockFactsComplete, List<ThreadEntry> threads) {
-        this(lockFactsComplete, threads, null);
+        this(lockFactsComplete, threads, null, null);
     }
 }

@@ -24,7 +24,7 @@ class ProfileTest {
         ThreadList live = new ThreadList(true,
                 List.of(new ThreadEntry(1, "worker-1 renamed", "RUNNABLE", List.of(), false, 5, "main", -1, 103, false, null),
                         new ThreadEntry(2, "never sampled", "RUNNABLE", List.of(), false, 5, "main", -1, 0, false, null)),
-                List.of(vm("C2 CompilerThread0", 101), vm("GC Thread#0", 102), vm("VM Thread", 999)));
+                List.of(vm("C2 CompilerThread0", 101), vm("GC Thread#0", 102), vm("VM Thread", 999)), null);
 
         List<Profile.ThreadTotal> threads = profile.named(live).threads();
 

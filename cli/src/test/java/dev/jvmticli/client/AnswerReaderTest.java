@@ -12,9 +12,37 @@ import com.fasterxml.jackson.core.JsonParser;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 class AnswerReaderTest {
+    private static ThreadList readThreads(String json) throws IOException {
+        JsonParser parser = new JsonFactory().createParser(json);
+        parser.nextToken();
+        return new AnswerReader(parser).threadList();
+    }
+
+    /** The agent's stamps around its CPU reads, kept as sent; stamps not of that shape are none, never a guess. */
+    @Test
+    void readsTheStampsOfTheCpuReadsAndNoneWhereTheyAreMissingOrMalformed() throws IOException {
+        assertEquals(new CpuRead(1000, 1500), readThreads("{\"cpuRead\":{\"startNanos\":1000,\"endNanos\":1500},\"threads\":[]}").cpuRead());
+        assertNull(readThreads("{\"lockFactsComplete\":true,\"threads\":[]}").cpuRead());
+        assertNull(readThreads("{\"cpuRead\":{\"startNanos\":\"soon\",\"endNanos\":1500},\"threads\":[]}").cpuRead());
+        assertNull(readThreads("{\"cpuRead\":[1000,1500],\"threads\":[]}").cpuRead());
+        assertEquals(new CpuRead(7, 9), read("{\"time\":1,\"cpuRead\":{\"startNanos\":7,\"endNanos\":9},\"parts\":[]}").cpuRead());
+    }
+
+    /** A span from start to start; none where either reading is unstamped, failed (-1), out of order or of no length. */
+    @Test
+    void aSpanOnlyBetweenTwoStampedReadingsInOrder() {
+        assertEquals(OptionalLong.of(1_500_000_000L), CpuRead.span(new CpuRead(1_000, 2_000), new CpuRead(1_500_001_000L, 1_500_002_000L)));
+        assertEquals(OptionalLong.empty(), CpuRead.span(null, new CpuRead(5, 6)));
+        assertEquals(OptionalLong.empty(), CpuRead.span(new CpuRead(-1, -1), new CpuRead(5, 6)));
+        assertEquals(OptionalLong.empty(), CpuRead.span(new CpuRead(5, 4), new CpuRead(9, 10)));
+        assertEquals(OptionalLong.empty(), CpuRead.span(new CpuRead(5, 6), new CpuRead(5, 6)));
+        assertEquals(OptionalLong.empty(), CpuRead.span(new CpuRead(9, 10), new CpuRead(5, 6)));
+    }
+
     private static StackDump read(String json) throws IOException {
         JsonParser parser = new JsonFactory().createParser(json);
         parser.nextToken(); // the reader stands on the result's first token, as AgentClient leaves it

@@ -47,32 +47,39 @@ class DumpIT {
     }
 
     /**
-     * Each Java thread's row of a busiest.txt against the two readings the dump wrote (threads.json of the
-     * round and of the next): its CPU_MS is the difference of the kernel's counts, and its CPU% that
-     * difference over the span printed. (No bound of a thread's CPU by the span: the agent reads each
-     * thread's CPU somewhere between the ask and the answer, so a thread on a CPU throughout can count
-     * a little more than the ask-to-ask span.)
+     * A busiest.txt against the two readings the dump wrote (threads.json of the round and of the next): its span
+     * is the agent's own, from the start of the first reading's CPU reads to the start of the second's (their
+     * cpuRead stamps); each Java thread's CPU_MS is the difference of the kernel's counts, which were read between
+     * the stamps, so no more than from the first reading's start to the second's end; its CPU% that difference
+     * over the span.
      */
-    private static void assertRowsAreTheReadingsDifference(String busiest, long spanMillis, String before, String after) {
-        Map<Long, Long> cpuBefore = cpuNanosById(before);
-        Map<Long, Long> cpuAfter = cpuNanosById(after);
-        List<String> rows = busiest.lines().skip(2).filter(l -> l.matches("\\s*\\d+ .*")).toList();
+    private static void assertBusiestIsTheReadingsDifference(String busiest, long spanMillis, String before, String after) {
+        JsonNode first = Json.parse(before);
+        JsonNode second = Json.parse(after);
+        long firstStart = first.path("cpuRead").path("startNanos").asLong();
+        long secondStart = second.path("cpuRead").path("startNanos").asLong();
+        long secondEnd = second.path("cpuRead").path("endNanos").asLong();
+        assertTrue(firstStart > 0 && secondStart > firstStart && secondEnd >= secondStart, "the agent's stamps:\n" + before + "\n" + after);
+        long spanNanos = secondStart - firstStart;
+        assertEquals(spanNanos / 1_000_000, spanMillis, "the span printed is the agent's, from reading to reading:\n" + busiest);
+        Map<Long, Long> cpuBefore = cpuNanosById(first);
+        Map<Long, Long> cpuAfter = cpuNanosById(second);
+        List<String> rows = busiest.lines().filter(l -> l.matches("\\s*\\d+ +java .*")).toList();
         assertFalse(rows.isEmpty(), busiest);
         for (String row : rows) {
             String[] columns = row.trim().split("\\s+");
             long id = Long.parseLong(columns[0]);
             double percent = Double.parseDouble(columns[3]);
-            long cpuMillis = Long.parseLong(columns[4]);
-            assertEquals((cpuAfter.get(id) - cpuBefore.getOrDefault(id, 0L)) / 1_000_000, cpuMillis, "thread #" + id + ":\n" + busiest);
-            // CPU_MS and the span are both cut to whole milliseconds, CPU% rounded to a tenth
-            assertEquals(100.0 * cpuMillis / spanMillis, percent, 0.05 + 100.0 * (1.0 / spanMillis + cpuMillis / (spanMillis * (double) spanMillis)),
-                    "thread #" + id + "'s CPU% is its CPU over the span printed:\n" + busiest);
+            long cpuNanos = cpuAfter.get(id) - cpuBefore.getOrDefault(id, 0L);
+            assertEquals(cpuNanos / 1_000_000, Long.parseLong(columns[4]), "thread #" + id + ":\n" + busiest);
+            assertTrue(cpuNanos <= secondEnd - firstStart, "thread #" + id + " ran no longer than its reads allow:\n" + busiest);
+            assertEquals(100.0 * cpuNanos / spanNanos, percent, 0.05 + 1e-9, "thread #" + id + "'s CPU% is its CPU over the span:\n" + busiest);
         }
     }
 
-    private static Map<Long, Long> cpuNanosById(String threadsJson) {
+    private static Map<Long, Long> cpuNanosById(JsonNode threadsJson) {
         Map<Long, Long> cpu = new HashMap<>();
-        Json.parse(threadsJson).path("threads").forEach(t -> cpu.put(t.path("id").asLong(), t.path("cpuNanos").asLong()));
+        threadsJson.path("threads").forEach(t -> cpu.put(t.path("id").asLong(), t.path("cpuNanos").asLong()));
         return cpu;
     }
 
@@ -125,7 +132,8 @@ class DumpIT {
                 "the tool's own thread is in no row of the target's:\n" + busiest + groups);
         assertTrue(busiest.contains("The agent's own thread, `jvmti-cli agent` #"), busiest);
         // the summary's table is round 1's, measured from its CPU reading to round 2's: the whole --interval (the wait
-        // ends at the deadline, never a fraction of a millisecond short), within the dump's own run
+        // starts after the first reading and ends at the deadline, never a fraction of a millisecond short), within
+        // the dump's own run
         Matcher span = Pattern.compile("## Busiest threads \\(round 1 to round 2, over (\\d+) ms\\)\n").matcher(busiest);
         assertTrue(span.lookingAt(), busiest);
         long spanMillis = Long.parseLong(span.group(1));
@@ -135,7 +143,7 @@ class DumpIT {
         // a thread on a CPU throughout: its CPU% tells a span printed apart from the one measured
         assertTrue(firstBusiest.lines().anyMatch(l -> l.matches(" *" + spinner + " +java +\\d+ +[\\d.]+ +[1-9]\\d* +RUNNABLE +spinner")),
                 "the spinner ran over the span:\n" + firstBusiest);
-        assertRowsAreTheReadingsDifference(firstBusiest, spanMillis, Files.readString(out.resolve("round-001/threads.json")),
+        assertBusiestIsTheReadingsDifference(firstBusiest, spanMillis, Files.readString(out.resolve("round-001/threads.json")),
                 Files.readString(out.resolve("round-002/threads.json")));
         String lastBusiest = Files.readString(out.resolve("round-002/busiest.txt"));
         assertTrue(Pattern.compile("The last round: measured over at most a second after its threads, not over --interval.\nCPU over (\\d{3}|1\\d{3}) ms:\n")

@@ -186,6 +186,22 @@ class ThreadsIT {
         assertEquals(0, top.exit(), top.toString());
         String[] lines = top.out().split("\n");
         assertTrue(lines[2].endsWith("spinner"), top.out());
+
+        // the span is the agent's own, from the start of its first CPU reads to the start of its second; the
+        // spinner's CPU, read between the stamps, is its CPU% of that span and no more than the stamps allow
+        JsonNode topJson = Json.parse(CliRun.run("threads", Long.toString(targets.get(jdk).pid()), "--top", "1", "--interval", "300ms", "--json").out());
+        JsonNode reads = topJson.path("cpuReads");
+        long firstStart = reads.path(0).path("startNanos").asLong();
+        long secondStart = reads.path(1).path("startNanos").asLong();
+        long secondEnd = reads.path(1).path("endNanos").asLong();
+        assertTrue(firstStart > 0 && secondStart - firstStart >= 300_000_000L && secondEnd >= secondStart, topJson.toString());
+        long spanNanos = secondStart - firstStart;
+        assertEquals(spanNanos / 1_000_000, topJson.path("intervalMillis").asLong(), topJson.toString());
+        JsonNode row = topJson.path("threads").path(0);
+        assertEquals("spinner", row.path("thread").path("name").asText(), topJson.toString());
+        long used = row.path("cpuNanosInInterval").asLong();
+        assertTrue(used > 0 && used <= secondEnd - firstStart, topJson.toString());
+        assertEquals(100.0 * used / spanNanos, row.path("cpuPercent").asDouble(), 1e-9, topJson.toString());
     }
 
     @ParameterizedTest
