@@ -65,7 +65,7 @@ final class DumpCommand implements Callable<Integer> {
     int count;
 
     @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
-            description = "Time between rounds; the busiest threads of each round but the last are measured over it, the last round's over at most a second (default: ${DEFAULT-VALUE}).")
+            description = "Time between rounds; the busiest threads of each round but the last are measured over it, the last round's over a wait of at most a second (default: ${DEFAULT-VALUE}).")
     Duration interval;
 
     @Option(names = "--zip", description = "Also pack the directory into DIR.zip.")
@@ -229,7 +229,7 @@ final class DumpCommand implements Callable<Integer> {
         directory.writeJson(prefix + "deadlocks.json", round, "deadlocks --json",
                 Map.of("count", deadlocks.cycles().size(), "deadlocks", deadlocks.detailed()));
 
-        // the last round measures the busiest threads over at most a second: nobody waits for a next round
+        // the last round measures the busiest threads over a wait of at most a second: nobody waits for a next round
         Duration window = round < count || interval.compareTo(Duration.ofSeconds(1)) < 0 ? interval : Duration.ofSeconds(1);
         sleepUntil(start.answeredAt() + window.toNanos());
         Snapshot next = Snapshot.take(client);
@@ -237,7 +237,7 @@ final class DumpCommand implements Callable<Integer> {
         List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), span.nanos(), BUSIEST);
         directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST, printer -> {
             if (window.compareTo(interval) < 0) {
-                printer.println("The last round: measured over at most a second after its threads, not over --interval.");
+                printer.println("The last round: measured over a wait of at most a second after its threads, not over --interval.");
             }
             if (!span.fromAgent()) {
                 printer.println(CpuSpan.FROM_CLI);

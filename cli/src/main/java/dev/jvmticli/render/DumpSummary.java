@@ -90,12 +90,12 @@ public final class DumpSummary {
         }
         out.println();
 
-        // the last round is measured over at most a second: the round before it, when there is one,
+        // the last round is measured over a wait of at most a second: the round before it, when there is one,
         // over the whole --interval
         Round measured = rounds.size() > 1 ? rounds.get(rounds.size() - 2) : last;
         out.println("## Busiest threads " + (measured == last
                 ? "(round " + last.number() + ", over the " + last.busiestOverMillis() + " ms after it: the last round is measured over"
-                        + " at most a second; with --count 2 or more, over --interval)"
+                        + " a wait of at most a second; with --count 2 or more, over --interval)"
                 : "(round " + measured.number() + " to round " + last.number() + ", over " + measured.busiestOverMillis() + " ms)"));
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
