@@ -1,0 +1,240 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.testing.CliProcess;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
+import dev.jvmticli.testing.HttpLoad;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.JsonThreadDumps;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Spring Boot 3.5 server as people now run one: each request on a virtual thread
+ * ({@code spring.threads.virtual.enabled=true}), a HikariCP pool of 4 on H2, Tomcat
+ * (servers/spring-shop, its own JVM and class path), under HTTP load this test generates on
+ * 127.0.0.1. On JDK 25 (this machine's) and on Debian 13's OpenJDK 21 in its root. Each fact the
+ * tool prints is held against one from outside it: the requests' own answers, jcmd's
+ * {@code Thread.dump_to_file} taken right after, the load generator's record of every request.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SpringBootIT {
+    private static final Path JAR = Path.of(System.getProperty("user.dir")).resolve("../servers/spring-shop/target/spring-shop.jar").normalize();
+    /** Spring Boot's start with -Xcheck:jni on two shared cores: 12 s alone, several times that beside other builds. */
+    private static final Duration START = Duration.ofSeconds(120);
+    /** Requests of every kind: the shared monitor, the pool, the fast answer, the leak. */
+    private static final List<String> MIX = List.of("/sync", "/orders/count", "/fast", "/sync", "/leak", "/orders/count");
+    private static final int CLIENTS = 40;
+    /** Longer than any one check takes; the load stops by itself after it. */
+    private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
+
+    /** `threads`' line for the virtual threads it does not list. */
+    private static final Pattern VIRTUAL_HINT = Pattern.compile("^(\\d+) virtual threads? not listed \\((\\d+) mounted\\): threads --virtual lists them",
+            Pattern.MULTILINE);
+
+    /** A JDK the server runs on: the machine's, or one in a Debian root (then wrapper and jar are the root's). */
+    record Case(String where, Jdks.Jdk jdk, DebianRoots.RootJdk rootJdk, List<String> wrapper, String jar) {
+        @Override
+        public String toString() {
+            return "JDK " + jdk.feature() + " (" + where + ")";
+        }
+    }
+
+    /** A running server: its JVM and its base URL. */
+    record Server(TargetJvm target, URI base) {
+        String pid() {
+            return Long.toString(target.pid());
+        }
+    }
+
+    /** A check that runs while the load does. */
+    interface LoadedCheck {
+        void run(Server server, HttpLoad load) throws Exception;
+    }
+
+    private final Map<Case, Server> servers = new ConcurrentHashMap<>();
+
+    private List<Case> cases;
+
+    /** Made once: a root's case copies the jar into the root. */
+    synchronized Stream<Case> cases() {
+        if (cases == null) {
+            cases = findCases();
+        }
+        return cases.stream();
+    }
+
+    private static List<Case> findCases() {
+        Stream<Case> machine = Jdks.stream().filter(j -> j.feature() == 25)
+                .map(j -> new Case("this machine's", j, null, List.of(), JAR.toString()));
+        Stream<Case> debian = !"root".equals(ProcessHandle.current().info().user().orElse("")) ? Stream.empty()
+                : DebianRoots.jdks().filter(j -> j.suite().equals("trixie") && j.feature() == 21)
+                        .map(j -> new Case("Debian 13's, in its root", j.inside(), j, DebianRoots.ownMountNamespace(j.root()),
+                                DebianRoots.copyInto(j.root(), JAR).toString()));
+        return Stream.concat(machine, debian).toList();
+    }
+
+    @BeforeAll
+    void startServers() {
+        // together: each start is mostly the JVM's own work on one core
+        List<CompletableFuture<Void>> starts = cases()
+                .map(c -> CompletableFuture.runAsync(() -> servers.put(c, start(c, List.of()))))
+                .toList();
+        starts.forEach(CompletableFuture::join);
+    }
+
+    private static Server start(Case c, List<String> jvmOptions) {
+        TargetJvm target = TargetJvm.startProgram(c.wrapper(), c.jdk(), jvmOptions, List.of("-jar", c.jar()), "spring-shop", START);
+        String port = target.ask("port");
+        assertTrue(port.startsWith("port "), port);
+        return new Server(target, URI.create("http://127.0.0.1:" + port.substring("port ".length()) + "/"));
+    }
+
+    @AfterAll
+    void stopServers() {
+        servers.values().forEach(s -> s.target().close());
+    }
+
+    private void underLoad(Case c, List<String> paths, int clients, LoadedCheck check) throws Exception {
+        Server server = servers.get(c);
+        try (HttpLoad load = HttpLoad.start(server.base(), paths, clients, LONGEST_LOAD)) {
+            load.awaitSucceeded(100, Duration.ofSeconds(60));
+            check.run(server, load);
+            assertTrue(load.running(), "the load ran until the end of the check");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(1)
+    void requestsRunOnVirtualThreadsAndThreadsSaysTheyExist(Case c) throws Exception {
+        Server server = servers.get(c);
+        HttpResponse<String> fast = HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.base().resolve("/fast")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(fast.body().contains("\"thread\":\"VirtualThread["), c + ": the request's own thread: " + fast.body());
+        underLoad(c, MIX, CLIENTS, (s, load) -> {
+            // known only when some carrier has a virtual thread mounted (docs/virtual-threads.md): a busy server's do now and then
+            List<String> outputs = new ArrayList<>();
+            Matcher hint = null;
+            for (int attempt = 0; attempt < 8 && (hint == null || !hint.find()); attempt++) {
+                outputs.add(cli(0, "threads", s.pid()).out());
+                hint = VIRTUAL_HINT.matcher(outputs.get(attempt));
+            }
+            long jcmdCount = JsonThreadDumps.virtualThreads(jcmdDump(c, s));
+            System.out.printf("%s: threads says \"%s\"; jcmd's dump right after lists %d virtual threads%n", c,
+                    hint.find(0) ? hint.group() : "", jcmdCount);
+            assertTrue(hint.find(0) && Long.parseLong(hint.group(1)) > 0,
+                    c + ": threads does not say that virtual threads exist:\n" + String.join("\n----\n", outputs));
+            assertTrue(jcmdCount > 0, c + ": jcmd lists no virtual thread either");
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(5)
+    void commandsUnderLoadFailNoRequest(Case c) throws Exception {
+        underLoad(c, MIX, CLIENTS, (server, load) -> {
+            Path dump = Files.createTempDirectory("spring-dump");
+            List<List<String>> commands = List.of(List.of("threads"), List.of("stacks", "--all"), List.of("monitors", "--by-lock"),
+                    List.of("dump", "--out", dump.toString(), "--interval", "1s"), List.of("contention", "--duration", "2s"));
+            // each command in a JVM of its own, as a user's; its window is followed by one as long without the tool
+            List<HttpLoad.Window> withTool = new ArrayList<>();
+            List<HttpLoad.Window> withoutTool = new ArrayList<>();
+            for (List<String> command : commands) {
+                List<String> args = new ArrayList<>(command);
+                args.add(1, server.pid());
+                long start = System.nanoTime();
+                Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
+                long end = System.nanoTime();
+                assertEquals(0, result.exit(), args + ": " + result);
+                withTool.add(new HttpLoad.Window(start, end));
+                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
+                withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
+            }
+            deleteTree(dump);
+            for (int i = 0; i < commands.size(); i++) {
+                System.out.printf("%s, while %s ran: %s; as long after it: %s%n", c, String.join(" ", commands.get(i)),
+                        load.stats(List.of(withTool.get(i))), load.stats(List.of(withoutTool.get(i))));
+            }
+            HttpLoad.Stats with = load.stats(withTool);
+            HttpLoad.Stats without = load.stats(withoutTool);
+            System.out.printf("%s, %d clients: without the tool %s; with every command %s%n", c, CLIENTS, without, with);
+            assertEquals(0, with.failures(), c + ": requests failed while the commands ran: " + with.firstFailures());
+            assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
+            assertTrue(with.requests() > 0 && without.requests() > 0, with + " / " + without);
+        });
+    }
+
+    /** Runs the CLI in this JVM and checks its exit code. */
+    private static Result cli(int exit, String... args) {
+        Result result = CliRun.run(args);
+        assertEquals(exit, result.exit(), String.join(" ", args) + ": " + result);
+        return result;
+    }
+
+    /**
+     * jcmd's Thread.dump_to_file -format=json, by the target's own JDK (in its root and mount
+     * namespace), into the target's /tmp, read through /proc/PID/root.
+     */
+    private static JsonNode jcmdDump(Case c, Server server) throws IOException, InterruptedException {
+        String file = "/tmp/jvmti-cli-spring-" + System.nanoTime() + ".json";
+        String[] args = {server.pid(), "Thread.dump_to_file", "-format=json", file};
+        if (c.rootJdk() != null) {
+            DebianRoots.toolOutput(c.rootJdk(), server.target().pid(), "jcmd", args);
+        } else {
+            List<String> command = new ArrayList<>(List.of(c.jdk().home().resolve("bin/jcmd").toString()));
+            command.addAll(List.of(args));
+            Process jcmd = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, jcmd.waitFor(), out);
+        }
+        Path written = Path.of("/proc", server.pid(), "root", file.substring(1));
+        try {
+            return Json.parse(Files.readString(written));
+        } finally {
+            Files.deleteIfExists(written);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}

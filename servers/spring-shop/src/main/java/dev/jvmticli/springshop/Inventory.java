@@ -1,0 +1,31 @@
+package dev.jvmticli.springshop;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.stereotype.Component;
+
+/** One shared monitor every /sync request holds 5 ms: how long each waited to enter it, it measures itself. */
+@Component
+public class Inventory {
+    private final Object stock = new Object();
+    private final AtomicLong enters = new AtomicLong();
+    private final AtomicLong waitedNanos = new AtomicLong();
+    private long reserved;
+
+    public long reserve() throws InterruptedException {
+        long asked = System.nanoTime();
+        synchronized (stock) {
+            waitedNanos.addAndGet(System.nanoTime() - asked);
+            enters.incrementAndGet();
+            Thread.sleep(5);
+            return ++reserved;
+        }
+    }
+
+    public long enters() {
+        return enters.get();
+    }
+
+    public long waitedNanos() {
+        return waitedNanos.get();
+    }
+}
