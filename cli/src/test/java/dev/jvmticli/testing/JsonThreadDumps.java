@@ -149,12 +149,17 @@ public final class JsonThreadDumps {
 
     /** How many virtual threads jcmd's JSON dump lists (JDK 21's marks none: there, those that run VirtualThread.run). */
     public static long virtualThreads(JsonNode document) {
-        return threads(document).stream().filter(t -> t.path("virtual").asBoolean() || runsVirtualThreadRun(t)).count();
+        return threads(document).stream().filter(t -> t.path("virtual").asBoolean() || hasFrame(t, "java.lang.VirtualThread.run")).count();
     }
 
-    private static boolean runsVirtualThreadRun(JsonNode thread) {
+    /** How many threads of jcmd's JSON dump have the method (class.method) on their stack. */
+    public static long threadsIn(JsonNode document, String method) {
+        return threads(document).stream().filter(t -> hasFrame(t, method)).count();
+    }
+
+    private static boolean hasFrame(JsonNode thread, String method) {
         for (JsonNode frame : thread.path("stack")) {
-            if (method(frame.asText()).equals("java.lang.VirtualThread.run")) {
+            if (method(frame.asText()).equals(method)) {
                 return true;
             }
         }
