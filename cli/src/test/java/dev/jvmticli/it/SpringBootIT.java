@@ -8,6 +8,7 @@ import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DebianRoots;
+import dev.jvmticli.testing.DumpConsistency;
 import dev.jvmticli.testing.HttpLoad;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -61,7 +63,7 @@ class SpringBootIT {
     private static final int CLIENTS = 40;
     /** Longer than any one check takes; the load stops by itself after it. */
     private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
-
+    private static final int DUMPS = 3;
     /** `threads`' line for the virtual threads it does not list. */
     private static final Pattern VIRTUAL_HINT = Pattern.compile("^(\\d+) virtual threads? not listed \\((\\d+) mounted\\): threads --virtual lists them",
             Pattern.MULTILINE);
@@ -111,9 +113,10 @@ class SpringBootIT {
     @BeforeAll
     void startServers() {
         // together: each start is mostly the JVM's own work on one core
-        List<CompletableFuture<Void>> starts = cases()
-                .map(c -> CompletableFuture.runAsync(() -> servers.put(c, start(c, List.of()))))
-                .toList();
+        List<CompletableFuture<Void>> starts = new ArrayList<>();
+        cases().forEach(c -> {
+            starts.add(CompletableFuture.runAsync(() -> servers.put(c, start(c, List.of()))));
+        });
         starts.forEach(CompletableFuture::join);
     }
 
@@ -165,12 +168,71 @@ class SpringBootIT {
 
     @ParameterizedTest
     @MethodSource("cases")
+    @Order(2)
+    void everyVirtualThreadAndCarrierIsAsConsistentAsInJcmdsDump(Case c) throws Exception {
+        underLoad(c, MIX, CLIENTS, (server, load) -> {
+            Map<String, Integer> ours = new TreeMap<>();
+            Map<String, Integer> theirs = new TreeMap<>();
+            List<String> ourThreads = new ArrayList<>();
+            int virtual = 0;
+            int threads = 0;
+            int unsettled = 0;
+            for (int round = 1; round <= DUMPS; round++) {
+                JsonNode our = Json.parse(cli(0, "stacks", "--all", "--no-group", "--json", server.pid()).out());
+                JsonNode their = jcmdDump(c, server);
+                String ourText = JsonThreadDumps.ofStacks(our);
+                String theirText = JsonThreadDumps.ofJcmd(their);
+                List<String> ourInconsistent = DumpConsistency.inconsistentThreads(ourText);
+                List<String> theirInconsistent = DumpConsistency.inconsistentThreads(theirText);
+                count(ourInconsistent, ours);
+                count(theirInconsistent, theirs);
+                for (String thread : ourInconsistent) {
+                    String name = thread.substring(0, thread.indexOf('"', 1) + 1);
+                    Stream.of(ourText.split("\n\n")).filter(b -> b.startsWith(name + " #")).forEach(ourThreads::add);
+                }
+                int roundVirtual = 0;
+                for (JsonNode t : our.path("threads")) {
+                    roundVirtual += t.path("thread").path("virtual").asBoolean() ? 1 : 0;
+                }
+                virtual += roundVirtual;
+                threads += DumpConsistency.threadCount(ourText);
+                unsettled += DumpConsistency.unsettledThreads(ourText).size();
+                System.out.printf("%s, dump %d: ours %d threads (%d virtual; lock source %s), %d inconsistent; jcmd's %d threads (%d virtual),"
+                        + " %d inconsistent%n", c, round, DumpConsistency.threadCount(ourText), roundVirtual, our.path("lockSource").asText(),
+                        ourInconsistent.size(),
+                        JsonThreadDumps.threadCount(their),
+                        JsonThreadDumps.virtualThreads(their), theirInconsistent.size());
+            }
+            System.out.printf("%s: %d dumps, %d threads (%d virtual, %d with lock lines left out); contradictions by kind, ours %s, jcmd's %s%n",
+                    c, DUMPS, threads, virtual, unsettled, ours, theirs);
+            assertTrue(virtual > 0, c + ": no virtual thread in " + DUMPS + " dumps under load");
+            List<String> worse = new ArrayList<>();
+            ours.forEach((kind, n) -> {
+                if (n > theirs.getOrDefault(kind, 0)) {
+                    worse.add(kind + ": " + n + " in ours, " + theirs.getOrDefault(kind, 0) + " in jcmd's");
+                }
+            });
+            assertEquals(List.of(), worse, c + ": contradictions jcmd's dumps taken right after had fewer of:\n" + String.join("\n", ourThreads));
+        });
+    }
+
+    /** Each contradiction of each thread, counted by its kind (numbers in it made N). */
+    private static void count(List<String> inconsistent, Map<String, Integer> byKind) {
+        for (String thread : inconsistent) {
+            for (String reason : thread.substring(thread.lastIndexOf(": ") + 2).split("; ")) {
+                byKind.merge(reason.replaceAll("\\d+", "N"), 1, Integer::sum);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
     @Order(5)
     void commandsUnderLoadFailNoRequest(Case c) throws Exception {
         underLoad(c, MIX, CLIENTS, (server, load) -> {
             Path dump = Files.createTempDirectory("spring-dump");
             List<List<String>> commands = List.of(List.of("threads"), List.of("stacks", "--all"), List.of("monitors", "--by-lock"),
-                    List.of("dump", "--out", dump.toString(), "--interval", "1s"), List.of("contention", "--duration", "2s"));
+                    List.of("dump", "--out", dump.toString(), "--interval", "1s"));
             // each command in a JVM of its own, as a user's; its window is followed by one as long without the tool
             List<HttpLoad.Window> withTool = new ArrayList<>();
             List<HttpLoad.Window> withoutTool = new ArrayList<>();

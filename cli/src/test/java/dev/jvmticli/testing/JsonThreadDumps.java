@@ -28,8 +28,14 @@ public final class JsonThreadDumps {
     private JsonThreadDumps() {
     }
 
-    /** The threads of `stacks --json` (with `--all`: platform and virtual). */
+    /**
+     * The threads of `stacks --json` (with `--all`: platform and virtual). Where the virtual threads'
+     * lock source is {@code parked-only} (JDK 21-24 after a live attach: no ThreadSnapshot), the
+     * dump states that it does not know the monitors they enter, wait on or hold: their lock lines
+     * are written as left out, as a thread that never settled has them.
+     */
     public static String ofStacks(JsonNode document) {
+        boolean virtualMonitorsUnknown = document.path("lockSource").asText().endsWith("parked-only");
         StringBuilder text = new StringBuilder();
         for (JsonNode entry : document.path("threads")) {
             JsonNode thread = entry.path("thread");
@@ -63,6 +69,8 @@ public final class JsonThreadDumps {
             appendFrames(text, frames, waitLines, locks);
             if (entry.path("unsettled").asBoolean()) {
                 text.append(DumpConsistency.UNSETTLED).append(" the thread never settled\n");
+            } else if (virtual && virtualMonitorsUnknown) {
+                text.append(DumpConsistency.UNSETTLED).append(" no monitor facts of virtual threads (lock source parked-only)\n");
             }
             if (thread.has("carrierId")) {
                 text.append("   Mounted on carrier #").append(thread.path("carrierId").asLong()).append('\n');

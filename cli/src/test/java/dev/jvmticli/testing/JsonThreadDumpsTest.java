@@ -71,4 +71,17 @@ class JsonThreadDumpsTest {
                 """ + DumpConsistency.UNSETTLED + " the thread never settled\n\n", text);
         assertEquals(List.of(), DumpConsistency.inconsistentThreads(text));
     }
+
+    /** A blocked virtual thread without a monitor is a contradiction, unless the dump says it knows none of theirs. */
+    @Test
+    void aVirtualThreadsMonitorIsLeftOutOnlyWhereTheDumpSaysItIsNotKnown() {
+        String thread = """
+                {"thread": {"id": 9, "name": "", "state": "BLOCKED", "flags": [], "virtual": true, "carrierId": 50, "pinned": true},
+                 "frames": [{"class": "dev.Shop", "method": "sell"}]}
+                """;
+        assertEquals(1, DumpConsistency.inconsistentThreads(JsonThreadDumps.ofStacks(Json.parse(
+                "{\"lockSource\": \"management+snapshot\", \"threads\": [" + thread + "]}"))).size());
+        assertEquals(List.of(), DumpConsistency.inconsistentThreads(JsonThreadDumps.ofStacks(Json.parse(
+                "{\"lockSource\": \"management+parked-only\", \"threads\": [" + thread + "]}"))));
+    }
 }
