@@ -54,6 +54,8 @@ static struct {
     jint timed_pinned;
     jint parked;             /* VirtualThread.PARKED and TIMED_PARKED: -1 when not found */
     jint timed_parked;
+    jint running;            /* VirtualThread.RUNNING: -1 when not found */
+    jint blocking;           /* VirtualThread.BLOCKING (JDK 24+, where monitors unmount): -1 before */
 } vt;
 
 static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
@@ -97,6 +99,8 @@ static const char *prepare(JNIEnv *jni) {
         vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
         vt.parked = static_int(jni, vt.virtual_thread, "PARKED");
         vt.timed_parked = static_int(jni, vt.virtual_thread, "TIMED_PARKED");
+        vt.running = static_int(jni, vt.virtual_thread, "RUNNING");
+        vt.blocking = static_int(jni, vt.virtual_thread, "BLOCKING");
         vt.continuation = (*jni)->GetFieldID(jni, thread, "cont", "Ljdk/internal/vm/Continuation;");
         if (jni_cleared_exception(jni)) {
             vt.continuation = NULL; /* then carriers are always looked for by the walk */
@@ -125,6 +129,14 @@ void vthreads_release(JNIEnv *jni) {
 AGENT_RELEASE(vthreads_release)
 
 /* ---- the distinct stacks of one answer ---- */
+
+/* Where a virtual thread is mounted and what the JDK calls its state (VirtualThread.state), as read
+ * before its moment is taken; read again after, they tell whether it mounted, unmounted or changed
+ * state meanwhile. */
+typedef struct {
+    jlong carrier_id;        /* 0 when unmounted */
+    jint vt_state;
+} mount_facts;
 
 typedef struct {
     uint64_t hash;
@@ -204,6 +216,7 @@ typedef struct {
     jint max_depth;
     stack_table stacks;
     lock_subject *subjects;  /* MOMENT_BATCH of them, the first pending taken */
+    mount_facts *mounts;     /* each subject's, as read before its moment */
     thread_moment *moments;
     size_t pending;
     jlong seen;              /* virtual threads the walk met, whether asked for or not */
@@ -225,15 +238,29 @@ static int state_kind(jint state) {
     return STATE_KINDS - 1;
 }
 
+static mount_facts mount_facts_read(JNIEnv *jni, jthread thread) {
+    mount_facts facts = { 0, (*jni)->GetIntField(jni, thread, vt.vt_state) };
+    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
+    if (carrier != NULL) {
+        facts.carrier_id = thread_java_id(jni, carrier);
+        (*jni)->DeleteLocalRef(jni, carrier);
+    }
+    return facts;
+}
+
 /* Pinned: cannot unmount while it waits, so it keeps its carrier. The JDK says so in the
- * VirtualThread state (PINNED, TIMED_PINNED: parked while pinned); a thread blocked or waiting that
- * still has a carrier is pinned too (on JDK 21-23, entering a contended monitor). */
-static int is_pinned(JNIEnv *jni, jthread thread, jint jvmti_state, int mounted) {
-    jint state = (*jni)->GetIntField(jni, thread, vt.vt_state);
-    if ((vt.pinned >= 0 && state == vt.pinned) || (vt.timed_pinned >= 0 && state == vt.timed_pinned)) {
+ * VirtualThread state (PINNED, TIMED_PINNED: parked while pinned). Before JDK 24 a monitor never lets
+ * a virtual thread unmount: one that JVMTI finds blocked entering a monitor or in Object.wait while
+ * the JDK still calls it RUNNING on its carrier is pinned too. From 24 on it unmounts there, and
+ * RUNNING with BLOCKED is also the moment it tries to (before BLOCKING): the CLI tells a pinned one
+ * from its frames (a class initializer or a native frame under the wait). One on its way off its
+ * carrier (PARKING, TIMED_PARKING, BLOCKING, ...) is not pinned. */
+static int is_pinned(mount_facts facts, jint jvmti_state) {
+    if ((vt.pinned >= 0 && facts.vt_state == vt.pinned) || (vt.timed_pinned >= 0 && facts.vt_state == vt.timed_pinned)) {
         return 1;
     }
-    return mounted && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
+    return vt.blocking < 0 && facts.carrier_id != 0 && vt.running >= 0 && facts.vt_state == vt.running
+        && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
 }
 
 static void count_thread(answer *a, jint state, int mounted, int pinned) {
@@ -295,8 +322,10 @@ static void write_frames(answer *a, const thread_moment *m) {
 }
 
 /* Writes one thread; m is its moment (state, frames, lock facts) or NULL when the request wants
- * neither frames nor locks. */
-static void write_thread(answer *a, jthread thread, const thread_moment *m) {
+ * neither frames nor locks; before, its mount facts as read before the moment. When they changed by
+ * the time the moment was taken, the thread mounted or unmounted meanwhile: its frames may be of
+ * either side, so it is written with no carrier and not pinned, and said to be unsettled there. */
+static void write_thread(answer *a, jthread thread, const thread_moment *m, mount_facts before) {
     JNIEnv *jni = a->ctx->jni;
     json_writer *w = a->ctx->out;
     thread_facts facts;
@@ -310,18 +339,21 @@ static void write_thread(answer *a, jthread thread, const thread_moment *m) {
         thread_facts_free(&facts);
         return;
     }
-    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
-    int pinned = is_pinned(jni, thread, facts.state, carrier != NULL);
-    count_thread(a, facts.state, carrier != NULL, pinned);
+    mount_facts after = mount_facts_read(jni, thread);
+    int settled = after.carrier_id == before.carrier_id && after.vt_state == before.vt_state;
+    int pinned = settled && is_pinned(after, facts.state);
+    count_thread(a, facts.state, after.carrier_id != 0, pinned);
     json_begin_object(w);
     json_begin_object_field(w, "thread");
     thread_facts_write(w, &facts, NULL);
     json_field_bool(w, "virtual", 1);
-    if (carrier != NULL) {
-        json_field_int(w, "carrierId", thread_java_id(jni, carrier));
-        (*jni)->DeleteLocalRef(jni, carrier);
+    if (settled && after.carrier_id != 0) {
+        json_field_int(w, "carrierId", after.carrier_id);
     }
     json_field_bool(w, "pinned", pinned);
+    if (!settled) {
+        json_field_bool(w, "mountUnsettled", 1);
+    }
     json_end_object(w);
     if (a->want_frames) {
         write_frames(a, m);
@@ -357,7 +389,7 @@ static void flush(answer *a) {
     }
     for (size_t i = 0; i < a->pending; i++) {
         if (a->moments[i].state != 0) { /* 0: it ended before its moment was taken */
-            write_thread(a, a->subjects[i].thread, &a->moments[i]);
+            write_thread(a, a->subjects[i].thread, &a->moments[i], a->mounts[i]);
         }
         free(a->subjects[i].methods);
         (*jni)->DeleteLocalRef(jni, a->subjects[i].thread);
@@ -365,6 +397,7 @@ static void flush(answer *a) {
     thread_moments_free(a->moments, a->pending);
     memset(a->subjects, 0, a->pending * sizeof *a->subjects);
     memset(a->moments, 0, a->pending * sizeof *a->moments);
+    memset(a->mounts, 0, a->pending * sizeof *a->mounts);
     a->pending = 0;
 }
 
@@ -378,11 +411,8 @@ static int visit(answer *a, jthread thread) {
         json_raw(w, " ");
         json_flush(w);
     }
-    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
-    int mounted = carrier != NULL;
-    if (carrier != NULL) {
-        (*jni)->DeleteLocalRef(jni, carrier);
-    }
+    mount_facts before = mount_facts_read(jni, thread);
+    int mounted = before.carrier_id != 0;
     if ((a->mounted_only && !mounted) || (a->waiting_only && !mounted && parked_without_blocker(jni, thread))) {
         return 0;
     }
@@ -395,13 +425,14 @@ static int visit(answer *a, jthread thread) {
         return 0;
     }
     if (a->summary) {
-        count_thread(a, state, mounted, is_pinned(jni, thread, state, mounted));
+        count_thread(a, state, mounted, is_pinned(before, state));
         return 0;
     }
     if (!a->want_frames && !a->want_locks) {
-        write_thread(a, thread, NULL);
+        write_thread(a, thread, NULL, before);
         return 0;
     }
+    a->mounts[a->pending] = before;
     a->subjects[a->pending++] = (lock_subject) { .thread = thread, .id = id, .is_virtual = 1 };
     if (a->pending == MOMENT_BATCH) {
         flush(a);
@@ -480,6 +511,7 @@ static int any_mounted(JNIEnv *jni) {
 static void answer_free(answer *a) {
     free(a->subjects);
     free(a->moments);
+    free(a->mounts);
     stack_table_free(&a->stacks);
 }
 
@@ -510,11 +542,12 @@ void cmd_vthreads(command_ctx *ctx) {
     a.checked_locks = thread_snapshot_available(jni) || locks_from_jvmti();
     a.subjects = calloc(MOMENT_BATCH, sizeof *a.subjects);
     a.moments = calloc(MOMENT_BATCH, sizeof *a.moments);
+    a.mounts = calloc(MOMENT_BATCH, sizeof *a.mounts);
     if (a.want_frames) {
         a.stacks.slots = calloc(STACK_SLOTS, sizeof *a.stacks.slots);
         a.stacks.order = calloc(STACKS_MAX, sizeof *a.stacks.order);
     }
-    if (a.subjects == NULL || a.moments == NULL || (a.want_frames && (a.stacks.slots == NULL || a.stacks.order == NULL))) {
+    if (a.subjects == NULL || a.moments == NULL || a.mounts == NULL || (a.want_frames && (a.stacks.slots == NULL || a.stacks.order == NULL))) {
         answer_free(&a);
         command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
         return;

@@ -1,5 +1,6 @@
 package dev.jvmticli.analysis;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.StackDump;
@@ -19,8 +20,9 @@ import java.util.Set;
  * the monitor or to acquire the synchronizer from a holder), who waits for a release of what nobody
  * owns (a latch, semaphore permits), who waits to be notified (Object.wait) or signalled (a
  * Condition's await: an idle pool's workers), and who is parked on an object that is none of these
- * (a FutureTask); most contended first, then by how many threads wait on it at all, so that a
- * single idle waiter comes below a queue that many wait in.
+ * (a FutureTask). Ranked by how many threads wait on each, platform and virtual together, the
+ * most contended first among as many; a lock whose waiters all wait idly (a pool's workers waiting
+ * for work, the Finalizer: {@link IdleWaits}) below every other.
  */
 public final class LockTable {
     /**
@@ -32,9 +34,11 @@ public final class LockTable {
      * @param ownersSeen   when it changed hands while the threads were read (each thread's facts are
      *                     of its own moment): every thread seen owning it, with how many threads'
      *                     facts said so, most first; empty otherwise
+     * @param idle         true when it has waiters and every one of them waits idly ({@link IdleWaits})
      */
     public record Lock(LockRef lock, ThreadEntry owner, boolean ownerUnknown, List<Sighting> ownersSeen, List<ThreadEntry> entering,
-                       List<ThreadEntry> releaseWaiters, List<ThreadEntry> notifyWaiters, List<ThreadEntry> parked) {
+                       List<ThreadEntry> releaseWaiters, List<ThreadEntry> notifyWaiters, List<ThreadEntry> parked,
+                       @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean idle) {
         public int contention() {
             return entering.size();
         }
@@ -60,6 +64,7 @@ public final class LockTable {
         Map<LockRef, List<ThreadEntry>> notified = new LinkedHashMap<>();
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         Set<LockRef> ownerUnknown = new HashSet<>();
+        Set<LockRef> busyWaits = new HashSet<>(); // waited on by at least one thread that does not wait idly
         for (ThreadStack t : dump.threads()) {
             if (!t.waitUnnamed()) { // one of what it entered it let go of, not known which
                 for (LockedMonitor monitor : t.locked()) {
@@ -75,6 +80,9 @@ public final class LockTable {
             } else if (wait.hasOwner() || wait.ownerUnknown()) {
                 ownerUnknown.add(wait.lock());
             }
+            if (!IdleWaits.isIdle(t)) {
+                busyWaits.add(wait.lock());
+            }
             Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsRelease() ? released
                     : wait.awaitsSignal() ? notified : parked;
             list.computeIfAbsent(wait.lock(), k -> new ArrayList<>()).add(t.thread());
@@ -85,22 +93,25 @@ public final class LockTable {
         }
         return all.stream()
                 .map(l -> lock(l, owners.getOrDefault(l, Map.of()), ownerUnknown.contains(l), entering.getOrDefault(l, List.of()),
-                        released.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of()), parked.getOrDefault(l, List.of())))
-                .sorted(Comparator.comparingInt(Lock::contention).reversed()
-                        .thenComparing(Comparator.comparingInt(Lock::waiting).reversed()))
+                        released.getOrDefault(l, List.of()), notified.getOrDefault(l, List.of()), parked.getOrDefault(l, List.of()),
+                        !busyWaits.contains(l)))
+                .sorted(Comparator.comparing(Lock::idle)
+                        .thenComparing(Comparator.comparingInt(Lock::waiting).reversed())
+                        .thenComparing(Comparator.comparingInt(Lock::contention).reversed()))
                 .toList();
     }
 
     /** One owner when the threads agree on one that is not itself waiting to enter; otherwise the sightings. */
     private static Lock lock(LockRef lock, Map<ThreadEntry, Integer> seen, boolean toldNoOwner, List<ThreadEntry> entering,
-                             List<ThreadEntry> released, List<ThreadEntry> notified, List<ThreadEntry> parked) {
+                             List<ThreadEntry> released, List<ThreadEntry> notified, List<ThreadEntry> parked, boolean noBusyWaiter) {
+        boolean idle = noBusyWaiter && entering.size() + released.size() + notified.size() + parked.size() > 0;
         ThreadEntry only = seen.size() == 1 ? seen.keySet().iterator().next() : null;
         if (seen.isEmpty() || only != null && !entering.contains(only)) {
-            return new Lock(lock, only, seen.isEmpty() && toldNoOwner, List.of(), entering, released, notified, parked);
+            return new Lock(lock, only, seen.isEmpty() && toldNoOwner, List.of(), entering, released, notified, parked, idle);
         }
         List<Sighting> sightings = seen.entrySet().stream().map(e -> new Sighting(e.getKey(), e.getValue()))
                 .sorted(Comparator.comparingInt(Sighting::times).reversed()).toList();
-        return new Lock(lock, null, false, sightings, entering, released, notified, parked);
+        return new Lock(lock, null, false, sightings, entering, released, notified, parked, idle);
     }
 
     /**

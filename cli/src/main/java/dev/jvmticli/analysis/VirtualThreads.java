@@ -36,12 +36,53 @@ public final class VirtualThreads {
         byId.sort(Comparator.comparingLong(v -> v.thread().id()));
         for (VirtualStack v : byId) {
             List<Frame> frames = v.stack() != null && v.stack() < dump.stacks().size() ? dump.stacks().get(v.stack()) : v.frames();
-            stacks.add(new ThreadStack(v.thread(), frames, v.truncated(), v.locked(), v.waitingFor(), v.unsettled(), v.waitUnnamed()));
+            ThreadEntry thread = pinnedAsFramesSay(v.thread(), frames);
+            stacks.add(new ThreadStack(thread, frames, v.truncated(), v.locked(), v.waitingFor(), v.unsettled(), v.waitUnnamed()));
         }
         return stacks;
     }
 
-    /** Platform threads (carriers marked) followed by virtual threads, owners resolved. */
+    /**
+     * The thread, pinned only where its frames of the same moment agree: a thread whose top frame
+     * yields is on its way off its carrier, whatever the JDK's state said a moment apart. Its frames
+     * prove it pinned when it is parked by VirtualThread.parkOnCarrierThread (the JDK parks it there
+     * because it cannot unmount), or when it waits on its carrier (blocked entering a monitor, in
+     * Object.wait) under a class initializer or a native frame, which no virtual thread can unmount
+     * from (on JDK 24+, where a monitor otherwise lets it unmount, the agent leaves that to the frames).
+     */
+    static ThreadEntry pinnedAsFramesSay(ThreadEntry thread, List<Frame> frames) {
+        if (frames == null || frames.isEmpty() || thread.carrierId() == null) {
+            return thread.pinned() && thread.carrierId() == null ? thread.pinned(false) : thread;
+        }
+        boolean yielding = isYield(frames.get(0));
+        boolean parkedOnCarrier = frames.size() > 1 && frames.get(1).className().equals("java.lang.VirtualThread")
+                && frames.get(1).method().equals("parkOnCarrierThread");
+        boolean waitsOnCarrier = (thread.state().equals("BLOCKED") || thread.hasFlag("in_object_wait"))
+                && frames.subList(1, frames.size()).stream().anyMatch(f -> f.nativeMethod() || f.method().equals("<clinit>"));
+        boolean pinned = !yielding && (thread.pinned() || parkedOnCarrier || waitsOnCarrier);
+        return pinned == thread.pinned() ? thread : thread.pinned(pinned);
+    }
+
+    /** A frame where a virtual thread gives up its carrier. */
+    private static boolean isYield(Frame frame) {
+        return frame.className().equals("java.lang.VirtualThread") && frame.method().equals("yieldContinuation")
+                || frame.className().equals("jdk.internal.vm.Continuation") && frame.method().startsWith("yield");
+    }
+
+    /**
+     * Whether a carrier's own frames show a virtual thread mounted on it: Continuation.run, under which
+     * the virtual thread's frames run (JVMTI shows them as the virtual thread's, not the carrier's).
+     */
+    static boolean continuationMounted(List<Frame> frames) {
+        return frames.stream().anyMatch(f -> f.className().equals("jdk.internal.vm.Continuation") && f.method().equals("run"));
+    }
+
+    /**
+     * Platform threads (carriers marked) followed by virtual threads, owners resolved. A carrier is
+     * marked as its own frames say, which are of another moment than the virtual threads' walk: the
+     * virtual thread the walk found on it when its frames show one mounted (or, when the walk found
+     * none there, one not known), and none when they show none. Without frames, as the walk found.
+     */
     public static StackDump merge(StackDump platform, VirtualDump virtual) {
         Map<Long, Long> carried = new HashMap<>();
         virtual.threads().forEach(v -> {
@@ -52,7 +93,13 @@ public final class VirtualThreads {
         List<ThreadStack> all = new ArrayList<>(platform.threads().size() + virtual.threads().size());
         for (ThreadStack t : platform.threads()) {
             Long vthread = carried.get(t.thread().id());
-            all.add(vthread == null ? t : t.about(t.thread().carrying(vthread)));
+            if (t.frames().isEmpty()) {
+                all.add(vthread == null ? t : t.about(t.thread().carrying(vthread)));
+            } else if (continuationMounted(t.frames())) {
+                all.add(t.about(t.thread().carrying(vthread)));
+            } else {
+                all.add(t);
+            }
         }
         all.addAll(stacks(virtual));
         String source = virtual.threads().isEmpty() ? platform.lockSource() : platform.lockSource() + "+" + virtual.lockSource();

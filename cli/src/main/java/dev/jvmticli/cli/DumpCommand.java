@@ -13,8 +13,8 @@ import dev.jvmticli.client.Hello;
 import dev.jvmticli.client.MemoryReport;
 import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.client.StackDump;
-import dev.jvmticli.client.StacksRequest;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
@@ -191,13 +191,20 @@ final class DumpCommand implements Callable<Integer> {
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
         directory.writeJson(prefix + "threads.json", round, "threads --json", Map.of("threads", threads));
-        StackDump stacks = client.stacks(StacksRequest.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true));
-        Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), false));
+        // platform and virtual threads (when the target has them), their lock facts resolved across the two
+        StackDump stacks = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true).withVirtual(true));
+        List<ThreadStack> platform = stacks.threads().stream().filter(t -> !t.thread().virtual()).toList();
+        List<ThreadStack> virtual = stacks.threads().stream().filter(t -> t.thread().virtual()).toList();
+        Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), !virtual.isEmpty()));
         OwnableSynchronizers synchronizers = OwnableSynchronizers.parkedOn(stacks, client.cpuTimes(null), deadlocked,
                 "only those some thread is parked on: dump does not walk the heap, stacks -l does");
-        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, stacks.threads(), client.jvm(),
+        directory.write(prefix + "stacks.txt", round, "stacks -l", printer -> ThreadDumpText.print(printer, stacks, platform, client.jvm(),
                 synchronizers));
-        directory.writeJson(prefix + "stacks.json", round, "stacks --json", stacks);
+        if (!virtual.isEmpty()) {
+            directory.write(prefix + "virtual-stacks.txt", round, "stacks --virtual --group",
+                    printer -> ThreadDumpText.printGroups(printer, stacks, virtual, client.jvm()));
+        }
+        directory.writeJson(prefix + "stacks.json", round, "stacks --all --json", stacks);
         List<LockTable.Lock> locks = LockTable.of(stacks);
         directory.write(prefix + "monitors.txt", round, "monitors; monitors --by-lock", printer -> {
             MonitorsText.printByThread(printer, stacks);

@@ -430,6 +430,7 @@ final class AnswerReader {
         String tid = null;
         Integer osPriority = null;
         Long started = null;
+        boolean mountUnsettled = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -453,11 +454,12 @@ final class AnswerReader {
                 case "tid" -> tid = p.getValueAsString();
                 case "osPriority" -> osPriority = p.getValueAsInt(0);
                 case "started" -> started = p.getValueAsLong(0);
+                case "mountUnsettled" -> mountUnsettled = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, carrying, osState, tid, osPriority, started);
+                carrierId, pinned, carrying, osState, tid, osPriority, started, mountUnsettled);
     }
 
     /** An item of an array, the parser on its first token. */
@@ -494,6 +496,7 @@ final class AnswerReader {
         String tid = null;
         Integer osPriority = null;
         Long started = null;
+        boolean mountUnsettled = false;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             p.nextToken();
@@ -510,6 +513,7 @@ final class AnswerReader {
                 case "tid" -> tid = p.getValueAsString();
                 case "osPriority" -> osPriority = p.getValueAsInt(0);
                 case "started" -> started = p.getValueAsLong(0);
+                case "mountUnsettled" -> mountUnsettled = p.getValueAsBoolean(false);
                 default -> p.skipChildren();
             }
         }

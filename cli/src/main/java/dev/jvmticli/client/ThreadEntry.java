@@ -18,7 +18,11 @@ import java.util.List;
  * @param virtual    true for a virtual thread
  * @param carrierId  a mounted virtual thread's carrier (platform) thread, null when unmounted
  * @param pinned     a virtual thread that waits or is blocked without unmounting: it holds its carrier
- * @param carrying   a carrier thread's mounted virtual thread, null when none
+ * @param carrying   a carrier thread's mounted virtual thread, null when none (or not known)
+ * @param mountUnsettled true when which virtual thread is mounted where changed while the thread was
+ *                   read: a virtual thread's carrier is then not known (carrierId null), nor whether it
+ *                   is pinned; a carrier's frames show a mounted virtual thread but which one is not
+ *                   known (carrying null)
  * @param osState    what jstack prints after the nid: the OS thread's state as HotSpot records it
  *                   ("waiting on condition", "in Object.wait()", ...); null when unknown
  * @param tid        HotSpot's JavaThread address (jstack's {@code tid=0x...}); null when unknown
@@ -36,11 +40,13 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
                           @JsonInclude(JsonInclude.Include.NON_NULL) String osState,
                           @JsonInclude(JsonInclude.Include.NON_NULL) String tid,
                           @JsonInclude(JsonInclude.Include.NON_NULL) Integer osPriority,
-                          @JsonInclude(JsonInclude.Include.NON_NULL) Long started) implements RunningThread {
+                          @JsonInclude(JsonInclude.Include.NON_NULL) Long started,
+                          @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean mountUnsettled) implements RunningThread {
     /** A platform thread. */
     public ThreadEntry(long id, String name, String state, List<String> flags, boolean daemon, int priority,
                        String group, long cpuNanos, long nid, boolean agent, WaitingFor waitingFor) {
-        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null, null, null);
+        this(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, false, null, false, null, null, null, null, null,
+                false);
     }
 
     @Override
@@ -58,10 +64,16 @@ public record ThreadEntry(long id, String name, String state, List<String> flags
         return flags != null && flags.contains(flag);
     }
 
-    /** This carrier thread, carrying the virtual thread with that id. */
-    public ThreadEntry carrying(long virtualThreadId) {
+    /** This carrier thread, carrying the virtual thread with that id (null: one, not known which: mountUnsettled). */
+    public ThreadEntry carrying(Long virtualThreadId) {
         return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
-                carrierId, pinned, virtualThreadId, osState, tid, osPriority, started);
+                carrierId, pinned, virtualThreadId, osState, tid, osPriority, started, virtualThreadId == null);
+    }
+
+    /** This virtual thread, pinned or not. */
+    public ThreadEntry pinned(boolean isPinned) {
+        return new ThreadEntry(id, name, state, flags, daemon, priority, group, cpuNanos, nid, agent, waitingFor, virtual,
+                carrierId, isPinned, carrying, osState, tid, osPriority, started, mountUnsettled);
     }
 
     /** The name, or for a virtual thread without one, {@code #id}. */

@@ -2,6 +2,7 @@ package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.Frame;
@@ -11,9 +12,12 @@ import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -34,6 +38,8 @@ public final class DumpSummary {
 
     public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds) {
         Round last = rounds.get(rounds.size() - 1);
+        out.println(mainWait(last));
+        out.println();
         out.println("# jvmti-cli dump of JVM " + pid);
         out.println();
         out.println(Printable.text("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")"));
@@ -57,16 +63,26 @@ public final class DumpSummary {
         }
         out.println();
 
-        out.println("## Most contended locks (last round)");
-        List<LockTable.Lock> locks = LockTable.of(last.stacks()).stream().filter(l -> l.contention() > 0).limit(TOP).toList();
+        printVirtualThreads(out, last);
+
+        out.println("## Locks most threads wait on (last round, platform and virtual threads)");
+        List<LockTable.Lock> all = LockTable.of(last.stacks());
+        List<LockTable.Lock> locks = all.stream().filter(l -> !l.idle() && l.waiting() > 0).limit(TOP).toList();
+        long idle = all.stream().filter(LockTable.Lock::idle).mapToLong(LockTable.Lock::waiting).sum();
         if (locks.isEmpty()) {
-            out.println("No thread is waiting to enter a monitor or to acquire a synchronizer from a holder.");
+            out.println("No thread waits to enter a monitor, to acquire a synchronizer, or on a lock or condition, but idly.");
         } else {
-            out.println("| lock | owner | waiting to enter |");
-            out.println("|---|---|---|");
+            out.println("| lock | owner | waiting to enter | waiting in all |");
+            out.println("|---|---|---|---|");
             for (LockTable.Lock lock : locks) {
-                out.println("| " + code(ThreadDumpText.describe(lock.lock())) + " | " + ownerCell(lock) + " | " + lock.contention() + " |");
+                out.println("| " + code(ThreadDumpText.describe(lock.lock())) + " | " + ownerCell(lock) + " | " + lock.contention() + " | "
+                        + lock.waiting() + " |");
             }
+        }
+        if (idle > 0) {
+            out.println();
+            out.println(idle + " more threads wait idly (pool workers waiting for work, carriers in ForkJoinPool.awaitWork, the Finalizer): "
+                    + "monitors.txt lists them, below.");
         }
         out.println();
 
@@ -79,11 +95,17 @@ public final class DumpSummary {
                 : "(round " + measured.number() + " to round " + last.number() + ", over " + measured.busiestOverMillis() + " ms)"));
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
-        for (CpuTop.Entry<ThreadEntry> entry : measured.busiest()) {
-            if (!entry.thread().agent()) {
-                out.println("| " + cell(entry.thread()) + " | " + entry.thread().state() + " | "
-                        + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
-            }
+        // a thread that used less than the 0.1 % printed is idle, not busy
+        List<CpuTop.Entry<ThreadEntry>> used = measured.busiest().stream()
+                .filter(e -> !e.thread().agent() && e.cpuPercent() >= 0.05).toList();
+        Set<Long> carriers = measured.stacks().threads().stream().filter(DumpSummary::isCarrier).map(t -> t.thread().id())
+                .collect(Collectors.toSet());
+        for (CpuTop.Entry<ThreadEntry> entry : used) {
+            out.println("| " + cell(entry.thread()) + (carriers.contains(entry.thread().id()) ? " (a carrier: its CPU is that of the virtual threads it ran)" : "")
+                    + " | " + entry.thread().state() + " | " + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+        }
+        if (used.isEmpty()) {
+            out.println("| (no thread used 0.1 % CPU or more over the interval) | | |");
         }
         last.stacks().threads().stream().filter(t -> t.thread().agent()).findFirst()
                 .ifPresent(agent -> out.println("\nThe agent's own thread, " + cell(agent.thread())
@@ -115,6 +137,77 @@ public final class DumpSummary {
             stuck.values().forEach(t -> out.println("- " + cell(t)));
         }
         out.flush();
+    }
+
+    /** A virtual threads' carrier: a worker of the JDK's scheduler, in the group CarrierThreads, running ForkJoinWorkerThread.run. */
+    private static boolean isCarrier(ThreadStack t) {
+        return "CarrierThreads".equals(t.thread().group()) && t.frames().stream()
+                .anyMatch(f -> f.className().equals("java.util.concurrent.ForkJoinWorkerThread") && f.method().equals("run"));
+    }
+
+    /**
+     * The first line of summary.md: what most threads wait for, idle waits aside, with its owner or,
+     * for a lock nobody owns, the threads inside the same caller that do not wait for it.
+     */
+    static String mainWait(Round last) {
+        Optional<MainWait> found = MainWait.of(last.stacks());
+        if (found.isEmpty()) {
+            return "**Most threads wait for:** nothing: no thread waits for a monitor, a synchronizer, a lock or a condition but idly"
+                    + " (round " + last.number() + ").";
+        }
+        MainWait wait = found.get();
+        long virtual = wait.waiters().stream().filter(t -> t.thread().virtual()).count();
+        StringBuilder line = new StringBuilder("**Most threads wait for:** ");
+        line.append(wait.waiters().size()).append(wait.waiters().size() == 1 ? " thread" : " threads")
+                .append(virtual > 0 ? " (" + virtual + " virtual)" : "")
+                .append(" wait for ").append(code(ThreadDumpText.describe(wait.lock().lock())));
+        if (wait.waitFrame() != null) {
+            line.append(" in ").append(code(frameText(wait.waitFrame())));
+        }
+        if (wait.callerFrame() != null && !wait.callerFrame().equals(wait.waitFrame())) {
+            line.append(" called from ").append(code(frameText(wait.callerFrame())));
+        }
+        if (wait.owner() != null) {
+            line.append("; held by ").append(cell(wait.owner().thread())).append(where(wait.owner()));
+        } else if (wait.lock().owner() != null) {
+            line.append("; held by ").append(cell(wait.lock().owner()));
+        } else if (wait.sharedFrame() != null) {
+            line.append("; nobody owns it. Inside the same ").append(code(frameText(wait.sharedFrame())))
+                    .append(" and not waiting for it (so likely holding what they wait for): ")
+                    .append(wait.inside().size()).append(wait.inside().size() == 1 ? " thread" : " threads").append(": ");
+            Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();
+            wait.inside().forEach(t -> byPlace.computeIfAbsent(where(t), k -> new ArrayList<>()).add(t));
+            line.append(byPlace.entrySet().stream().map(e -> e.getValue().size() + e.getKey() + " ("
+                    + names(e.getValue().stream().map(ThreadStack::thread).toList()) + ")").collect(Collectors.joining("; ")));
+        } else {
+            line.append("; nobody owns it, and no other thread is inside the code that waits");
+        }
+        return line.append(" (round ").append(last.number()).append(").").toString();
+    }
+
+    /** Where a thread is: its state and where it is as MainWait.whereIs says. */
+    private static String where(ThreadStack t) {
+        List<Frame> where = MainWait.whereIs(t);
+        if (where.isEmpty()) {
+            return " " + t.thread().state() + " (no Java frames)";
+        }
+        return " " + t.thread().state() + " in " + code(frameText(where.get(0)))
+                + (where.size() > 1 ? " under " + code(frameText(where.get(1))) : "");
+    }
+
+    /** Counts of the virtual threads of the last round, when there are any. */
+    private static void printVirtualThreads(PrintWriter out, Round last) {
+        List<ThreadEntry> virtual = last.stacks().threads().stream().map(ThreadStack::thread).filter(ThreadEntry::virtual).toList();
+        if (virtual.isEmpty()) {
+            return;
+        }
+        Map<String, Long> byState = virtual.stream().collect(Collectors.groupingBy(ThreadEntry::state, TreeMap::new, Collectors.counting()));
+        out.println("## Virtual threads (last round)");
+        out.println(virtual.size() + " virtual threads: " + byState.entrySet().stream().map(e -> e.getValue() + " " + e.getKey())
+                .collect(Collectors.joining(", ")) + "; " + virtual.stream().filter(t -> t.carrierId() != null).count() + " mounted, "
+                + virtual.stream().filter(ThreadEntry::pinned).count() + " pinned. Their stacks, grouped: round-"
+                + String.format(Locale.ROOT, "%03d", last.number()) + "/virtual-stacks.txt; every one in stacks.json.");
+        out.println();
     }
 
     /** The stacks (at the round measured) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */

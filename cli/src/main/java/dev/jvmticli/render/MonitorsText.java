@@ -68,6 +68,9 @@ public final class MonitorsText {
             if (!lock.parked().isEmpty()) {
                 out.println("  parked on it (" + lock.parked().size() + ")" + names(lock.parked()));
             }
+            if (lock.idle()) {
+                out.println("  an idle wait: its threads wait for work (a pool's workers, the Finalizer), not for another thread");
+            }
         }
         out.flush();
     }

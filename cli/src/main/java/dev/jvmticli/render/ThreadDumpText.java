@@ -49,6 +49,12 @@ public final class ThreadDumpText {
     /** Said of a thread whose lock facts never settled (see ThreadStack.unsettled), in place of its lock lines. */
     static final String UNSETTLED = "   Lock lines left out: the thread kept moving while they were read";
 
+    /** A virtual thread that mounted or unmounted while it was read: its frames may be of either side. */
+    static final String MOUNT_UNSETTLED = "   Carrier not known: it mounted or unmounted while it was read";
+
+    /** A carrier whose frames show a virtual thread mounted that the walk of the virtual threads did not find on it. */
+    static final String CARRYING_UNKNOWN = "   Carrying a virtual thread: which one is not known (it mounted after the virtual threads were read)";
+
     private ThreadDumpText() {
     }
 
@@ -140,7 +146,7 @@ public final class ThreadDumpText {
 
     private static ThreadEntry asJavaThread(VmThread t) {
         return new ThreadEntry(t.id(), t.name(), t.state(), List.of(), Boolean.TRUE.equals(t.daemon()), t.priority(), null, t.cpuNanos(),
-                t.nid(), false, null, false, null, false, null, t.osState(), t.tid(), t.osPriority(), t.started());
+                t.nid(), false, null, false, null, false, null, t.osState(), t.tid(), t.osPriority(), t.started(), false);
     }
 
     /** Threads with identical stacks printed once, headed by how many and which (the first few of many). */
@@ -212,6 +218,8 @@ public final class ThreadDumpText {
         if (thread.carrying() != null) {
             ThreadEntry carried = byId.get(thread.carrying());
             b.line("   Carrying virtual thread " + (carried == null ? "" : quote(carried.name()) + " ") + "#" + thread.carrying());
+        } else if (thread.mountUnsettled()) {
+            b.line(thread.virtual() ? MOUNT_UNSETTLED : CARRYING_UNKNOWN);
         }
         appendFrames(b, t, frameText);
     }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
@@ -108,25 +109,38 @@ class LockTableTest {
     }
 
     @Test
-    void conditionWaitersWaitToBeSignalledAndOnlyContendersRank() {
+    void locksRankByTheirWaitersAndIdleWaitsLast() {
         var dump = Dumps.of(
                 thread(1, "WAITING", awaitSignal(400)),
                 thread(2, "WAITING", awaitSignal(400)),
                 thread(3, "WAITING", awaitSignal(400)),
                 thread(4, "WAITING", parkOn(500)),
                 thread(5, "TIMED_WAITING", null, holds(100)),
-                thread(6, "BLOCKED", enter(100, 5)));
+                thread(6, "BLOCKED", enter(100, 5)),
+                idle(7, awaitSignal(600)), idle(8, awaitSignal(600)), idle(9, awaitSignal(600)), idle(10, awaitSignal(600)));
         List<LockTable.Lock> locks = LockTable.of(dump);
-        assertEquals(100, locks.get(0).lock().hash(), "the one contended monitor ranks above three idle condition waiters");
-        assertEquals(1, locks.get(0).contention());
-        LockTable.Lock condition = locks.get(1);
-        assertEquals(400, condition.lock().hash());
+        LockTable.Lock condition = locks.get(0);
+        assertEquals(400, condition.lock().hash(), "three waiting for a signal rank above one waiting to enter");
         assertEquals(0, condition.contention());
         assertNull(condition.owner(), "a ConditionObject has no owner");
         assertEquals(List.of(1L, 2L, 3L), condition.notifyWaiters().stream().map(ThreadEntry::id).toList());
+        assertEquals(100, locks.get(1).lock().hash());
+        assertEquals(1, locks.get(1).contention());
         LockTable.Lock future = locks.get(2);
         assertEquals(List.of(4L), future.parked().stream().map(ThreadEntry::id).toList());
         assertEquals(0, future.contention() + future.notifyWaiters().size(), "parked on a FutureTask: neither contending nor signalled");
+        LockTable.Lock pool = locks.get(3);
+        assertEquals(600, pool.lock().hash(), "an idle pool's four workers rank last");
+        assertTrue(pool.idle());
+        assertFalse(condition.idle() || locks.get(1).idle() || future.idle());
+    }
+
+    /** A pool's worker waiting for its next task. */
+    private static ThreadStack idle(long id, WaitingFor wait) {
+        ThreadStack t = thread(id, "WAITING", wait);
+        List<Frame> frames = List.of(new Frame("java.util.concurrent.LinkedBlockingQueue", "take", "LinkedBlockingQueue.java", 435, false),
+                new Frame("java.util.concurrent.ThreadPoolExecutor", "getTask", "ThreadPoolExecutor.java", 1070, false));
+        return new ThreadStack(t.thread(), frames, false, List.of(), wait);
     }
 
     @Test

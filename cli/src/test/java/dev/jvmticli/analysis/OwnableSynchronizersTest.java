@@ -24,7 +24,7 @@ class OwnableSynchronizersTest {
     private static ThreadStack thread(long id, long cpuNanos, boolean agent, boolean virtual, WaitingFor waitingFor) {
         String state = waitingFor == null ? "RUNNABLE" : waitingFor.kind().equals("enter") ? "BLOCKED" : "WAITING";
         ThreadEntry entry = new ThreadEntry(id, "t" + id, state, List.of(), false, 5, "main", cpuNanos, 0, agent, null, virtual,
-                null, false, null, null, null, null, null);
+                null, false, null, null, null, null, null, false);
         return new ThreadStack(entry, List.of(new Frame("a.B", "run", "B.java", 1, false)), false, List.of(), waitingFor);
     }
 

@@ -2,27 +2,38 @@ package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.ChurnTarget;
+import dev.jvmticli.targets.VirtualPoolTarget;
 import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.DumpConsistency;
+import dev.jvmticli.testing.JcmdThreadDump;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -228,6 +239,94 @@ class DumpConsistencyIT {
         /* measured: 0-6 of ~195 in every mode; start-up mode on JDK 25 had 25-33 when every thread's
          * facts were read before any was checked */
         assertTrue(unsettled * 20 <= threads, unsettled + " of " + threads + " threads unsettled");
+    }
+
+    /**
+     * Virtual threads and their carriers, under load (VirtualPoolTarget: 24 virtual threads that
+     * enter one monitor, sleep and park without pause, over 204 that wait): no kind of contradiction
+     * is in `stacks --all` more often than in jcmd's Thread.dump_to_file taken right after each (a
+     * thread pinned while yielding its carrier or unmounted, a carrier said to carry a virtual
+     * thread while its own frames show none, or to carry none while they show one).
+     */
+    @Test
+    void virtualThreadsAndCarriersContradictThemselvesNoMoreThanInJcmdsDump(@TempDir Path dir) throws Exception {
+        Optional<Jdks.Jdk> jdk = Jdks.atLeast(21);
+        assumeTrue(jdk.isPresent(), "no JDK 21 or later is installed: virtual threads cannot be tested here");
+        try (TargetJvm target = TargetJvm.start(jdk.get(), VirtualPoolTarget.class, List.of())) {
+            checkVirtualDumps(jdk.get().toString(), jdk.get().feature(), target.pid(), args -> CliProcess.run(jdk.get(), args),
+                    () -> JcmdThreadDump.take(jdk.get(), target.pid(), dir));
+        }
+    }
+
+    /** The same on Debian 13's OpenJDK 21 (the root .ci/roots makes), in a root and mount namespace of its own. */
+    @Test
+    void virtualThreadsAndCarriersOnDebiansJdk21(@TempDir Path dir) throws Exception {
+        Optional<DebianRoots.RootJdk> jdk = DebianRoots.jdks().filter(j -> j.feature() == 21).findFirst();
+        assumeTrue(jdk.isPresent(), "no Debian root with JDK 21 (.ci/roots makes it)");
+        Path library = Path.of(CliRun.run("agent-path").out().strip());
+        Path classes = DebianRoots.classes(jdk.get().root(), library, VirtualPoolTarget.class);
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.get().root()), classes, jdk.get().inside(),
+                VirtualPoolTarget.class, List.of())) {
+            checkVirtualDumps(jdk.get().toString(), jdk.get().feature(), target.pid(), CliRun::run, () -> {
+                String name = "threads-" + System.nanoTime() + ".json";
+                DebianRoots.toolOutput(jdk.get(), target.pid(), "jcmd", Long.toString(target.pid()), "Thread.dump_to_file", "-format=json",
+                        classes.resolve(name).toString());
+                Path file = jdk.get().root().resolve(classes.toString().substring(1)).resolve(name);
+                String json = Files.readString(file);
+                Files.delete(file);
+                return json;
+            });
+        }
+    }
+
+    /** Something that takes a dump and may fail as a process does. */
+    private interface DumpTaker {
+        String take() throws IOException, InterruptedException;
+    }
+
+    private static void checkVirtualDumps(String jdk, int feature, long pid, java.util.function.Function<String[], Result> cli, DumpTaker jcmd)
+            throws Exception {
+        Map<String, Integer> ours = new TreeMap<>();
+        Map<String, Integer> theirs = new TreeMap<>();
+        List<String> oursSeen = new ArrayList<>();
+        int virtualThreads = 0;
+        int pinned = 0;
+        int unsettledMounts = 0;
+        for (int i = 0; i < DUMPS; i++) {
+            Result result = cli.apply(new String[] {"stacks", "--all", "--no-group", Long.toString(pid)});
+            assertEquals(0, result.exit(), result.toString());
+            String jcmdText = JcmdThreadDump.asJstackText(jcmd.take());
+            for (String found : DumpConsistency.inconsistentThreads(result.out())) {
+                oursSeen.add(found);
+                for (String reason : reasons(found)) {
+                    ours.merge(reason, 1, Integer::sum);
+                }
+            }
+            for (String found : DumpConsistency.inconsistentThreads(jcmdText)) {
+                for (String reason : reasons(found)) {
+                    theirs.merge(reason, 1, Integer::sum);
+                }
+            }
+            virtualThreads += (int) result.out().lines().filter(l -> l.matches("^\".*\" #\\d+ virtual.*")).count();
+            pinned += (int) result.out().lines().filter(l -> l.matches("^\".*\" #\\d+ virtual pinned.*")).count();
+            unsettledMounts += (int) result.out().lines().filter(l -> l.startsWith("   Carrier not known:") || l.startsWith("   Carrying a virtual thread:")).count();
+        }
+        System.out.printf("%s: %d dumps, %d virtual threads, %d pinned, %d carriers or virtual threads whose mount moved while read;"
+                + " contradictions ours %s, jcmd's %s%n", jdk, DUMPS, virtualThreads, pinned, unsettledMounts, ours, theirs);
+        List<String> more = ours.entrySet().stream().filter(e -> e.getValue() > theirs.getOrDefault(e.getKey(), 0))
+                .map(e -> e.getKey() + ": ours " + e.getValue() + ", jcmd's " + theirs.getOrDefault(e.getKey(), 0)).toList();
+        assertEquals(List.of(), more, "ours: " + oursSeen);
+        if (feature >= 24) {
+            // a virtual thread blocked entering a monitor unmounts from JDK 24 on: none of VirtualPoolTarget's is pinned there
+            // (JFR's jdk.VirtualThreadPinned, threshold 0, records none); on 21 they are, the churners blocked at SHARED
+            assertEquals(0, pinned, "no thread of VirtualPoolTarget is pinned on JDK " + feature + ": " + oursSeen);
+        }
+    }
+
+    /** The kinds of contradiction of one inconsistentThreads line, without the thread's own words. */
+    private static List<String> reasons(String found) {
+        String all = found.substring(found.lastIndexOf(": ") + 2);
+        return List.of(all.split("; ")).stream().map(r -> r.replaceAll("'[^']*'", "'...'").replaceAll(" under frame \\d+", " under frame N")).toList();
     }
 
     private static String jstack(Jdks.Jdk jdk, String pid) throws IOException, InterruptedException {

@@ -73,10 +73,10 @@ class DumpIT {
         String stuck = summary.substring(summary.indexOf("## Threads BLOCKED in every round"));
         assertTrue(stuck.contains("`contender-1` #") && stuck.contains("`mon-dl-a` #"), stuck);
         assertFalse(stuck.contains("holder"), stuck);
-        String contended = summary.substring(summary.indexOf("## Most contended locks"), summary.indexOf("## Busiest threads"));
+        String contended = summary.substring(summary.indexOf("## Locks most threads wait on"), summary.indexOf("## Busiest threads"));
         assertFalse(contended.contains("ConditionObject"), "an idle pool awaiting its condition does not contend:\n" + contended);
         assertTrue(contended.lines().filter(l -> l.startsWith("| `<0x")).findFirst().orElseThrow().endsWith("| `holder` #"
-                + contended.replaceAll("(?s).*`holder` #(\\d+).*", "$1") + " | 3 |"), "the hot monitor ranks first:\n" + contended);
+                + contended.replaceAll("(?s).*`holder` #(\\d+).*", "$1") + " | 3 | 3 |"), "the hot monitor ranks first:\n" + contended);
         String groups = summary.substring(summary.indexOf("## Largest groups"), summary.indexOf("## Threads BLOCKED"));
         String idle = groups.lines().filter(l -> l.startsWith("| " + LocksTarget.IDLE_WORKERS + " | WAITING | ")).findFirst().orElseThrow();
         assertTrue(idle.matches(".*\\| `[^`]+` \\(frame \\d+\\) \\| `idle-worker-\\d+` #\\d+.* \\|$")

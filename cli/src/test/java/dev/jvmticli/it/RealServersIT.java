@@ -259,11 +259,11 @@ class RealServersIT {
         return names;
     }
 
-    /** The first row of summary.md's "Most contended locks" table, or "" when it has none. */
+    /** The first row of summary.md's "Locks most threads wait on" table, or "" when it has none. */
     private static String firstContendedLock(String summary) {
         List<String> lines = summary.lines().toList();
         for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).startsWith("## Most contended locks")) {
+            if (lines.get(i).startsWith("## Locks most threads wait on")) {
                 return lines.stream().skip(i + 3).findFirst().filter(row -> row.startsWith("| ")).orElse("");
             }
         }

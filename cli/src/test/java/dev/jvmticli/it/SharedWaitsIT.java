@@ -97,7 +97,7 @@ class SharedWaitsIT {
 
     @ParameterizedTest
     @MethodSource("jdks")
-    void whatNobodyOwnsIsNotContentionAndComesBelowWhatIs(Jdks.Jdk jdk) {
+    void whatNobodyOwnsIsNotContentionAndLocksRankByTheirWaiters(Jdks.Jdk jdk) {
         JsonNode locks = json(jdk, "monitors", "--by-lock").path("locks");
         JsonNode latch = lockOf(locks, "CountDownLatch$Sync");
         assertEquals(0, latch.path("entering").size(), "a latch's waiter does not wait to enter: " + latch);
@@ -106,11 +106,16 @@ class SharedWaitsIT {
         assertEquals(0, semaphore.path("entering").size(), semaphore.toString());
         assertEquals(2, semaphore.path("releaseWaiters").size(), semaphore.toString());
 
-        boolean pastContended = false;
+        // by how many threads wait on each, the more contended first among as many, idle waits last
+        int[] previous = null;
         for (JsonNode lock : locks) {
-            boolean contended = lock.path("entering").size() > 0;
-            assertFalse(contended && pastContended, "every contended lock comes before every other: " + locks);
-            pastContended |= !contended;
+            int waiting = 0;
+            for (String list : new String[] {"entering", "releaseWaiters", "notifyWaiters", "parked"}) {
+                waiting += lock.path(list).size();
+            }
+            int[] rank = {lock.path("idle").asBoolean(false) ? 1 : 0, -waiting, -lock.path("entering").size()};
+            assertFalse(previous != null && java.util.Arrays.compare(previous, rank) > 0, "ranked by waiters, contended first among as many: " + locks);
+            previous = rank;
         }
         assertTrue(lockOf(locks, "ReentrantReadWriteLock$NonfairSync").path("entering").size() > 0,
                 "a read lock waited for behind its writer is contended: " + locks);

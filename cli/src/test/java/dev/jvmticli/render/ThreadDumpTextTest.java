@@ -101,7 +101,7 @@ class ThreadDumpTextTest {
     @Test
     void theHeaderEndsWithHotSpotsWordsForTheOsThreadWhereKnown() {
         ThreadEntry known = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
-                false, null, false, null, false, null, "waiting on condition", null, null, null);
+                false, null, false, null, false, null, "waiting on condition", null, null, null, false);
         ThreadEntry unknown = new ThreadEntry(2, "Reference Handler", "RUNNABLE", List.of(), true, 10, "system", 350_000, 0x63c9,
                 false, null);
         ThreadDumpText.Layout jdk17 = new ThreadDumpText.Layout(false, 0);
@@ -112,7 +112,7 @@ class ThreadDumpTextTest {
     @Test
     void theHeaderHasTheFieldsAndLayoutOfTheTargetsJdk() {
         ThreadEntry t = new ThreadEntry(23, "w", "WAITING", List.of("in_object_wait"), true, 5, "main", 80_000, 32581,
-                false, null, false, null, false, null, "in Object.wait()", "0x00007fbb0047dc80", 0, 1_000_000L);
+                false, null, false, null, false, null, "in Object.wait()", "0x00007fbb0047dc80", 0, 1_000_000L, false);
         Hello.Jvm jdk17 = new Hello.Jvm("VM", "v", "17.0.15", "17", null);
         Hello.Jvm jdk25 = new Hello.Jvm("VM", "v", "25.0.3", "25", null);
         assertEquals("\"w\" #23 daemon prio=5 os_prio=0 cpu=0.08ms elapsed=3.21s tid=0x00007fbb0047dc80 nid=0x7f45 in Object.wait()",

@@ -44,7 +44,7 @@ class ShellCompleterTest {
     @Test
     void theAgentsOwnThreadIsNotOffered() throws IOException {
         ThreadEntry agent = new ThreadEntry(24, "jvmti-cli agent", "RUNNABLE", List.of(), true, 5, "system", 0, 0, true, null, false,
-                null, false, null, null, null, null, null);
+                null, false, null, null, null, null, null, false);
         ShellCompleter.LiveThreads live = new ShellCompleter.LiveThreads(List.of(thread(1, "main", false), agent), 0);
         List<Candidate> candidates = complete(live, "stacks --thread ", new ByteArrayOutputStream());
         assertEquals(List.of("main", "1"), candidates.stream().map(Candidate::value).toList());
@@ -81,6 +81,6 @@ class ShellCompleterTest {
     }
 
     private static ThreadEntry thread(long id, String name, boolean virtual) {
-        return new ThreadEntry(id, name, "RUNNABLE", List.of(), true, 5, null, 0, 0, false, null, virtual, null, false, null, null, null, null, null);
+        return new ThreadEntry(id, name, "RUNNABLE", List.of(), true, 5, null, 0, 0, false, null, virtual, null, false, null, null, null, null, null, false);
     }
 }

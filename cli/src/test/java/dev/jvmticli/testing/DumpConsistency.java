@@ -19,7 +19,13 @@ import java.util.regex.Pattern;
  *   <li>a lock line does not fit the state ({@code parking to wait for} on a thread that does not park,
  *       {@code waiting on} on one that is not in {@code Object.wait}, {@code waiting to lock} on one
  *       that is not BLOCKED, any such line on a RUNNABLE thread), or stands under a frame other than the top;</li>
- *   <li>it waits to lock a {@code ConditionObject}, which is never a monitor to enter.</li>
+ *   <li>it waits to lock a {@code ConditionObject}, which is never a monitor to enter;</li>
+ *   <li>a virtual thread marked {@code pinned} is not mounted ({@code Mounted on carrier}), is RUNNABLE,
+ *       or has a frame where it yields its carrier on top ({@code VirtualThread.yieldContinuation},
+ *       {@code Continuation.yield}): it is on its way off its carrier, not pinned to it;</li>
+ *   <li>a carrier said to carry a virtual thread ({@code Carrying ...}) has no {@code Continuation.run}
+ *       on its stack, or waits for work in {@code ForkJoinPool.awaitWork}; one with
+ *       {@code Continuation.run} on its stack is not said to carry one.</li>
  * </ul>
  * A parked thread without a {@code parking to wait for} line, and a monitor waiter without a
  * {@code waiting on} line, are not contradictions (jstack leaves the line out when the blocker is
@@ -42,6 +48,9 @@ public final class DumpConsistency {
     private static final Pattern OWNER_ID = Pattern.compile("#(\\d+)\\s*$");
 
     private static final Pattern HEADER_ID = Pattern.compile("^\".*\" #(\\d+)[ \\t]");
+
+    /** A virtual thread's header: jvmti-cli's {@code "name" #id virtual [pinned] ...}. */
+    private static final Pattern VIRTUAL_HEADER = Pattern.compile("^\".*\" #\\d+ virtual( pinned)?( .*)?$");
 
     private DumpConsistency() {
     }
@@ -129,11 +138,18 @@ public final class DumpConsistency {
         String state;
         String detail;
         boolean unsettled;
+        final boolean virtual;
+        final boolean pinned;
+        boolean mounted;
+        boolean carrying;
         final List<String> frames = new ArrayList<>();
         final List<LockLine> locks = new ArrayList<>();
 
         ThreadBlock(String header) {
             this.header = header;
+            Matcher m = VIRTUAL_HEADER.matcher(header);
+            this.virtual = m.matches();
+            this.pinned = virtual && m.group(1) != null;
         }
 
         void read(String line) {
@@ -147,6 +163,10 @@ public final class DumpConsistency {
                 locks.add(new LockLine(m.group(1), m.group(2), frames.size() - 1));
             } else if (line.startsWith(UNSETTLED)) {
                 unsettled = true;
+            } else if (line.startsWith("   Mounted on carrier ")) {
+                mounted = true;
+            } else if (line.startsWith("   Carrying ")) {
+                carrying = true;
             }
         }
 
@@ -236,6 +256,29 @@ public final class DumpConsistency {
             }
             if ("sleeping".equals(detail) && !(frames.isEmpty() || frames.get(0).startsWith("java.lang.Thread.sleep"))) {
                 reasons.add("sleeping without Thread.sleep on top");
+            }
+            if (pinned) {
+                if (!mounted) {
+                    reasons.add("pinned but not mounted");
+                }
+                if ("RUNNABLE".equals(state)) {
+                    reasons.add("pinned while RUNNABLE");
+                }
+                if (topIs("java.lang.VirtualThread.yieldContinuation", "jdk.internal.vm.Continuation.yield", "jdk.internal.vm.Continuation.yield0")) {
+                    reasons.add("pinned while yielding its carrier");
+                }
+            }
+            if (!virtual) {
+                boolean continuation = frames.contains("jdk.internal.vm.Continuation.run");
+                if (carrying && !continuation) {
+                    reasons.add("carrying a virtual thread without Continuation.run on its stack");
+                }
+                if (carrying && frames.contains("java.util.concurrent.ForkJoinPool.awaitWork")) {
+                    reasons.add("carrying a virtual thread while waiting for work in ForkJoinPool.awaitWork");
+                }
+                if (continuation && !carrying) {
+                    reasons.add("Continuation.run on its stack but carrying nothing");
+                }
             }
             return reasons;
         }

@@ -1,0 +1,108 @@
+package dev.jvmticli.analysis;
+
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.StackDump;
+import dev.jvmticli.client.ThreadStack;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What most threads of a dump wait for, platform and virtual together, idle waits aside
+ * ({@link IdleWaits}): the lock with the most waiters, where they wait, and who holds it up. A
+ * monitor or a synchronizer with an owner has that owner; a lock nobody owns (a pool's queue or
+ * condition, a latch) has none to name, so the threads named are those that went through the same
+ * caller as the waiters (the nearest application frame below the wait that other threads are
+ * inside too) and do not wait for it: where a pool's borrowers wait, they are the ones that
+ * borrowed. That is what their frames show, not a fact of ownership, and is said so.
+ *
+ * @param lock        the lock most threads wait on
+ * @param waiters     the threads that wait on it
+ * @param waitFrame   the frame they wait in, under the JDK's parking and locking machinery (the
+ *                    queue's or the synchronizer's method); null when they have no frames
+ * @param callerFrame the first application frame under the wait (not the JDK's); null when none
+ * @param owner       the lock's owner, when it has one
+ * @param sharedFrame when it has no owner, the nearest application frame under callerFrame that
+ *                    other threads are inside too; null when none is
+ * @param inside      those other threads (not waiting on the lock), when sharedFrame is not null
+ */
+public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame waitFrame, Frame callerFrame, ThreadStack owner,
+                       Frame sharedFrame, List<ThreadStack> inside) {
+
+    /** The main wait of the dump, or empty when no thread waits for a lock but idly. */
+    public static Optional<MainWait> of(StackDump dump) {
+        List<LockTable.Lock> locks = LockTable.of(dump);
+        if (locks.isEmpty() || locks.get(0).idle() || locks.get(0).waiting() == 0) {
+            return Optional.empty();
+        }
+        LockTable.Lock lock = locks.get(0);
+        List<ThreadStack> waiters = dump.threads().stream()
+                .filter(t -> t.waitingFor() != null && t.waitingFor().lock().equals(lock.lock())).toList();
+        List<Frame> frames = waiters.isEmpty() ? List.of() : StackGroups.of(waiters).get(0).frames();
+        int wait = firstIndex(frames, 0, f -> !isMachinery(f));
+        int caller = firstIndex(frames, Math.max(wait, 0), f -> !isJdk(f));
+        ThreadStack owner = lock.owner() == null ? null
+                : dump.threads().stream().filter(t -> t.thread().id() == lock.owner().id()).findFirst().orElse(null);
+        Frame shared = null;
+        List<ThreadStack> inside = List.of();
+        if (lock.owner() == null && caller >= 0) {
+            Set<Long> waiting = new HashSet<>();
+            waiters.forEach(t -> waiting.add(t.thread().id()));
+            for (int i = caller + 1; i < frames.size() && shared == null; i++) {
+                Frame f = frames.get(i);
+                if (isJdk(f)) {
+                    continue;
+                }
+                List<ThreadStack> others = dump.threads().stream()
+                        .filter(t -> !t.thread().agent() && !waiting.contains(t.thread().id()) && hasMethod(t, f)).toList();
+                if (!others.isEmpty()) {
+                    shared = f;
+                    inside = others;
+                }
+            }
+        }
+        return Optional.of(new MainWait(lock, waiters, wait < 0 ? null : frames.get(wait), caller < 0 ? null : frames.get(caller), owner,
+                shared, inside));
+    }
+
+    /**
+     * Where thread t is: its first frame above the JDK's parking, locking and sleeping machinery
+     * (the top frame when it has none of those), and, when that is the JDK's, the first frame that
+     * is not; each null when there is none.
+     */
+    public static List<Frame> whereIs(ThreadStack t) {
+        int top = firstIndex(t.frames(), 0, f -> !isMachinery(f));
+        if (top < 0) {
+            return t.frames().isEmpty() ? List.of() : List.of(t.frames().get(0));
+        }
+        int app = firstIndex(t.frames(), top, f -> !isJdk(f));
+        return app < 0 || app == top ? List.of(t.frames().get(top)) : List.of(t.frames().get(top), t.frames().get(app));
+    }
+
+    private static boolean hasMethod(ThreadStack t, Frame f) {
+        return t.frames().stream().anyMatch(g -> g.className().equals(f.className()) && g.method().equals(f.method()));
+    }
+
+    private static int firstIndex(List<Frame> frames, int from, java.util.function.Predicate<Frame> test) {
+        for (int i = from; i < frames.size(); i++) {
+            if (test.test(frames.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** A frame of how the JDK parks, blocks or yields a thread, over the method that waits. */
+    private static boolean isMachinery(Frame f) {
+        String c = f.className();
+        return c.equals("jdk.internal.misc.Unsafe") || c.startsWith("java.util.concurrent.locks.") || c.startsWith("java.lang.VirtualThread")
+                || c.startsWith("jdk.internal.vm.") || c.startsWith("java.lang.System$") || c.equals("java.lang.Object")
+                || c.equals("java.lang.Thread") && (f.method().equals("sleep") || f.method().equals("sleepNanos") || f.method().equals("sleep0"));
+    }
+
+    private static boolean isJdk(Frame f) {
+        String c = f.className();
+        return c.startsWith("java.") || c.startsWith("javax.") || c.startsWith("jdk.") || c.startsWith("sun.") || c.startsWith("com.sun.");
+    }
+}
