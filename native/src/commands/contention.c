@@ -2,33 +2,65 @@
  * and MonitorContendedEntered, a session engine (session.h).
  *
  * The enter callback, on the thread about to block, records the monitor (class signature and
- * identity hash), the thread's name (fetched once per thread and session) and its stack, and
- * remembers the start time in a thread-local; the entered callback adds the blocked time. Who
- * held the monitor is NOT looked up in the callback: GetObjectMonitorUsage is a VM operation (a
- * safepoint) in HotSpot, too heavy for a callback. Instead the callback queues a global ref of the
- * monitor (a few per monitor, in a small fixed queue) for a helper agent thread, which asks for the
- * owner while the contender is still blocked behind it. Names and lines are resolved at stop. */
+ * identity hash), the thread (name, Java id, virtual or not: looked up once per thread and
+ * session) and its stack, and the start time; the entered callback adds the blocked time. Both
+ * events are posted with the thread that waits as the current thread, a virtual thread too: on
+ * JDK 24+ one blocked on a monitor unmounts (JEP 491), its carrier runs other virtual threads
+ * meanwhile, and the entered event comes on whichever carrier mounts it again. So what a wait
+ * needs between the two events is kept in the JVMTI thread-local storage of the thread that
+ * waits (per virtual thread, not per carrier), never in the OS thread's.
+ *
+ * Who held the monitor is NOT looked up in the callback: GetObjectMonitorUsage is a VM operation
+ * (a safepoint) in HotSpot, too heavy for a callback. Instead the callback queues a global ref of
+ * the monitor (a few per monitor, in a small fixed queue) for a helper agent thread, which asks
+ * for the owner while the contender is still blocked behind it. GetObjectMonitorUsage names no
+ * owner for a virtual thread that owns the monitor unmounted (JDK 24+): the helper then asks a
+ * ThreadSnapshot (JDK 25+) of the thread that last entered the monitor after waiting whether it
+ * owns it still, and counts it only then. Names and lines are resolved at stop. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
+#include "frames.h"
 #include "jni_util.h"
+#include "lock_facts.h"
 #include "method_table.h"
 #include "session.h"
+#include "thread_facts.h"
+#include "thread_snapshot.h"
 
 #define CONT_STACK_SLOTS 2048
 #define CONT_MAX_MONITORS 1024
 #define CONT_MAX_NAMES 2048
 #define CONT_NAME_ARENA (256 * 1024)
 #define CONT_MAX_HOLDERS 4
-#define CONT_LOOKUPS_PER_MONITOR 8
+#define CONT_HOLDERS_SEEN_PER_MONITOR 8
+#define CONT_LOOKUPS_PER_MONITOR 64     /* most find no owner they can name when the lock is free */
 #define CONT_QUEUE 32
+#define CONT_MAX_THREADS 8192   /* threads that entered a contended monitor, in one session */
+#define CONT_MAX_WAITS 4096     /* contended enters not yet entered, at once */
+
+/* A thread's JVMTI thread-local storage holds, in one pointer-sized word: the session generation
+ * (high 32 bits), its thread index + 1 (bits 16-31) and its pending wait's slot + 1 (bits 0-15). */
+_Static_assert(sizeof(void *) >= 8, "the thread-local word needs 64 bits");
+_Static_assert(CONT_MAX_THREADS < 0xffff && CONT_MAX_WAITS < 0xffff, "indexes fit 16 bits");
+/* The agent's own threads (its server thread, the helper) are marked, so their waits are never
+ * reported as the target's. */
+#define CONT_AGENT_THREAD UINTPTR_MAX
 
 typedef struct {
-    int32_t thread;   /* name index */
+    int32_t name;       /* name index, -1 when not known */
+    jlong id;           /* Thread.tid */
+    int is_virtual;
+    jweak ref;          /* for the helper, which asks whether it holds a monitor */
+} thread_entry;
+
+typedef struct {
+    int32_t thread;     /* thread index */
     uint64_t seen;
 } holder;
 
@@ -39,14 +71,23 @@ typedef struct {
     uint64_t count;
     uint64_t blocked_nanos;
     int lookups;            /* owner lookups queued */
+    int holders_seen;       /* lookups that named a holder */
+    int32_t last_entered;   /* thread index of the last thread that entered it after waiting, or -1 */
     holder holders[CONT_MAX_HOLDERS];
     uint64_t other_holders;
 } monitor_entry;
 
+/* A contended enter whose entered event has not come yet. */
+typedef struct {
+    stack_entry *stack;
+    int32_t monitor;
+    jlong since;
+} wait_entry;
+
 typedef struct {
     jobject monitor;        /* global ref */
     int32_t index;          /* monitor_entry */
-    int32_t contender;      /* name index */
+    int32_t contender;      /* thread index */
 } lookup;
 
 static struct {
@@ -56,6 +97,11 @@ static struct {
     name_table names;       /* thread names and class signatures */
     monitor_entry monitors[CONT_MAX_MONITORS];
     size_t monitor_count;
+    thread_entry threads[CONT_MAX_THREADS];
+    size_t thread_count;
+    wait_entry waits[CONT_MAX_WAITS];
+    int32_t free_waits[CONT_MAX_WAITS];
+    size_t free_wait_count;
     uint64_t events;
     uint64_t dropped;
     lookup queue[CONT_QUEUE];
@@ -63,17 +109,41 @@ static struct {
     int helper_run;
     int helper_done;
     jthread helper;
+    jclass virtual_thread; /* java.lang.VirtualThread, NULL before JDK 21 */
+    int snapshots;          /* ThreadSnapshot can tell an unmounted owner (JDK 25+) */
 } session;
 
-/* What the thread's last contended enter was, for its entered event. */
-static _Thread_local struct {
+typedef struct {
     int generation;
-    int32_t thread_name;
-    int pending;
-    stack_entry *stack;
-    int32_t monitor;
-    jlong since;
-} me;
+    int32_t thread;     /* -1: none */
+    int32_t wait;       /* -1: none */
+} thread_word;
+
+static thread_word read_word(jvmtiEnv *jvmti, int generation, int *agent_thread) {
+    void *stored = NULL;
+    thread_word w = { generation, -1, -1 };
+    *agent_thread = 0;
+    if ((*jvmti)->GetThreadLocalStorage(jvmti, NULL, &stored) != JVMTI_ERROR_NONE) {
+        return w;
+    }
+    uintptr_t bits = (uintptr_t)stored;
+    if (bits == CONT_AGENT_THREAD) {
+        *agent_thread = 1;
+    } else if ((int)(uint32_t)(bits >> 32) == generation) {
+        w.thread = (int32_t)((bits >> 16) & 0xffff) - 1;
+        w.wait = (int32_t)(bits & 0xffff) - 1;
+    }
+    return w;
+}
+
+static void write_word(jvmtiEnv *jvmti, thread_word w) {
+    uintptr_t bits = ((uintptr_t)(uint32_t)w.generation << 32) | ((uintptr_t)(w.thread + 1) << 16) | (uintptr_t)(w.wait + 1);
+    (*jvmti)->SetThreadLocalStorage(jvmti, NULL, (const void *)bits);
+}
+
+static void mark_agent_thread(jvmtiEnv *jvmti) {
+    (*jvmti)->SetThreadLocalStorage(jvmti, NULL, (const void *)CONT_AGENT_THREAD);
+}
 
 static monitor_entry *find_monitor(jint hash, int32_t klass, int32_t *index) {
     size_t mask = CONT_MAX_MONITORS - 1;
@@ -90,6 +160,7 @@ static monitor_entry *find_monitor(jint hash, int32_t klass, int32_t *index) {
             m->used = 1;
             m->hash = hash;
             m->klass = klass;
+            m->last_entered = -1;
             session.monitor_count++;
             *index = (int32_t)i;
             return m;
@@ -122,18 +193,64 @@ static char *class_signature(jvmtiEnv *jvmti, JNIEnv *jni, jobject object) {
     return signature;
 }
 
+/* What names a thread in the report, read outside the session's lock. */
+typedef struct {
+    char *name;         /* JVMTI-allocated, or NULL */
+    jlong id;
+    int is_virtual;
+    jweak ref;          /* NULL when none could be made */
+} thread_identity;
+
+static thread_identity identify(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    thread_identity t = { thread_name(jvmti, jni, thread), thread_java_id(jni, thread), 0, NULL };
+    t.is_virtual = session.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, session.virtual_thread);
+    t.ref = (*jni)->NewWeakGlobalRef(jni, thread);
+    if (t.ref == NULL) {
+        jni_cleared_exception(jni);
+    }
+    return t;
+}
+
+/* Frees what identify made and add_thread did not keep. */
+static void forget_identity(jvmtiEnv *jvmti, JNIEnv *jni, thread_identity *t) {
+    if (t->name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)t->name);
+    if (t->ref != NULL) (*jni)->DeleteWeakGlobalRef(jni, t->ref);
+    t->name = NULL;
+    t->ref = NULL;
+}
+
+/* Under the lock: a new thread entry keeping t's weak reference; -1 when the table is full. */
+static int32_t add_thread(thread_identity *t) {
+    if (session.thread_count == CONT_MAX_THREADS) {
+        return -1;
+    }
+    thread_entry *e = &session.threads[session.thread_count];
+    e->name = t->name == NULL ? -1 : name_table_intern(&session.names, t->name);
+    e->id = t->id;
+    e->is_virtual = t->is_virtual;
+    e->ref = t->ref;
+    t->ref = NULL;
+    return (int32_t)session.thread_count++;
+}
+
 static void JNICALL on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object) {
     if (!gate_enter(&session.run.gate)) {
+        return;
+    }
+    int generation = __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST);
+    int agent_thread = 0;
+    thread_word word = read_word(jvmti, generation, &agent_thread);
+    if (agent_thread) {
+        gate_leave(&session.run.gate);
         return;
     }
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
     jint depth = 0;
     jint hash = 0;
-    char *name = NULL;
+    thread_identity who = { NULL, -1, 0, NULL };
     char *signature = class_signature(jvmti, jni, object);
-    int generation = __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST);
-    if (me.generation != generation) {
-        name = thread_name(jvmti, jni, thread);
+    if (word.thread < 0) {
+        who = identify(jvmti, jni, thread);
     }
     if ((*jvmti)->GetStackTrace(jvmti, NULL, 0, STACK_MAX_FRAMES, frames, &depth) != JVMTI_ERROR_NONE) {
         depth = 0;
@@ -141,38 +258,42 @@ static void JNICALL on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
     if ((*jvmti)->GetObjectHashCode(jvmti, object, &hash) != JVMTI_ERROR_NONE) {
         hash = 0;
     }
-    me.pending = 0;
     if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         session.events++;
-        if (me.generation != generation) {
-            me.thread_name = name == NULL ? -1 : name_table_intern(&session.names, name);
-            me.generation = generation;
+        if (word.thread < 0) {
+            word.thread = add_thread(&who);
+        }
+        if (word.wait >= 0) { /* an enter whose entered event never came: its slot is free again */
+            session.waits[word.wait].stack = NULL;
+            session.free_waits[session.free_wait_count++] = word.wait;
+            word.wait = -1;
         }
         int32_t klass = signature == NULL ? -1 : name_table_intern(&session.names, signature);
         int32_t index = -1;
         monitor_entry *m = klass < 0 ? NULL : find_monitor(hash, klass, &index);
-        stack_entry *e = m == NULL ? NULL : stack_table_find_or_add(&session.stacks, index, me.thread_name, frames, depth);
+        stack_entry *e = m == NULL || session.free_wait_count == 0 ? NULL
+                : stack_table_find_or_add(&session.stacks, index, word.thread, frames, depth);
         if (e == NULL) {
             session.dropped++;
         } else {
             m->count++;
             e->count++;
-            me.pending = 1;
-            me.stack = e;
-            me.monitor = index;
-            me.since = events_now_nanos();
-            if (m->lookups < CONT_LOOKUPS_PER_MONITOR && session.queue_len < CONT_QUEUE) {
+            word.wait = session.free_waits[--session.free_wait_count];
+            session.waits[word.wait] = (wait_entry){ e, index, events_now_nanos() };
+            if (m->holders_seen < CONT_HOLDERS_SEEN_PER_MONITOR && m->lookups < CONT_LOOKUPS_PER_MONITOR
+                    && session.queue_len < CONT_QUEUE) {
                 jobject ref = (*jni)->NewGlobalRef(jni, object);
                 if (ref != NULL) {
                     m->lookups++;
-                    session.queue[session.queue_len++] = (lookup){ ref, index, me.thread_name };
+                    session.queue[session.queue_len++] = (lookup){ ref, index, word.thread };
                     (*jvmti)->RawMonitorNotifyAll(jvmti, session.run.lock);
                 }
             }
         }
         (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+        write_word(jvmti, word);
     }
-    if (name != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    forget_identity(jvmti, jni, &who);
     if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
     gate_leave(&session.run.gate);
 }
@@ -184,20 +305,31 @@ static void JNICALL on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
     if (!gate_enter(&session.run.gate)) {
         return;
     }
-    if (me.pending && me.generation == __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST)) {
-        jlong blocked = events_now_nanos() - me.since;
-        me.pending = 0;
+    int generation = __atomic_load_n(&session.generation, __ATOMIC_SEQ_CST);
+    int agent_thread = 0;
+    thread_word word = read_word(jvmti, generation, &agent_thread);
+    if (word.wait >= 0) {
+        jlong now = events_now_nanos();
         if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
-            me.stack->sum += (uint64_t)blocked;
-            session.monitors[me.monitor].blocked_nanos += (uint64_t)blocked;
+            wait_entry *w = &session.waits[word.wait];
+            uint64_t blocked = (uint64_t)(now - w->since);
+            w->stack->sum += blocked;
+            session.monitors[w->monitor].blocked_nanos += blocked;
+            session.monitors[w->monitor].last_entered = word.thread;
+            w->stack = NULL;
+            session.free_waits[session.free_wait_count++] = word.wait;
             (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+            word.wait = -1;
+            write_word(jvmti, word);
         }
     }
     gate_leave(&session.run.gate);
 }
 
+/* Under the lock: one more sighting of the thread (an index) holding the monitor. */
 static void record_holder(int32_t index, int32_t thread) {
     monitor_entry *m = &session.monitors[index];
+    m->holders_seen++;
     for (int i = 0; i < CONT_MAX_HOLDERS; i++) {
         if (m->holders[i].seen == 0 || m->holders[i].thread == thread) {
             m->holders[i].thread = thread;
@@ -208,9 +340,99 @@ static void record_holder(int32_t index, int32_t thread) {
     m->other_holders++;
 }
 
+/* Under the lock: the index of the thread with this Java id that the session knows, or -1. */
+static int32_t known_thread(jlong id) {
+    for (size_t i = 0; i < session.thread_count; i++) {
+        if (session.threads[i].id == id) {
+            return (int32_t)i;
+        }
+    }
+    return -1;
+}
+
+/* Whether the thread owns the monitor now, as a ThreadSnapshot of it says (JDK 25+). */
+static int snapshot_owns(JNIEnv *jni, jweak candidate, jobject monitor) {
+    jthread thread = (*jni)->NewLocalRef(jni, candidate);
+    if (thread == NULL) {
+        return 0; /* it has ended */
+    }
+    lock_facts facts;
+    lock_ref wanted;
+    memset(&facts, 0, sizeof facts);
+    memset(&wanted, 0, sizeof wanted);
+    int owns = 0;
+    lock_facts_describe_object(jni, monitor, &wanted);
+    if (wanted.class_name != NULL && thread_snapshot_locks(jni, thread, NULL, 0, &facts) == 0) {
+        for (jint i = 0; i < facts.owned_count && !owns; i++) {
+            owns = facts.owned[i].lock.hash == wanted.hash && facts.owned[i].lock.class_name != NULL
+                    && strcmp(facts.owned[i].lock.class_name, wanted.class_name) == 0;
+        }
+    }
+    lock_facts_free(&facts, 1);
+    free(wanted.class_name);
+    (*jni)->DeleteLocalRef(jni, thread);
+    return owns;
+}
+
+/* The monitor's owner as GetObjectMonitorUsage names it: 1 with *owner a local ref (or NULL when
+ * it names none), 0 when the call failed. */
+static int monitor_owner(jvmtiEnv *jvmti, JNIEnv *jni, jobject monitor, jthread *owner) {
+    jvmtiMonitorUsage usage;
+    memset(&usage, 0, sizeof usage);
+    *owner = NULL;
+    if ((*jvmti)->GetObjectMonitorUsage(jvmti, monitor, &usage) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    jni_reserve_locals(jni, 1 + usage.waiter_count + usage.notify_waiter_count);
+    *owner = usage.owner;
+    for (jint i = 0; i < usage.waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.waiters[i]);
+    for (jint i = 0; i < usage.notify_waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.notify_waiters[i]);
+    if (usage.waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.waiters);
+    if (usage.notify_waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.notify_waiters);
+    return 1;
+}
+
+/* Looks up who holds one queued monitor and records it. */
+static void look_up_owner(jvmtiEnv *jvmti, JNIEnv *jni, lookup item) {
+    jthread owner = NULL;
+    if (!monitor_owner(jvmti, jni, item.monitor, &owner)) {
+        return;
+    }
+    if (owner != NULL) {
+        thread_identity who = identify(jvmti, jni, owner);
+        (*jni)->DeleteLocalRef(jni, owner);
+        (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+        int32_t thread = known_thread(who.id);
+        if (thread < 0) {
+            thread = add_thread(&who);
+        }
+        /* the contender itself owning it means it got in before we looked: no holder seen */
+        if (thread >= 0 && thread != item.contender) {
+            record_holder(item.index, thread);
+        }
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+        forget_identity(jvmti, jni, &who);
+        return;
+    }
+    if (!session.snapshots) {
+        return;
+    }
+    /* None named: free, or owned by an unmounted virtual thread, which has no JavaThread */
+    (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+    int32_t candidate = session.monitors[item.index].last_entered;
+    jweak ref = candidate >= 0 && candidate != item.contender ? session.threads[candidate].ref : NULL;
+    (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    if (ref != NULL && snapshot_owns(jni, ref, item.monitor)) {
+        (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+        record_holder(item.index, candidate);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    }
+}
+
 /* The helper thread: asks who owns each queued monitor. */
 static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)arg;
+    mark_agent_thread(jvmti);
     for (;;) {
         lookup item;
         (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
@@ -224,32 +446,14 @@ static void JNICALL owner_lookups(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
         item = session.queue[0];
         memmove(session.queue, session.queue + 1, (size_t)(--session.queue_len) * sizeof item);
         (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
-
-        jvmtiMonitorUsage usage;
-        memset(&usage, 0, sizeof usage);
-        char *name = NULL;
-        if ((*jvmti)->GetObjectMonitorUsage(jvmti, item.monitor, &usage) == JVMTI_ERROR_NONE) {
-            jni_reserve_locals(jni, 1 + usage.waiter_count + usage.notify_waiter_count);
-            if (usage.owner != NULL) {
-                name = thread_name(jvmti, jni, usage.owner);
-                (*jni)->DeleteLocalRef(jni, usage.owner);
-            }
-            for (jint i = 0; i < usage.waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.waiters[i]);
-            for (jint i = 0; i < usage.notify_waiter_count; i++) (*jni)->DeleteLocalRef(jni, usage.notify_waiters[i]);
-            if (usage.waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.waiters);
-            if (usage.notify_waiters != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)usage.notify_waiters);
+        /* a ThreadSnapshot makes local references of its own */
+        if ((*jni)->PushLocalFrame(jni, JNI_COMMAND_LOCALS) == 0) {
+            look_up_owner(jvmti, jni, item);
+            (*jni)->PopLocalFrame(jni, NULL);
+        } else {
+            jni_cleared_exception(jni);
         }
         (*jni)->DeleteGlobalRef(jni, item.monitor);
-        if (name != NULL) {
-            (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
-            int32_t owner = name_table_intern(&session.names, name);
-            /* the contender itself owning it means it got in before we looked: no holder seen */
-            if (owner >= 0 && owner != item.contender) {
-                record_holder(item.index, owner);
-            }
-            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
-            (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
-        }
     }
     __atomic_store_n(&session.helper_done, 1, __ATOMIC_SEQ_CST);
 }
@@ -311,8 +515,19 @@ static int close_tables(void) {
 static int open_tables(command_ctx *ctx) {
     memset(session.monitors, 0, sizeof session.monitors);
     session.monitor_count = 0;
+    session.thread_count = 0;
+    memset(session.waits, 0, sizeof session.waits);
+    for (int32_t i = 0; i < CONT_MAX_WAITS; i++) {
+        session.free_waits[i] = CONT_MAX_WAITS - 1 - i;
+    }
+    session.free_wait_count = CONT_MAX_WAITS;
     session.events = session.dropped = 0;
     session.queue_len = 0;
+    if (session.virtual_thread == NULL) {
+        session.virtual_thread = jni_global_class(ctx->jni, "java/lang/VirtualThread"); /* kept for the agent's life */
+    }
+    session.snapshots = session.virtual_thread != NULL && thread_snapshot_available(ctx->jni);
+    mark_agent_thread(the_agent.jvmti);
     if (stack_table_init(&session.stacks, CONT_STACK_SLOTS) != 0
             || name_table_init(&session.names, CONT_MAX_NAMES, CONT_NAME_ARENA) != 0) {
         free_tables();
@@ -329,8 +544,17 @@ static int open_tables(command_ctx *ctx) {
 }
 
 static void quiesce(JNIEnv *jni) {
-    if (jni != NULL) {
-        stop_helper(jni);
+    if (jni == NULL) {
+        return;
+    }
+    stop_helper(jni);
+    if (session.helper == NULL) {
+        for (size_t i = 0; i < session.thread_count; i++) {
+            if (session.threads[i].ref != NULL) {
+                (*jni)->DeleteWeakGlobalRef(jni, session.threads[i].ref);
+                session.threads[i].ref = NULL;
+            }
+        }
     }
 }
 
@@ -358,8 +582,37 @@ static void write_name(json_writer *w, int32_t index) {
     }
 }
 
+/* "thread" (its name), "threadId" and "virtual" of a thread index; all null when not known. */
+static void write_thread(json_writer *w, int32_t index) {
+    const thread_entry *t = index >= 0 && (size_t)index < session.thread_count ? &session.threads[index] : NULL;
+    json_key(w, "thread");
+    write_name(w, t == NULL ? -1 : t->name);
+    if (t == NULL) {
+        json_field_null(w, "threadId");
+        json_field_null(w, "virtual");
+    } else {
+        json_field_int(w, "threadId", t->id);
+        json_field_bool(w, "virtual", t->is_virtual);
+    }
+}
+
+/* Threads still blocked at the end (the events are off): their time blocked until now counts,
+ * so that blocked time per enter is not diluted by enters the window cut short. */
+static void settle_pending_waits(void) {
+    jlong now = events_now_nanos();
+    for (size_t i = 0; i < CONT_MAX_WAITS; i++) {
+        wait_entry *w = &session.waits[i];
+        if (w->stack != NULL) {
+            w->stack->sum += (uint64_t)(now - w->since);
+            session.monitors[w->monitor].blocked_nanos += (uint64_t)(now - w->since);
+            w->stack = NULL;
+        }
+    }
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
+    settle_pending_waits();
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -385,8 +638,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_begin_array_field(w, "holders");
         for (int h = 0; h < CONT_MAX_HOLDERS && m->holders[h].seen > 0; h++) {
             json_begin_object(w);
-            json_key(w, "thread");
-            write_name(w, m->holders[h].thread);
+            write_thread(w, m->holders[h].thread);
             json_field_int(w, "seen", (int64_t)m->holders[h].seen);
             json_end_object(w);
         }
@@ -403,8 +655,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         }
         json_begin_object(w);
         json_field_int(w, "monitor", e->key);
-        json_key(w, "thread");
-        write_name(w, e->aux);
+        write_thread(w, e->aux);
         json_field_int(w, "count", (int64_t)e->count);
         json_field_int(w, "blockedNanos", (int64_t)e->sum);
         json_key(w, "frames");

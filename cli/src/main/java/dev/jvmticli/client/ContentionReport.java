@@ -13,11 +13,14 @@ public record ContentionReport(long durationNanos, long events, long dropped, Li
                           long identityHash, long count, long blockedNanos, List<Holder> holders, long otherHolders) {
     }
 
-    /** A thread seen owning the monitor while another thread was blocked on it. */
-    public record Holder(String thread, long seen) {
+    /**
+     * A thread seen owning the monitor while another thread was blocked on it: its name, Java id
+     * and whether it is a virtual thread (id and virtual null when the agent could not tell the thread).
+     */
+    public record Holder(String thread, Long threadId, Boolean virtual, long seen) {
     }
 
-    /** Where one thread blocked on one monitor. */
-    public record Stack(int monitor, String thread, long count, long blockedNanos, long[][] frames) {
+    /** Where one thread (named as a Holder is) blocked on one monitor. */
+    public record Stack(int monitor, String thread, Long threadId, Boolean virtual, long count, long blockedNanos, long[][] frames) {
     }
 }

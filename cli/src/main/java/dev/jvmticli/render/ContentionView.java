@@ -17,8 +17,25 @@ public final class ContentionView {
     private ContentionView() {
     }
 
-    /** A thread and how many times (entering, or seen holding). */
-    public record ThreadCount(String thread, long count) {
+    /**
+     * A thread and how many times (entering, or seen holding): its name, Java id (null when not
+     * known) and whether it is virtual.
+     */
+    public record ThreadCount(String thread, Long threadId, boolean virtual, long count) {
+        /** As the tables name it: a platform thread by its name, a virtual thread also by its id, as `stacks --virtual` does. */
+        public String label() {
+            if (!virtual) {
+                return thread;
+            }
+            return (thread.isEmpty() ? "" : thread + " ") + "#" + threadId + " virtual";
+        }
+    }
+
+    /** One thread: what ThreadCount counts per. */
+    private record Who(String thread, Long threadId, boolean virtual) {
+        static Who of(String thread, Long threadId, Boolean virtual) {
+            return new Who(threadName(thread), threadId, Boolean.TRUE.equals(virtual));
+        }
     }
 
     /** A contended monitor: {@code class@identityHash}. */
@@ -61,11 +78,11 @@ public final class ContentionView {
     public static List<MonitorRow> monitors(ContentionReport report) {
         List<MonitorRow> rows = new ArrayList<>();
         for (Monitor m : report.monitors()) {
-            Map<String, Long> threads = new LinkedHashMap<>();
+            Map<Who, Long> threads = new LinkedHashMap<>();
             report.stacks().stream().filter(s -> s.monitor() == m.id())
-                    .forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
-            Map<String, Long> holders = new LinkedHashMap<>();
-            m.holders().forEach(h -> holders.merge(threadName(h.thread()), h.seen(), Long::sum));
+                    .forEach(s -> threads.merge(Who.of(s.thread(), s.threadId(), s.virtual()), s.count(), Long::sum));
+            Map<Who, Long> holders = new LinkedHashMap<>();
+            m.holders().forEach(h -> holders.merge(Who.of(h.thread(), h.threadId(), h.virtual()), h.seen(), Long::sum));
             rows.add(new MonitorRow(monitorName(m), m.count(), m.blockedNanos(), byCount(threads), byCount(holders)));
         }
         rows.sort(Comparator.comparingLong(MonitorRow::blockedNanos).reversed().thenComparing(Comparator.comparingLong(MonitorRow::enters).reversed()));
@@ -73,7 +90,7 @@ public final class ContentionView {
     }
 
     /** What the rows of "Where threads blocked" are per: a monitor and a stack, and the thread (null when grouped). */
-    private record Site(int monitor, List<String> frames, String thread) {
+    private record Site(int monitor, List<String> frames, Who thread) {
     }
 
     /** Where threads blocked: one row per monitor and stack, or per thread too when byThread. */
@@ -82,12 +99,12 @@ public final class ContentionView {
         Map<Site, List<Stack>> groups = new LinkedHashMap<>();
         for (Stack s : report.stacks()) {
             List<String> frames = Arrays.stream(s.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList();
-            groups.computeIfAbsent(new Site(s.monitor(), frames, byThread ? threadName(s.thread()) : null), k -> new ArrayList<>()).add(s);
+            groups.computeIfAbsent(new Site(s.monitor(), frames, byThread ? Who.of(s.thread(), s.threadId(), s.virtual()) : null), k -> new ArrayList<>()).add(s);
         }
         List<SiteRow> rows = new ArrayList<>();
         groups.forEach((site, stacks) -> {
-            Map<String, Long> threads = new LinkedHashMap<>();
-            stacks.forEach(s -> threads.merge(threadName(s.thread()), s.count(), Long::sum));
+            Map<Who, Long> threads = new LinkedHashMap<>();
+            stacks.forEach(s -> threads.merge(Who.of(s.thread(), s.threadId(), s.virtual()), s.count(), Long::sum));
             rows.add(new SiteRow(monitorOf(monitors, stacks.get(0)), byCount(threads), stacks.stream().mapToLong(Stack::count).sum(),
                     stacks.stream().mapToLong(Stack::blockedNanos).sum(), site.frames(),
                     JvmNames.applicationFrame(report.methods(), stacks.get(0).frames())));
@@ -96,10 +113,10 @@ public final class ContentionView {
         return rows;
     }
 
-    private static List<ThreadCount> byCount(Map<String, Long> threads) {
+    private static List<ThreadCount> byCount(Map<Who, Long> threads) {
         return threads.entrySet().stream()
-                .map(e -> new ThreadCount(e.getKey(), e.getValue()))
-                .sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::thread))
+                .map(e -> new ThreadCount(e.getKey().thread(), e.getKey().threadId(), e.getKey().virtual(), e.getValue()))
+                .sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::label))
                 .toList();
     }
 
@@ -109,7 +126,8 @@ public final class ContentionView {
         List<FlameGraph.Sample> samples = new ArrayList<>();
         for (Stack stack : report.stacks()) {
             List<String> frames = new ArrayList<>();
-            frames.add("[" + threadName(stack.thread()) + "]");
+            Who who = Who.of(stack.thread(), stack.threadId(), stack.virtual());
+            frames.add("[" + new ThreadCount(who.thread(), who.threadId(), who.virtual(), 0).label() + "]");
             for (int i = stack.frames().length - 1; i >= 0; i--) {
                 frames.add(JvmNames.method(report.methods(), stack.frames()[i][0]));
             }
@@ -134,7 +152,7 @@ public final class ContentionView {
         if (threads.isEmpty()) {
             return "-";
         }
-        String shown = threads.stream().limit(NAMES_IN_CELL).map(t -> t.thread() + " (" + t.count() + ")").collect(Collectors.joining(", "));
+        String shown = threads.stream().limit(NAMES_IN_CELL).map(t -> t.label() + " (" + t.count() + ")").collect(Collectors.joining(", "));
         return threads.size() > NAMES_IN_CELL ? shown + ", and " + (threads.size() - NAMES_IN_CELL) + " more" : shown;
     }
 
@@ -159,7 +177,7 @@ public final class ContentionView {
         out.println();
         Table sites = new Table("ENTERS", "BLOCKED_MS", "MONITOR", byThread ? "THREAD" : "THREADS (enters)", "SITE").alignRight(0, 1);
         sites(report, byThread).stream().limit(top).forEach(s -> sites.add(Long.toString(s.enters()), Sizes.millis(s.blockedNanos()),
-                s.monitor(), byThread ? s.threads().get(0).thread() : s.threads().size() + ": " + counts(s.threads()),
+                s.monitor(), byThread ? s.threads().get(0).label() : s.threads().size() + ": " + counts(s.threads()),
                 s.site()));
         out.println("Where threads blocked:");
         sites.print(out);

@@ -225,7 +225,7 @@ class FlameGraphBrowserIT {
                 Map<String, Integer> index = new HashMap<>();
                 List<ContentionReport.Stack> blocked = new ArrayList<>();
                 for (Stack stack : stacks) {
-                    blocked.add(new ContentionReport.Stack(stack.thread() % 3, THREADS.get(stack.thread()), 1, stack.weight() * 1000,
+                    blocked.add(new ContentionReport.Stack(stack.thread() % 3, THREADS.get(stack.thread()), null, null, 1, stack.weight() * 1000,
                             frames(stack, methods, index)));
                 }
                 List<ContentionReport.Monitor> monitors = List.of(0, 1, 2).stream()

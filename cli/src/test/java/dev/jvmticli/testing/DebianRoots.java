@@ -127,32 +127,38 @@ public final class DebianRoots {
     /**
      * A directory inside the root (its path as the root's processes see it) holding the given
      * targets and what they use, compiled for Java 11, and a copy of the agent library
-     * ({@code libjvmticli.so}), for start-up mode.
+     * ({@code libjvmticli.so}), for start-up mode. One directory per root and test JVM; each call
+     * compiles its targets into it.
      */
-    public static Path classes(Path root, Path agentLibrary, Class<?>... targets) {
-        return CLASSES.computeIfAbsent(root, r -> compile(r, agentLibrary, targets));
+    public static synchronized Path classes(Path root, Path agentLibrary, Class<?>... targets) {
+        Path inside = CLASSES.computeIfAbsent(root, r -> directory(r, agentLibrary));
+        compile(root.resolve(inside.toString().substring(1)), targets);
+        return inside;
     }
 
-    private static Path compile(Path root, Path agentLibrary, Class<?>... targets) {
+    private static Path directory(Path root, Path agentLibrary) {
         try {
             Path inside = Path.of("/opt", "jvmti-cli-it-" + ProcessHandle.current().pid());
             Path directory = root.resolve(inside.toString().substring(1));
             Files.createDirectories(directory);
             Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(directory)));
-            // the class path is the output alone: javac would otherwise take the Java 17 classes of this JVM's class path
-            List<String> arguments = new ArrayList<>(List.of("--release", "11", "-d", directory.toString(), "-cp", directory.toString(),
-                    "-sourcepath", SOURCES.toString()));
-            for (Class<?> target : targets) {
-                arguments.add(SOURCES.resolve(target.getName().replace('.', '/') + ".java").toString());
-            }
-            int exit = ToolProvider.getSystemJavaCompiler().run(null, null, null, arguments.toArray(String[]::new));
-            if (exit != 0) {
-                throw new IllegalStateException("javac --release 11 failed on " + arguments);
-            }
             Files.copy(agentLibrary, directory.resolve("libjvmticli.so"));
             return inside;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void compile(Path directory, Class<?>... targets) {
+        // the class path is the output alone: javac would otherwise take the Java 17 classes of this JVM's class path
+        List<String> arguments = new ArrayList<>(List.of("--release", "11", "-d", directory.toString(), "-cp", directory.toString(),
+                "-sourcepath", SOURCES.toString()));
+        for (Class<?> target : targets) {
+            arguments.add(SOURCES.resolve(target.getName().replace('.', '/') + ".java").toString());
+        }
+        int exit = ToolProvider.getSystemJavaCompiler().run(null, null, null, arguments.toArray(String[]::new));
+        if (exit != 0) {
+            throw new IllegalStateException("javac --release 11 failed on " + arguments);
         }
     }
 
