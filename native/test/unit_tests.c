@@ -13,6 +13,7 @@
 #include "aggregate.h"
 #include "big_block.h"
 #include "chunk_lines.h"
+#include "stack_counts.h"
 #include "collection_ledger.h"
 #include "json.h"
 #include "lock_fit.h"
@@ -968,7 +969,38 @@ static void test_chunk_lines(void) {
     CHECK(seen.count == 1 && strcmp(seen.lines[0], "abcdefgh") == 0 && c.dropped == 0);
 }
 
+static void add_lines(stack_counts *t, const char *const *lines, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        stack_counts_add_line(t, lines[i], strlen(lines[i]));
+    }
+}
+
+static void test_stack_counts(void) {
+    stack_counts before, after, gained;
+    stack_counts_init(&before);
+    stack_counts_init(&after);
+    stack_counts_init(&gained);
+    const char *const first[] = { "[VM Thread tid=7];a;b 3", "[VM Thread tid=7];a;c 1", "no count", "x;y 12z" };
+    const char *const second[] = { "[VM Thread tid=7];a;b 5", "[VM Thread tid=7];a;c 1", "[VM Thread tid=7];d 2" };
+    add_lines(&before, first, 4);
+    CHECK(before.count == 2);
+    add_lines(&after, second, 3);
+    stack_counts_add_gain(&gained, &before, &after);
+    CHECK(gained.count == 2);
+    CHECK(stack_counts_of(&gained, "[VM Thread tid=7];a;b", strlen("[VM Thread tid=7];a;b")) == 2);
+    CHECK(stack_counts_of(&gained, "[VM Thread tid=7];d", strlen("[VM Thread tid=7];d")) == 2);
+    CHECK(stack_counts_of(&gained, "[VM Thread tid=7];a;c", strlen("[VM Thread tid=7];a;c")) == 0);
+    /* gains over several windows add up */
+    stack_counts_add_gain(&gained, &before, &after);
+    CHECK(stack_counts_of(&gained, "[VM Thread tid=7];d", strlen("[VM Thread tid=7];d")) == 4 && gained.lost == 0);
+    stack_counts_clear(&before);
+    stack_counts_clear(&after);
+    stack_counts_clear(&gained);
+    CHECK(gained.count == 0 && gained.items == NULL);
+}
+
 int main(void) {
+    test_stack_counts();
     test_collection_ledger();
     test_mutf8();
     test_json_structure();

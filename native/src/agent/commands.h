@@ -42,5 +42,9 @@ void cmd_memory(command_ctx *ctx);
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);
 void cmd_profile_stop(command_ctx *ctx);
+/* Around each request that is not the profile's own, on the agent thread: while a profile runs,
+ * the VM thread's samples meanwhile are kept apart as the tool's own work's (profile.c). */
+void profile_own_work_begin(JNIEnv *jni);
+void profile_own_work_end(JNIEnv *jni);
 
 #endif

@@ -74,7 +74,14 @@ void dispatch_line(JNIEnv *jni, int client_id, int client_fd, const char *line, 
                 jni_cleared_exception(jni);
                 command_fail(&ctx, "out_of_memory", "no room for the command's local references");
             } else {
+                int own_work = strncmp(name, "profile.", strlen("profile.")) != 0;
+                if (own_work) {
+                    profile_own_work_begin(jni);
+                }
                 commands[i].run(&ctx);
+                if (own_work) {
+                    profile_own_work_end(jni);
+                }
                 (*jni)->PopLocalFrame(jni, NULL);
             }
             if (!ctx.started && !ctx.failed) {

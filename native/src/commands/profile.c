@@ -7,15 +7,26 @@
  * (the target's output is not ours to write to; its errors come back as answers). The answer
  * names the engine that ran, as async-profiler chooses it: for `cpu`, perf_events when the kernel
  * permits them, else ctimer (a POSIX CPU-time timer per thread), else the wall clock limited to
- * running threads. */
+ * running threads.
+ *
+ * The tool's own work is told apart, for the CLI to leave out: the answer names the agent thread's
+ * OS thread id, and keeps the VM thread's samples taken while one of the agent's own requests ran
+ * (profile_own_work_begin/end around each request during a profile), with the GC workers' samples
+ * in a class histogram's parallel walk: a dump of those stacks before and after the request, the
+ * samples each stack gained in between added up. Which of them were the VM operations the request
+ * asked for (not a collection the request waited for) is the CLI's to judge from their frames. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "answer.h"
 #include "chunk_lines.h"
 #include "profiler_library.h"
+#include "events.h"
 #include "session.h"
+#include "stack_counts.h"
 
 #define MIN_INTERVAL_NANOS 100000LL             /* 0.1 ms */
 #define MAX_INTERVAL_NANOS 10000000000LL        /* 10 s */
@@ -37,7 +48,21 @@ static struct {
     json_writer *out;                       /* the answer the collapsed lines go to, during a dump */
     char list[LIST_BUFFER_BYTES];           /* async-profiler's `list` answer */
     size_t list_len;
+    stack_counts vm_before;                 /* the VM thread's stacks when an own request began */
+    stack_counts vm_after;                  /* ... and when it ended */
+    stack_counts vm_in_own_work;            /* what its stacks gained between, over every request */
+    int64_t own_requests;
+    int64_t unread_requests;                /* requests whose window could not be read whole */
+    int before_read;                        /* vm_before holds the whole dump */
+    jlong own_nanos;
+    jlong own_began;
 } session;
+
+/* async-profiler's dump, in the report's style, of the samples of the VM thread (include matches
+ * the thread frame by the thread's name; HotSpot names its VM thread so) and of the GC workers'
+ * share of a class histogram (HeapInspection's parallel walk). */
+#define VM_THREAD_DUMP "dump,collapsed,ann,threads,include=VM Thread,include=ParHeapInspectTask::work,loglevel=none"
+#define REPORT_DUMP "dump,collapsed,ann,threads,loglevel=none"
 
 static void wants(jvmtiCapabilities *c) {
     (void)c;
@@ -137,6 +162,64 @@ static void feed_lines(const char *buf, size_t size) {
     chunk_lines_feed(&session.lines, buf, size);
 }
 
+static void count_line(void *ctx, const char *line, size_t len) {
+    stack_counts_add_line(ctx, line, len);
+}
+
+/* The samples so far of the VM thread and of the histogram's workers, per stack, into t; 0, or -1
+ * when async-profiler could not dump them or a line was too long to read. */
+static int read_vm_thread(JNIEnv *jni, stack_counts *t) {
+    stack_counts_clear(t);
+    chunk_lines_init(&session.lines, session.line_buffer, LINE_BUFFER_BYTES, count_line, t);
+    const char *error = profiler_execute(jni, VM_THREAD_DUMP, feed_lines);
+    chunk_lines_finish(&session.lines);
+    return error == NULL && session.lines.dropped == 0 ? 0 : -1;
+}
+
+void profile_own_work_begin(JNIEnv *jni) {
+    if (!session.run.running) {
+        return;
+    }
+    session.own_began = events_now_nanos();
+    session.before_read = read_vm_thread(jni, &session.vm_before) == 0;
+}
+
+void profile_own_work_end(JNIEnv *jni) {
+    if (!session.run.running || session.own_began == 0) {
+        return;
+    }
+    /* a stack one of the two dumps could not hold would be miscounted: its samples are lost instead */
+    if (read_vm_thread(jni, &session.vm_after) == 0 && session.before_read && session.vm_before.lost == 0 && session.vm_after.lost == 0) {
+        stack_counts_add_gain(&session.vm_in_own_work, &session.vm_before, &session.vm_after);
+    } else {
+        session.unread_requests++;
+    }
+    session.own_nanos += events_now_nanos() - session.own_began;
+    session.own_requests++;
+    session.own_began = 0;
+    stack_counts_clear(&session.vm_before);
+    stack_counts_clear(&session.vm_after);
+}
+
+static void write_own_work(json_writer *w) {
+    json_begin_object_field(w, "ownWork");
+    json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    json_field_int(w, "requests", session.own_requests);
+    json_field_int(w, "requestNanos", session.own_nanos);
+    json_begin_array_field(w, "vmThreadStacks");
+    for (size_t i = 0; i < session.vm_in_own_work.count; i++) {
+        const stack_count *c = &session.vm_in_own_work.items[i];
+        json_begin_object(w);
+        json_field_string(w, "stack", c->stack, c->len);
+        json_field_int(w, "samples", (int64_t)c->samples);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_field_int(w, "lostSamples", (int64_t)session.vm_in_own_work.lost);
+    json_field_int(w, "unreadRequests", session.unread_requests);
+    json_end_object(w);
+}
+
 static void write_settings(json_writer *w) {
     json_field_cstring(w, "event", session.event);
     json_key(w, "engine");
@@ -165,11 +248,12 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_begin_array_field(w, "collapsed");
     session.out = w;
     chunk_lines_init(&session.lines, session.line_buffer, LINE_BUFFER_BYTES, write_line, NULL);
-    const char *error = profiler_execute(ctx->jni, "dump,collapsed,ann,threads,loglevel=none", feed_lines);
+    const char *error = profiler_execute(ctx->jni, REPORT_DUMP, feed_lines);
     chunk_lines_finish(&session.lines);
     session.out = NULL;
     json_end_array(w);
     json_field_int(w, "droppedStacks", (int64_t)session.lines.dropped);
+    write_own_work(w);
     if (error != NULL) {
         json_field_cstring(w, "error", error);
     }
@@ -177,6 +261,13 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 }
 
 static int close_profile(void) {
+    stack_counts_clear(&session.vm_before);
+    stack_counts_clear(&session.vm_after);
+    stack_counts_clear(&session.vm_in_own_work);
+    session.own_requests = 0;
+    session.unread_requests = 0;
+    session.own_nanos = 0;
+    session.own_began = 0;
     free(session.line_buffer);
     session.line_buffer = NULL;
     return 0;

@@ -118,6 +118,32 @@ public final class Profile {
         return samples;
     }
 
+    /**
+     * This profile less the samples of other: each stack of the same thread (tid) and frames loses
+     * other's samples (never below none); a stack left with none is dropped.
+     */
+    public Profile minus(Profile other) {
+        Map<List<Object>, Long> less = new HashMap<>();
+        for (Stack stack : other.stacks) {
+            less.merge(List.of(stack.tid(), stack.frames()), stack.samples(), Long::sum);
+        }
+        List<Stack> kept = new ArrayList<>();
+        for (Stack stack : stacks) {
+            List<Object> key = List.of(stack.tid(), stack.frames());
+            long taken = Math.min(stack.samples(), less.getOrDefault(key, 0L));
+            less.computeIfPresent(key, (k, v) -> v - taken);
+            if (stack.samples() > taken) {
+                kept.add(new Stack(stack.thread(), stack.tid(), stack.frames(), stack.samples() - taken));
+            }
+        }
+        return new Profile(kept);
+    }
+
+    /** The samples of this profile that other has too (the same thread and frames), at most as many as either has. */
+    public Profile common(Profile other) {
+        return minus(minus(other));
+    }
+
     public Profile filter(Predicate<Stack> keep) {
         return new Profile(stacks.stream().filter(keep).toList());
     }

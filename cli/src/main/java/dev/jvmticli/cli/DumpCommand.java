@@ -5,7 +5,7 @@ import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.OwnableSynchronizers;
-import dev.jvmticli.analysis.Profile;
+import dev.jvmticli.analysis.ProfileSplit;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.HeapReport;
@@ -121,7 +121,7 @@ final class DumpCommand implements Callable<Integer> {
                 snapshot = outcome.next();
                 progress(round, directory);
             }
-            Profile cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
+            ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
             directory.write("summary.md", 0, "summary", printer -> {
                 DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds);
                 if (cpu != null) {
@@ -137,11 +137,11 @@ final class DumpCommand implements Callable<Integer> {
         }
     }
 
-    private static Profile writeProfile(AgentClient client, DumpDirectory directory, long deadline) {
+    private static ProfileSplit writeProfile(AgentClient client, DumpDirectory directory, long deadline) {
         sleepUntil(deadline);
         ProfileReport report = ProfileCommand.stop(client);
         List<String> warnings = new ArrayList<>();
-        Profile cpu = ProfileCommand.named(client, report, warnings::add);
+        ProfileSplit cpu = ProfileCommand.named(client, report, warnings::add);
         for (String warning : warnings) {
             directory.recordError(warning);
         }

@@ -1,6 +1,7 @@
 package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.Profile;
+import dev.jvmticli.analysis.ProfileSplit;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
@@ -8,6 +9,8 @@ import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ProfileReport;
 import dev.jvmticli.client.ProfileStartRequest;
 import dev.jvmticli.client.ThreadsRequest;
+import dev.jvmticli.client.VirtualDump;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.FlameGraph;
@@ -70,7 +73,8 @@ final class ProfileCommand implements Callable<Integer> {
             start(client, process, event, every);
             SamplingWindow.run(context, client, report.duration, () -> {
                 ProfileReport result = stop(client);
-                print(result, named(client, result, context.err()::println), selection);
+                ProfileSplit named = named(client, result, context.err()::println);
+                print(result, named, selection, event.equals("wall") ? virtualThreads(client) : null, process.pid());
             });
         }
         return ExitCode.OK.code();
@@ -87,12 +91,13 @@ final class ProfileCommand implements Callable<Integer> {
     }
 
     /**
-     * The profile with its threads named as the live threads are; when the agent cannot list them
-     * after the stop, the profile is still worth having: its threads keep the names the engine saw
-     * (the OS's, cut to 15 bytes), and why goes to warn.
+     * The profile split into the target's samples and the tool's own (ProfileSplit), with its threads
+     * named as the live threads are; when the agent cannot list them after the stop, the profile is
+     * still worth having: its threads keep the names the engine saw (the OS's, cut to 15 bytes), and
+     * why goes to warn.
      */
-    static Profile named(AgentClient client, ProfileReport result, Consumer<String> warn) {
-        Profile profile = Profile.parse(result.collapsed());
+    static ProfileSplit named(AgentClient client, ProfileReport result, Consumer<String> warn) {
+        ProfileSplit profile = ProfileSplit.of(Profile.parse(result.collapsed()), result.ownWork());
         try {
             return profile.named(client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(true)));
         } catch (AgentError e) {
@@ -102,9 +107,21 @@ final class ProfileCommand implements Callable<Integer> {
         }
     }
 
+    /** The target's virtual threads now; null when it has none the agent can walk (before JDK 21, or the walk failed). */
+    private ProfileView.VirtualThreads virtualThreads(AgentClient client) {
+        try {
+            return client.vthreadsIfAny(VthreadsRequest.counts()).map(VirtualDump::summary)
+                    .map(s -> new ProfileView.VirtualThreads(s.count(), s.mounted())).orElse(null);
+        } catch (AgentError e) {
+            context.err().println("jvmti-cli: could not count the virtual threads, which wall-clock sampling does not see unmounted: "
+                    + e.getMessage());
+            return null;
+        }
+    }
+
     /** Prints the profile of the threads selected by their names. */
-    private void print(ProfileReport result, Profile named, ProfileThreads selection) {
-        Profile profile = named.filter(selection::matches);
+    private void print(ProfileReport result, ProfileSplit named, ProfileThreads selection, ProfileView.VirtualThreads virtual, long pid) {
+        ProfileSplit profile = named.filter(selection::matches);
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html((result.event().equals("wall") ? "Wall-clock" : "CPU") + " profile of JVM "
                     + target.target + " (" + result.engine() + "), samples", "samples", ProfileView.flame(profile, byThread)));
@@ -113,10 +130,14 @@ final class ProfileCommand implements Callable<Integer> {
             context.out().print(FlameGraph.collapsed(ProfileView.flame(profile, byThread)));
             context.out().flush();
         } else if (report.json) {
-            JsonOutput.print(context.out(), ProfileView.document(result, profile));
+            JsonOutput.print(context.out(), ProfileView.document(result, profile, virtual));
+        } else if (result.event().equals("wall")) {
+            ProfileView.printWall(context.out(), result, profile, report.top, ProfileView.unseenVirtualThreads(virtual, pid));
+            selection.unmatched(profile.target()).forEach(s -> context.out().println("(no samples of a thread matching '" + s + "')"));
+            context.out().flush();
         } else {
             ProfileView.print(context.out(), result, profile, report.top);
-            selection.unmatched(profile).forEach(s -> context.out().println("(no samples of a thread matching '" + s + "')"));
+            selection.unmatched(profile.target()).forEach(s -> context.out().println("(no samples of a thread matching '" + s + "')"));
             context.out().flush();
         }
     }

@@ -4,6 +4,7 @@ import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.analysis.Profile;
+import dev.jvmticli.analysis.ProfileSplit;
 import dev.jvmticli.analysis.StackGroups;
 import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.Hello;
@@ -233,10 +234,17 @@ public final class DumpSummary {
         out.println();
     }
 
-    /** The hottest methods of the dump's CPU profile, and its busiest threads, Java and the JVM's own. */
-    public static void printHottest(PrintWriter out, Profile profile, int top) {
+    /**
+     * The hottest methods of the dump's CPU profile, and its busiest threads, Java and the JVM's own;
+     * the tool's own work (this dump's requests) left out and counted.
+     */
+    public static void printHottest(PrintWriter out, ProfileSplit split, int top) {
+        Profile profile = split.target();
         out.println();
         out.println("## Hottest methods (CPU profile, " + profile.samples() + " samples; profile/flame.html)");
+        out.println(ProfileView.ownWork(split) + " In profile/flame.html and profile/collapsed.txt they stand under `"
+                + ProfileSplit.OWN_WORK_FRAME + "`.");
+        out.println();
         if (profile.samples() == 0) {
             out.println("No samples: no thread used CPU while the profile ran.");
             out.flush();
