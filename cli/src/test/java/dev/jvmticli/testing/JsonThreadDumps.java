@@ -13,10 +13,12 @@ import java.util.regex.Pattern;
  * {@code jcmd PID Thread.dump_to_file -format=json} written as the jstack-format text that
  * {@link DumpConsistency} judges: each fact the dump states (state, frames, what the thread waits
  * for, the monitors it holds, virtual, pinned, mounted, carrying) as jstack or jvmti-cli's text
- * writes it, and nothing the dump does not state. jcmd states less: no pinned; on JDK 21 no state
+ * writes it, and nothing the dump does not state (a carrier whose frames show a virtual thread
+ * mounted but not which one, {@code mountUnsettled}, carries one). jcmd states less: no pinned; on JDK 21 no state
  * and no lock facts (then none of its threads has a state line, and the checker has nothing of
  * it to judge); its carrier is written beside the virtual thread, so a carrier "carries" the
- * virtual threads that name it.
+ * virtual threads that name it. ({@link JcmdThreadDump} writes jcmd's dump too, for checks of the
+ * text of {@code stacks}; it gives JDK 21's threads the state UNKNOWN, which the checker then judges.)
  */
 public final class JsonThreadDumps {
     /**
@@ -77,6 +79,8 @@ public final class JsonThreadDumps {
             }
             if (thread.has("carrying")) {
                 text.append("   Carrying virtual thread #").append(thread.path("carrying").asLong()).append('\n');
+            } else if (!virtual && thread.path("mountUnsettled").asBoolean()) {
+                text.append("   Carrying a virtual thread: which one is not known\n");
             }
             text.append('\n');
         }
@@ -160,9 +164,9 @@ public final class JsonThreadDumps {
         return threads(document).stream().filter(t -> t.path("virtual").asBoolean() || hasFrame(t, "java.lang.VirtualThread.run")).count();
     }
 
-    /** How many threads of jcmd's JSON dump have the method (class.method) on their stack. */
-    public static long threadsIn(JsonNode document, String method) {
-        return threads(document).stream().filter(t -> hasFrame(t, method)).count();
+    /** How many threads of jcmd's JSON dump have the method (class.method) on their stack, and not the other one (null: any). */
+    public static long threadsIn(JsonNode document, String method, String notUnder) {
+        return threads(document).stream().filter(t -> hasFrame(t, method) && (notUnder == null || !hasFrame(t, notUnder))).count();
     }
 
     private static boolean hasFrame(JsonNode thread, String method) {
