@@ -25,7 +25,6 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
-#include "frames.h"
 #include "jni_util.h"
 #include "lock_facts.h"
 #include "method_table.h"
