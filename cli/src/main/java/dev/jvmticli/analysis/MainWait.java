@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * What most threads of a dump wait for, platform and virtual together, idle waits aside
@@ -84,7 +85,7 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
         return t.frames().stream().anyMatch(g -> g.className().equals(f.className()) && g.method().equals(f.method()));
     }
 
-    private static int firstIndex(List<Frame> frames, int from, java.util.function.Predicate<Frame> test) {
+    private static int firstIndex(List<Frame> frames, int from, Predicate<Frame> test) {
         for (int i = from; i < frames.size(); i++) {
             if (test.test(frames.get(i))) {
                 return i;

@@ -29,6 +29,9 @@ public final class DumpSummary {
     private static final int STACKS_OF_BUSIEST = 3;
     private static final int GROUP_NAMES = 3;
 
+    /** A thread that used less CPU than the 0.1 % the table prints is idle, not busy. */
+    private static final double BUSY_PERCENT = 0.05;
+
     /** What one round found. */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
                         long busiestOverMillis) {
@@ -96,14 +99,14 @@ public final class DumpSummary {
                 : "(round " + measured.number() + " to round " + last.number() + ", over " + measured.busiestOverMillis() + " ms)"));
         out.println("| thread | state | CPU % |");
         out.println("|---|---|---|");
-        // a thread that used less than the 0.1 % printed is idle, not busy
         List<CpuTop.Entry<ThreadEntry>> used = measured.busiest().stream()
-                .filter(e -> !e.thread().agent() && e.cpuPercent() >= 0.05).toList();
+                .filter(e -> !e.thread().agent() && e.cpuPercent() >= BUSY_PERCENT).toList();
         Set<Long> carriers = measured.stacks().threads().stream().filter(DumpSummary::isCarrier).map(t -> t.thread().id())
                 .collect(Collectors.toSet());
         for (CpuTop.Entry<ThreadEntry> entry : used) {
-            out.println("| " + cell(entry.thread()) + (carriers.contains(entry.thread().id()) ? " (a carrier: its CPU is that of the virtual threads it ran)" : "")
-                    + " | " + entry.thread().state() + " | " + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
+            String carrier = carriers.contains(entry.thread().id()) ? " (a carrier: its CPU is that of the virtual threads it ran)" : "";
+            out.println("| " + cell(entry.thread()) + carrier + " | " + entry.thread().state() + " | "
+                    + String.format(Locale.ROOT, "%.1f", entry.cpuPercent()) + " |");
         }
         if (used.isEmpty()) {
             out.println("| (no thread used 0.1 % CPU or more over the interval) | | |");
@@ -173,7 +176,7 @@ public final class DumpSummary {
         } else if (wait.lock().owner() != null) {
             line.append("; held by ").append(cell(wait.lock().owner()));
         } else if (wait.sharedFrame() != null) {
-            line.append("; nobody owns it. Inside the same ").append(code(frameText(wait.sharedFrame())))
+            line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(wait.sharedFrame())))
                     .append(" and not waiting for it (so likely holding what they wait for): ")
                     .append(wait.inside().size()).append(wait.inside().size() == 1 ? " thread" : " threads").append(": ");
             Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();
@@ -181,9 +184,15 @@ public final class DumpSummary {
             line.append(byPlace.entrySet().stream().map(e -> e.getValue().size() + e.getKey() + " ("
                     + names(e.getValue().stream().map(ThreadStack::thread).toList()) + ")").collect(Collectors.joining("; ")));
         } else {
-            line.append("; nobody owns it, and no other thread is inside the code that waits");
+            line.append("; ").append(noOwner(wait.lock())).append(", and no other thread is inside the code that waits");
         }
         return line.append(" (round ").append(last.number()).append(").").toString();
+    }
+
+    /** What is known of the owner of a lock that names none (see ownerCell). */
+    private static String noOwner(LockTable.Lock lock) {
+        return lock.ownerUnknown() ? "its owner is not known" : !lock.ownersSeen().isEmpty() ? "it changed hands while the threads were read"
+                : "nobody owns it";
     }
 
     /** Where a thread is: its state and where it is as MainWait.whereIs says. */
@@ -211,15 +220,15 @@ public final class DumpSummary {
         out.println();
     }
 
-    /** The stacks (at the round measured) of the busiest threads that used CPU (the agent's own left out), as stacks prints them. */
+    /** The stacks (at the round measured) of the busiest threads that were busy (the agent's own left out), as stacks prints them. */
     private static void printBusiestStacks(PrintWriter out, Round measured) {
         Map<Long, ThreadStack> stacks = measured.stacks().threads().stream()
                 .collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
-        List<ThreadStack> busiest = measured.busiest().stream().filter(e -> e.cpuNanosInInterval() > 0 && !e.thread().agent())
+        List<ThreadStack> busiest = measured.busiest().stream().filter(e -> e.cpuPercent() >= BUSY_PERCENT && !e.thread().agent())
                 .map(e -> stacks.get(e.thread().id())).filter(t -> t != null).limit(STACKS_OF_BUSIEST).toList();
         out.println("## Stacks of the busiest Java threads (round " + measured.number() + ")");
         if (busiest.isEmpty()) {
-            out.println("No Java thread used CPU over the interval.");
+            out.println("No Java thread used 0.1 % CPU or more over the interval.");
         }
         for (ThreadStack thread : busiest) {
             out.println("- " + cell(thread.thread()) + ":");

@@ -260,7 +260,7 @@ class DumpConsistencyIT {
 
     /** The same on Debian 13's OpenJDK 21 (the root .ci/roots makes), in a root and mount namespace of its own. */
     @Test
-    void virtualThreadsAndCarriersOnDebiansJdk21(@TempDir Path dir) throws Exception {
+    void virtualThreadsAndCarriersOnDebiansJdk21() throws Exception {
         Optional<DebianRoots.RootJdk> jdk = DebianRoots.jdks().filter(j -> j.feature() == 21).findFirst();
         assumeTrue(jdk.isPresent(), "no Debian root with JDK 21 (.ci/roots makes it)");
         Path library = Path.of(CliRun.run("agent-path").out().strip());
