@@ -245,10 +245,10 @@ class SpringBootIT {
      * contention on /sync alone (every request holds the one shared monitor 5 ms), 50 clients: the
      * waiters are the requests' virtual threads, more than there are carriers, and the holder is
      * seen. The blocked time per enter, where a virtual thread blocked on a monitor unmounts (JDK 24
-     * and later), is the same server's on platform threads; on JDK 21 a blocked virtual thread stays
-     * pinned (only the carriers block on the monitor, the other requests wait for a carrier), and
-     * it is what the requests measured themselves (Inventory's own clock around its synchronized:
-     * waits of ~5 ms, far shorter than the session, so the session's edges bias neither).
+     * and later), is the same server's on platform threads. On JDK 21 a blocked virtual thread stays
+     * pinned (only the carriers block on the monitor, ~5 ms each, the other requests wait for a
+     * carrier): its figure is printed beside the requests' own clock, which counts the enters that
+     * did not wait too and so is not held to 20% of it.
      */
     @ParameterizedTest
     @MethodSource("cases")
@@ -260,7 +260,6 @@ class SpringBootIT {
                 c + ": " + virtual.waiters() + " distinct waiters named, " + virtual.carriers() + " carriers");
         assertTrue(virtual.holders() > 0, c + ": no holder seen: " + virtual);
         if (c.jdk().feature() < 24) {
-            assertWithin(virtual.blockedMillisPerEnter(), virtual.ownMillisPerEnter(), c + ": per enter, contention against the requests' own clock");
             return;
         }
         Contended platform = contended(c, platformServers.get(c));
