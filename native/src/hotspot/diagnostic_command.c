@@ -1,12 +1,14 @@
 #include "diagnostic_command.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define COMMAND_LINE_MAX 1024
@@ -43,14 +45,32 @@ static int connect_to_own_listener(int timeout_seconds, char *error, size_t erro
     return fd;
 }
 
+static int64_t now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec;
+}
+
+/* A read that a signal interrupted is tried again until the deadline: a socket with a receive
+ * timeout is never restarted (signal(7)), and a profile signals the agent thread many times a
+ * second (async-profiler's cpu and wall samples). */
+static ssize_t read_until(int fd, char *buf, size_t size, int64_t deadline) {
+    ssize_t n;
+    do {
+        n = read(fd, buf, size);
+    } while (n < 0 && errno == EINTR && now_seconds() <= deadline);
+    return n;
+}
+
 /* Everything the listener writes until it closes, NUL-terminated; NULL with error set. */
-static char *read_answer(int fd, const char *command_line, size_t max_answer, size_t *used,
+static char *read_answer(int fd, const char *command_line, size_t max_answer, int timeout_seconds, size_t *used,
                          char *error, size_t error_size) {
     size_t capacity = 64 * 1024;
     char *answer = malloc(capacity);
     ssize_t n = 0;
+    int64_t deadline = now_seconds() + timeout_seconds;
     *used = 0;
-    while (answer != NULL && (n = read(fd, answer + *used, capacity - *used - 1)) > 0) {
+    while (answer != NULL && (n = read_until(fd, answer + *used, capacity - *used - 1, deadline)) > 0) {
         *used += (size_t)n;
         if (capacity - *used - 1 == 0) {
             char *grown = capacity >= max_answer ? NULL : realloc(answer, capacity * 2);
@@ -102,7 +122,7 @@ char *diagnostic_command_run(const char *command_line, size_t max_answer, int ti
         return NULL;
     }
     size_t used = 0;
-    char *answer = read_answer(fd, command_line, max_answer, &used, error, error_size);
+    char *answer = read_answer(fd, command_line, max_answer, timeout_seconds, &used, error, error_size);
     close(fd);
     if (answer == NULL) {
         return NULL;

@@ -220,6 +220,23 @@ public final class DebianRoots {
         return run(command.toArray(String[]::new));
     }
 
+    /**
+     * A copy of a file (a server's jar) in a directory of its own inside the root, removed when the
+     * tests end: its path as the root's processes see it.
+     */
+    public static Path copyInto(Path root, Path file) {
+        try {
+            Path inside = Path.of("/opt", "jvmti-cli-it-" + ProcessHandle.current().pid() + "-" + file.getFileName());
+            Path directory = root.resolve(inside.toString().substring(1));
+            Files.createDirectories(directory);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> delete(directory)));
+            Files.copy(file, directory.resolve(file.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return inside.resolve(file.getFileName());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static String run(String... command) {
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

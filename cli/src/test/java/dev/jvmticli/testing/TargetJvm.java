@@ -84,19 +84,33 @@ public final class TargetJvm implements AutoCloseable {
 
     private static TargetJvm launch(Duration startTimeout, List<String> wrapper, Path directory, String classPath, Jdks.Jdk jdk, Class<?> mainClass,
                                     List<String> jvmOptions, String... args) {
+        List<String> program = new ArrayList<>(List.of("-cp", classPath, mainClass.getName()));
+        program.addAll(List.of(args));
+        return launch(wrapper, directory, jdk, jvmOptions, program, mainClass.getSimpleName(), START_TIMEOUT);
+    }
+
+    /**
+     * Starts a program that is no test class, a server's own jar ({@code -jar PATH}), through a
+     * wrapper as {@link #startWrapped} does (none: as {@link #start}), with the options every target
+     * gets; it too prints {@code READY} when it serves, within startTimeout.
+     */
+    public static TargetJvm startProgram(List<String> wrapper, Jdks.Jdk jdk, List<String> jvmOptions, List<String> program,
+                                         String name, Duration startTimeout) {
+        return launch(wrapper, wrapper.isEmpty() ? null : Path.of("/tmp"), jdk, jvmOptions, program, name, startTimeout);
+    }
+
+    private static TargetJvm launch(List<String> wrapper, Path directory, Jdks.Jdk jdk, List<String> jvmOptions, List<String> program,
+                                    String name, Duration startTimeout) {
         List<String> command = new ArrayList<>(wrapper);
         command.add(jdk.java().toString());
         command.add("-Xshare:auto");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-Xcheck:jni");
         command.addAll(jvmOptions);
-        command.add("-cp");
-        command.add(classPath);
-        command.add(mainClass.getName());
-        command.addAll(List.of(args));
+        command.addAll(program);
         try {
             TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start(),
-                    mainClass.getSimpleName() + " on " + jdk + (jvmOptions.isEmpty() ? "" : " with " + String.join(" ", jvmOptions)));
+                    name + " on " + jdk + (jvmOptions.isEmpty() ? "" : " with " + String.join(" ", jvmOptions)));
             JniWarningCheck.watch(target);
             target.awaitLine("READY", startTimeout);
             target.jvmPid = findJvm(target.process.toHandle());

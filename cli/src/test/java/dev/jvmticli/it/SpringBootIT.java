@@ -1,0 +1,429 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.testing.CliProcess;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
+import dev.jvmticli.testing.DumpConsistency;
+import dev.jvmticli.testing.HttpLoad;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.JsonThreadDumps;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A Spring Boot 3.5 server as people now run one: each request on a virtual thread
+ * ({@code spring.threads.virtual.enabled=true}), a HikariCP pool of 4 on H2, Tomcat
+ * (servers/spring-shop, its own JVM and class path), under HTTP load this test generates on
+ * 127.0.0.1. On JDK 25 (this machine's) and on Debian 13's OpenJDK 21 in its root. Each fact the
+ * tool prints is held against one from outside it: the requests' own answers, jcmd's
+ * {@code Thread.dump_to_file} taken right after, the load generator's record of every request.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SpringBootIT {
+    private static final Path JAR = Path.of(System.getProperty("user.dir")).resolve("../servers/spring-shop/target/spring-shop.jar").normalize();
+    /** Spring Boot's start costs seconds of CPU, minutes on two cores busy with other builds (docs/performance.md): a bound for a hang only. */
+    private static final Duration START = Duration.ofSeconds(300);
+    /** Requests of every kind: the shared monitor, the pool, the fast answer, the leak. */
+    private static final List<String> MIX = List.of("/sync", "/orders/count", "/fast", "/sync", "/leak", "/orders/count");
+    private static final int CLIENTS = 40;
+    /** Longer than any one check takes; the load stops by itself after it. */
+    private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
+    private static final int DUMPS = 3;
+    private static final int SYNC_CLIENTS = 50;
+    private static final int EXHAUSTING_CLIENTS = 200;
+    private static final String GET_CONNECTION = "com.zaxxer.hikari.pool.HikariPool.getConnection";
+    private static final String COUNT_ORDERS = "dev.jvmticli.springshop.OrderService.countOrdersSlowly";
+    /** summary.md's first line for the pool exhaustion: how many wait on the pool's queue, how many hold its connections. */
+    private static final Pattern MAIN_WAIT = Pattern.compile(
+            "^\\*\\*Most threads wait for:\\*\\* (\\d+) threads .*SynchronousQueue.*: (\\d+) threads?: .*OrderService\\.countOrdersSlowly");
+    /** A worker of the JDK's virtual-thread scheduler: a carrier. */
+    private static final Pattern CARRIER = Pattern.compile("ForkJoinPool-\\d+-worker-\\d+");
+
+    /** `threads`' line for the virtual threads it does not list. */
+    private static final Pattern VIRTUAL_HINT = Pattern.compile("^(\\d+) virtual threads? not listed \\((\\d+) mounted\\): threads --virtual lists them",
+            Pattern.MULTILINE);
+
+    /** A JDK the server runs on: the machine's, or one in a Debian root (then wrapper and jar are the root's). */
+    record Case(String where, Jdks.Jdk jdk, DebianRoots.RootJdk rootJdk, List<String> wrapper, String jar) {
+        @Override
+        public String toString() {
+            return "JDK " + jdk.feature() + " (" + where + ")";
+        }
+    }
+
+    /** A running server: its JVM and its base URL. */
+    record Server(TargetJvm target, URI base) {
+        String pid() {
+            return Long.toString(target.pid());
+        }
+    }
+
+    /** A check that runs while the load does. */
+    interface LoadedCheck {
+        void run(Server server, HttpLoad load) throws Exception;
+    }
+
+    private final Map<Case, Server> servers = new ConcurrentHashMap<>();
+    /** The same server with its requests on platform threads, where contention compares with it. */
+    private final Map<Case, Server> platformServers = new ConcurrentHashMap<>();
+
+    private List<Case> cases;
+
+    /** Made once: a root's case copies the jar into the root. */
+    synchronized Stream<Case> cases() {
+        if (cases == null) {
+            cases = findCases();
+        }
+        return cases.stream();
+    }
+
+    private static List<Case> findCases() {
+        Stream<Case> machine = Jdks.stream().filter(j -> j.feature() == 25)
+                .map(j -> new Case("this machine's", j, null, List.of(), JAR.toString()));
+        Stream<Case> debian = !"root".equals(ProcessHandle.current().info().user().orElse("")) ? Stream.empty()
+                : DebianRoots.jdks().filter(j -> j.suite().equals("trixie") && j.feature() == 21)
+                        .map(j -> new Case("Debian 13's, in its root", j.inside(), j, DebianRoots.ownMountNamespace(j.root()),
+                                DebianRoots.copyInto(j.root(), JAR).toString()));
+        return Stream.concat(machine, debian).toList();
+    }
+
+    @BeforeAll
+    void startServers() {
+        // together: each start is mostly the JVM's own work on one core
+        List<CompletableFuture<Void>> starts = new ArrayList<>();
+        cases().forEach(c -> {
+            starts.add(CompletableFuture.runAsync(() -> servers.put(c, start(c, List.of()))));
+            if (c.jdk().feature() >= 24) {
+                starts.add(CompletableFuture.runAsync(() -> platformServers.put(c, start(c, List.of("-Dspring.threads.virtual.enabled=false")))));
+            }
+        });
+        starts.forEach(CompletableFuture::join);
+    }
+
+    private static Server start(Case c, List<String> jvmOptions) {
+        TargetJvm target = TargetJvm.startProgram(c.wrapper(), c.jdk(), jvmOptions, List.of("-jar", c.jar()), "spring-shop", START);
+        String port = target.ask("port");
+        assertTrue(port.startsWith("port "), port);
+        return new Server(target, URI.create("http://127.0.0.1:" + port.substring("port ".length()) + "/"));
+    }
+
+    @AfterAll
+    void stopServers() {
+        servers.values().forEach(s -> s.target().close());
+        platformServers.values().forEach(s -> s.target().close());
+    }
+
+    private void underLoad(Case c, List<String> paths, int clients, LoadedCheck check) throws Exception {
+        Server server = servers.get(c);
+        try (HttpLoad load = HttpLoad.start(server.base(), paths, clients, LONGEST_LOAD)) {
+            load.awaitSucceeded(100, Duration.ofSeconds(60));
+            check.run(server, load);
+            assertTrue(load.running(), "the load ran until the end of the check");
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(1)
+    void requestsRunOnVirtualThreadsAndThreadsSaysTheyExist(Case c) throws Exception {
+        Server server = servers.get(c);
+        HttpResponse<String> fast = HttpClient.newHttpClient().send(HttpRequest.newBuilder(server.base().resolve("/fast")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(fast.body().contains("\"thread\":\"VirtualThread["), c + ": the request's own thread: " + fast.body());
+        underLoad(c, MIX, CLIENTS, (s, load) -> {
+            // known only when some carrier has a virtual thread mounted (docs/virtual-threads.md): a busy server's do now and then
+            List<String> outputs = new ArrayList<>();
+            Matcher hint = null;
+            for (int attempt = 0; attempt < 8 && (hint == null || !hint.find()); attempt++) {
+                outputs.add(cli(0, "threads", s.pid()).out());
+                hint = VIRTUAL_HINT.matcher(outputs.get(attempt));
+            }
+            long jcmdCount = JsonThreadDumps.virtualThreads(jcmdDump(c, s));
+            System.out.printf("%s: threads says \"%s\"; jcmd's dump right after lists %d virtual threads%n", c,
+                    hint.find(0) ? hint.group() : "", jcmdCount);
+            assertTrue(hint.find(0) && Long.parseLong(hint.group(1)) > 0,
+                    c + ": threads does not say that virtual threads exist:\n" + String.join("\n----\n", outputs));
+            assertTrue(jcmdCount > 0, c + ": jcmd lists no virtual thread either");
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(2)
+    void everyVirtualThreadAndCarrierIsAsConsistentAsInJcmdsDump(Case c) throws Exception {
+        underLoad(c, MIX, CLIENTS, (server, load) -> {
+            Map<String, Integer> ours = new TreeMap<>();
+            Map<String, Integer> theirs = new TreeMap<>();
+            List<String> ourThreads = new ArrayList<>();
+            int virtual = 0;
+            int threads = 0;
+            int unsettled = 0;
+            for (int round = 1; round <= DUMPS; round++) {
+                JsonNode our = Json.parse(cli(0, "stacks", "--all", "--no-group", "--json", server.pid()).out());
+                JsonNode their = jcmdDump(c, server);
+                String ourText = JsonThreadDumps.ofStacks(our);
+                String theirText = JsonThreadDumps.ofJcmd(their);
+                List<String> ourInconsistent = DumpConsistency.inconsistentThreads(ourText);
+                List<String> theirInconsistent = DumpConsistency.inconsistentThreads(theirText);
+                count(ourInconsistent, ours);
+                count(theirInconsistent, theirs);
+                for (String thread : ourInconsistent) {
+                    String name = thread.substring(0, thread.indexOf('"', 1) + 1);
+                    Stream.of(ourText.split("\n\n")).filter(b -> b.startsWith(name + " #")).forEach(ourThreads::add);
+                }
+                int roundVirtual = 0;
+                for (JsonNode t : our.path("threads")) {
+                    roundVirtual += t.path("thread").path("virtual").asBoolean() ? 1 : 0;
+                }
+                virtual += roundVirtual;
+                threads += DumpConsistency.threadCount(ourText);
+                unsettled += DumpConsistency.unsettledThreads(ourText).size();
+                System.out.printf("%s, dump %d: ours %d threads (%d virtual; lock source %s), %d inconsistent; jcmd's %d threads (%d virtual),"
+                        + " %d inconsistent%n", c, round, DumpConsistency.threadCount(ourText), roundVirtual, our.path("lockSource").asText(),
+                        ourInconsistent.size(),
+                        JsonThreadDumps.threadCount(their),
+                        JsonThreadDumps.virtualThreads(their), theirInconsistent.size());
+            }
+            System.out.printf("%s: %d dumps, %d threads (%d virtual, %d with lock lines left out); contradictions by kind, ours %s, jcmd's %s%n",
+                    c, DUMPS, threads, virtual, unsettled, ours, theirs);
+            assertTrue(virtual > 0, c + ": no virtual thread in " + DUMPS + " dumps under load");
+            List<String> worse = new ArrayList<>();
+            ours.forEach((kind, n) -> {
+                if (n > theirs.getOrDefault(kind, 0)) {
+                    worse.add(kind + ": " + n + " in ours, " + theirs.getOrDefault(kind, 0) + " in jcmd's");
+                }
+            });
+            assertEquals(List.of(), worse, c + ": contradictions jcmd's dumps taken right after had fewer of:\n" + String.join("\n", ourThreads));
+        });
+    }
+
+    /** Each contradiction of each thread, counted by its kind (numbers in it made N). */
+    private static void count(List<String> inconsistent, Map<String, Integer> byKind) {
+        for (String thread : inconsistent) {
+            for (String reason : thread.substring(thread.lastIndexOf(": ") + 2).split("; ")) {
+                byKind.merge(reason.replaceAll("\\d+", "N"), 1, Integer::sum);
+            }
+        }
+    }
+
+    /**
+     * contention on /sync alone (every request holds the one shared monitor 5 ms), 50 clients: the
+     * waiters are the requests' virtual threads, more than there are carriers, and the holder is
+     * seen. The blocked time per enter, where a virtual thread blocked on a monitor unmounts (JDK 24
+     * and later), is the same server's on platform threads. On JDK 21 a blocked virtual thread stays
+     * pinned (only the carriers block on the monitor, ~5 ms each, the other requests wait for a
+     * carrier): its figure is printed beside the requests' own clock, which counts the enters that
+     * did not wait too and so is not held to 20% of it.
+     */
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(3)
+    void contentionMeasuresTheWaitOfEachVirtualThread(Case c) throws Exception {
+        Contended virtual = contended(c, servers.get(c));
+        System.out.printf("%s, /sync with %d clients, on virtual threads: %s%n", c, SYNC_CLIENTS, virtual);
+        assertTrue(virtual.carriers() > 0 && virtual.waiters() > virtual.carriers(),
+                c + ": " + virtual.waiters() + " distinct waiters named, " + virtual.carriers() + " carriers");
+        assertTrue(virtual.holders() > 0, c + ": no holder seen: " + virtual);
+        if (c.jdk().feature() < 24) {
+            return;
+        }
+        Contended platform = contended(c, platformServers.get(c));
+        System.out.printf("%s, /sync with %d clients, on platform threads: %s%n", c, SYNC_CLIENTS, platform);
+        assertWithin(virtual.blockedMillisPerEnter(), platform.blockedMillisPerEnter(), c + ": per enter, virtual against platform threads");
+    }
+
+    private static void assertWithin(double measured, double truth, String what) {
+        assertTrue(Math.abs(measured - truth) <= 0.2 * truth, String.format("%s: %.1f ms, against %.1f ms", what, measured, truth));
+    }
+
+    /**
+     * What contention reported of the shop's monitor and what the requests measured of it while it ran.
+     * ownMillisPerEnter counts every enter, also the few that did not wait.
+     */
+    record Contended(long enters, double blockedMillisPerEnter, int waiters, int holders, long ownEnters, double ownMillisPerEnter,
+                     int carriers) {
+        @Override
+        public String toString() {
+            return String.format("contention: %d enters, %.1f ms blocked per enter, %d distinct waiters, %d holders;"
+                    + " the requests' own clock: %d enters, %.1f ms per enter; %d carriers",
+                    enters, blockedMillisPerEnter, waiters, holders, ownEnters, ownMillisPerEnter, carriers);
+        }
+    }
+
+    private Contended contended(Case c, Server server) throws Exception {
+        try (HttpLoad load = HttpLoad.start(server.base(), List.of("/sync"), SYNC_CLIENTS, LONGEST_LOAD)) {
+            load.awaitSucceeded(100, Duration.ofSeconds(60));
+            long[] before = inventory(server);
+            JsonNode report = Json.parse(cli(0, "contention", server.pid(), "--duration", "6s", "--json").out());
+            long[] after = inventory(server);
+            int carriers = 0;
+            for (JsonNode t : Json.parse(cli(0, "threads", server.pid(), "--json").out()).path("threads")) {
+                carriers += CARRIER.matcher(t.path("name").asText()).matches() ? 1 : 0;
+            }
+            assertTrue(load.running(), "the load ran until the end of the check");
+            HttpLoad.Stats requests = load.stats(List.of(new HttpLoad.Window(Long.MIN_VALUE, Long.MAX_VALUE)));
+            assertEquals(0, requests.failures(), c + ": requests failed while contention ran: " + requests.firstFailures());
+            for (JsonNode monitor : report.path("monitors")) {
+                if (monitor.path("monitor").asText().startsWith("dev.jvmticli.springshop.Inventory$Stock@")) {
+                    long enters = monitor.path("enters").asLong();
+                    long ownEnters = after[0] - before[0];
+                    return new Contended(enters, monitor.path("blockedNanos").asLong() / 1e6 / enters, monitor.path("threads").size(),
+                            monitor.path("holders").size(), ownEnters, (after[1] - before[1]) / 1e6 / ownEnters, carriers);
+                }
+            }
+            throw new AssertionError(c + ": contention names no Inventory$Stock monitor: " + report);
+        }
+    }
+
+    /** The shop's own count of enters into its monitor and of the nanoseconds they waited. */
+    private static long[] inventory(Server server) {
+        String[] answer = server.target().ask("inventory").split(" ");
+        assertEquals("inventory", answer[0], String.join(" ", answer));
+        return new long[] {Long.parseLong(answer[1]), Long.parseLong(answer[2])};
+    }
+
+    /**
+     * The staged pool exhaustion: 200 clients on /orders/count, whose requests each hold one of
+     * the pool's 4 connections ~50 ms in OrderService.countOrdersSlowly. The first line of
+     * dump's summary.md names what most requests wait for, the pool's queue (Hikari's
+     * ConcurrentBag hands connections over through a SynchronousQueue), and the threads inside
+     * countOrdersSlowly that hold its connections. Against jcmd's dump taken right after: most of
+     * the 200 requests wait in HikariPool.getConnection there too. (How many it says hold them is
+     * printed beside jcmd's count, not held to the pool's 4: on JDK 25 it said 8 where jcmd saw 4.)
+     */
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(4)
+    void dumpNamesThePoolsQueueAndTheThreadsHoldingItsConnectionsFirst(Case c) throws Exception {
+        underLoad(c, List.of("/orders/count"), EXHAUSTING_CLIENTS, (server, load) -> {
+            Path out = Files.createTempDirectory("spring-pool-dump");
+            try {
+                cli(0, "dump", server.pid(), "--out", out.toString(), "--count", "1");
+                String summary = Files.readString(out.resolve("summary.md"));
+                JsonNode jcmd = jcmdDump(c, server);
+                long waiting = JsonThreadDumps.threadsIn(jcmd, GET_CONNECTION, null);
+                long inside = JsonThreadDumps.threadsIn(jcmd, COUNT_ORDERS, GET_CONNECTION);
+                String first = summary.lines().findFirst().orElse("");
+                System.out.printf("%s, %d clients on /orders/count: summary.md begins \"%s\"; jcmd's dump right after: %d threads in"
+                        + " HikariPool.getConnection, %d in countOrdersSlowly but not there%n", c, EXHAUSTING_CLIENTS, first, waiting, inside);
+                assertTrue(waiting >= EXHAUSTING_CLIENTS / 2, c + ": the pool was not exhausted, jcmd has " + waiting + " waiting");
+                Matcher main = MAIN_WAIT.matcher(first);
+                assertTrue(main.find(), c + ": summary.md does not begin with the pool's queue and its holders:\n" + summary);
+                assertTrue(Integer.parseInt(main.group(1)) >= EXHAUSTING_CLIENTS / 2, c + ": " + first);
+                assertTrue(Integer.parseInt(main.group(2)) >= 1, c + ": " + first);
+            } finally {
+                deleteTree(out);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(5)
+    void commandsUnderLoadFailNoRequest(Case c) throws Exception {
+        underLoad(c, MIX, CLIENTS, (server, load) -> {
+            Path dump = Files.createTempDirectory("spring-dump");
+            List<List<String>> commands = List.of(List.of("threads"), List.of("stacks", "--all"), List.of("monitors", "--by-lock"),
+                    List.of("dump", "--out", dump.toString(), "--interval", "1s"));
+            // each command in a JVM of its own, as a user's; its window is followed by one as long without the tool
+            List<HttpLoad.Window> withTool = new ArrayList<>();
+            List<HttpLoad.Window> withoutTool = new ArrayList<>();
+            for (List<String> command : commands) {
+                List<String> args = new ArrayList<>(command);
+                args.add(1, server.pid());
+                long start = System.nanoTime();
+                Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
+                long end = System.nanoTime();
+                assertEquals(0, result.exit(), args + ": " + result);
+                withTool.add(new HttpLoad.Window(start, end));
+                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
+                withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
+            }
+            deleteTree(dump);
+            for (int i = 0; i < commands.size(); i++) {
+                System.out.printf("%s, while %s ran: %s; as long after it: %s%n", c, String.join(" ", commands.get(i)),
+                        load.stats(List.of(withTool.get(i))), load.stats(List.of(withoutTool.get(i))));
+            }
+            HttpLoad.Stats with = load.stats(withTool);
+            HttpLoad.Stats without = load.stats(withoutTool);
+            System.out.printf("%s, %d clients: without the tool %s; with every command %s%n", c, CLIENTS, without, with);
+            assertEquals(0, with.failures(), c + ": requests failed while the commands ran: " + with.firstFailures());
+            assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
+            assertTrue(with.requests() > 0 && without.requests() > 0, with + " / " + without);
+        });
+    }
+
+    /** Runs the CLI in this JVM and checks its exit code. */
+    private static Result cli(int exit, String... args) {
+        Result result = CliRun.run(args);
+        assertEquals(exit, result.exit(), String.join(" ", args) + ": " + result);
+        return result;
+    }
+
+    /**
+     * jcmd's Thread.dump_to_file -format=json, by the target's own JDK (in its root and mount
+     * namespace), into the target's /tmp, read through /proc/PID/root.
+     */
+    private static JsonNode jcmdDump(Case c, Server server) throws IOException, InterruptedException {
+        String file = "/tmp/jvmti-cli-spring-" + System.nanoTime() + ".json";
+        String[] args = {server.pid(), "Thread.dump_to_file", "-format=json", file};
+        if (c.rootJdk() != null) {
+            DebianRoots.toolOutput(c.rootJdk(), server.target().pid(), "jcmd", args);
+        } else {
+            List<String> command = new ArrayList<>(List.of(c.jdk().home().resolve("bin/jcmd").toString()));
+            command.addAll(List.of(args));
+            Process jcmd = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, jcmd.waitFor(), out);
+        }
+        Path written = Path.of("/proc", server.pid(), "root", file.substring(1));
+        try {
+            return Json.parse(Files.readString(written));
+        } finally {
+            Files.deleteIfExists(written);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+}
