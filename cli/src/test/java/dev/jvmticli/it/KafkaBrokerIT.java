@@ -13,6 +13,7 @@ import dev.jvmticli.testing.JniWarningCheck;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.OtherUser;
+import dev.jvmticli.testing.Proc;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -356,9 +357,9 @@ class KafkaBrokerIT {
 
     /** Every thread's CPU time as `threads` reports it lies between what /proc counted for it right before and right after. */
     private static void cpuWithinProc(Broker broker) throws Exception {
-        Map<Long, Long> before = procCpuTicks(broker.target().pid());
+        Map<Long, Long> before = Proc.cpuTicksByTask(broker.target().pid());
         JsonNode threads = Json.parse(cli("threads", broker.pid(), "--json").out()).path("threads");
-        Map<Long, Long> after = procCpuTicks(broker.target().pid());
+        Map<Long, Long> after = Proc.cpuTicksByTask(broker.target().pid());
         List<String> outside = new ArrayList<>();
         int compared = 0;
         for (JsonNode thread : threads) {
@@ -377,23 +378,6 @@ class KafkaBrokerIT {
         System.out.println("threads: CPU of " + compared + " threads compared with /proc, " + outside.size() + " outside");
         assertTrue(compared >= 60, compared + " threads compared");
         assertTrue(outside.isEmpty(), String.join("\n", outside));
-    }
-
-    /** utime + stime of every task of the process, in clock ticks. */
-    private static Map<Long, Long> procCpuTicks(long pid) throws IOException {
-        Map<Long, Long> ticks = new HashMap<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks.put(Long.parseLong(task.getFileName().toString()), Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
-                } catch (IOException ended) {
-                    // the thread ended while listed
-                }
-            }
-        }
-        return ticks;
     }
 
     /**

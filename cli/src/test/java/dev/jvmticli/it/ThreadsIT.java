@@ -10,6 +10,7 @@ import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.Proc;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
 import java.io.ByteArrayOutputStream;
@@ -167,9 +168,9 @@ class ThreadsIT {
     @MethodSource("jdks")
     void aSpinningThreadShowsMoreCpuThanASleepingOne(Jdks.Jdk jdk) throws Exception {
         // how much CPU the spinner got by now is the machine's to say: the kernel's count for its nid is the measure
-        Map<Long, Long> before = VmThreadsIT.kernelCpuTicks(targets.get(jdk).pid());
+        Map<Long, Long> before = Proc.cpuTicksByTask(targets.get(jdk).pid());
         JsonNode threads = threadsJson(targets.get(jdk));
-        Map<Long, Long> after = VmThreadsIT.kernelCpuTicks(targets.get(jdk).pid());
+        Map<Long, Long> after = Proc.cpuTicksByTask(targets.get(jdk).pid());
         Map<String, Long> millis = new HashMap<>();
         for (String name : List.of("spinner", "sleeper")) {
             JsonNode thread = Json.find(threads, "name", name);

@@ -9,8 +9,8 @@ import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.Proc;
 import dev.jvmticli.testing.TargetJvm;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,24 +87,6 @@ class VmThreadsIT {
         return threads;
     }
 
-    /** utime + stime of each task of the process, in clock ticks. */
-    static Map<Long, Long> kernelCpuTicks(long pid) throws IOException {
-        Map<Long, Long> ticks = new HashMap<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    // fields[0] is field 3 (state): utime is field 14, stime field 15
-                    ticks.put(Long.parseLong(task.getFileName().toString()), Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
-                } catch (IOException e) {
-                    // the task ended meanwhile
-                }
-            }
-        }
-        return ticks;
-    }
-
     private static JsonNode cli(String... args) {
         Result result = CliRun.run(args);
         assertEquals(0, result.exit(), result.toString());
@@ -120,11 +102,11 @@ class VmThreadsIT {
     @MethodSource("jdks")
     void gcWorkersTopTheListWithTheCpuTheKernelCounts(Jdks.Jdk jdk) throws Exception {
         TargetJvm target = targets.get(jdk);
-        Map<Long, Long> before = kernelCpuTicks(target.pid());
+        Map<Long, Long> before = Proc.cpuTicksByTask(target.pid());
         long windowStart = System.nanoTime();
         JsonNode top = cli("threads", Long.toString(target.pid()), "--top", "5", "--interval", "3s", "--json");
         long windowMs = (System.nanoTime() - windowStart) / 1_000_000;
-        Map<Long, Long> after = kernelCpuTicks(target.pid());
+        Map<Long, Long> after = Proc.cpuTicksByTask(target.pid());
         long intervalMs = top.path("intervalMillis").asLong();
         List<String> names = new ArrayList<>();
         int vmRows = 0;
@@ -156,9 +138,9 @@ class VmThreadsIT {
     @MethodSource("jdks")
     void jvmThreadsHaveJstacksNamesNidsTidsAndTheKernelsCpu(Jdks.Jdk jdk) throws Exception {
         TargetJvm target = targets.get(jdk);
-        Map<Long, Long> before = kernelCpuTicks(target.pid());
+        Map<Long, Long> before = Proc.cpuTicksByTask(target.pid());
         JsonNode vmThreads = cli("threads", Long.toString(target.pid()), "--kind", "vm", "--json").path("vmThreads");
-        Map<Long, Long> after = kernelCpuTicks(target.pid());
+        Map<Long, Long> after = Proc.cpuTicksByTask(target.pid());
         Map<String, JstackThread> jstack = jstackThreads(jstack(jdk, target));
         Set<String> names = new TreeSet<>();
         for (JsonNode thread : vmThreads) {

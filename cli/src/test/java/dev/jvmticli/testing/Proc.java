@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -82,5 +84,23 @@ public final class Proc {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** utime + stime of each task of the process, in clock ticks, by task id. */
+    public static Map<Long, Long> cpuTicksByTask(long pid) throws IOException {
+        Map<Long, Long> ticks = new HashMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    // fields[0] is field 3 (state): utime is field 14, stime field 15
+                    ticks.put(Long.parseLong(task.getFileName().toString()), Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+                } catch (IOException ended) {
+                    // the task ended while listed
+                }
+            }
+        }
+        return ticks;
     }
 }
