@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.JettyShop;
 import dev.jvmticli.targets.TomcatShop;
-import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
@@ -351,21 +350,9 @@ class RealServersIT {
                     List.of("monitors", "--by-lock"), List.of("deadlocks"), List.of("dump", "--out", dump.toString(), "--interval", "1s"),
                     List.of("alloc", "--duration", "2s"), List.of("contention", "--duration", "2s"), List.of("jit"),
                     List.of("shell", "-c", "threads --top 3; stacks -l; monitors --by-lock; deadlocks; jit --class dev.*"));
-            // each command runs in a JVM of its own, as a user's would, not in the load generator's;
-            // its window is followed by one as long without the tool: both see the same machine
-            List<HttpLoad.Window> withTool = new ArrayList<>();
-            List<HttpLoad.Window> withoutTool = new ArrayList<>();
-            for (List<String> command : commands) {
-                List<String> args = new ArrayList<>(command);
-                args.add(1, server.pid());
-                long start = System.nanoTime();
-                Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
-                long end = System.nanoTime();
-                assertEquals(0, result.exit(), args + ": " + result);
-                withTool.add(new HttpLoad.Window(start, end));
-                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
-                withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
-            }
+            HttpLoad.ToolWindows windows = HttpLoad.runEach(commands, server.pid());
+            List<HttpLoad.Window> withTool = windows.withTool();
+            List<HttpLoad.Window> withoutTool = windows.withoutTool();
             deleteTree(dump);
             for (int i = 0; i < commands.size(); i++) {
                 System.out.printf("%s, while %s ran: %s%n", c, String.join(" ", commands.get(i)), load.stats(List.of(withTool.get(i))));

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DebianRoots;
@@ -31,7 +30,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -360,20 +358,9 @@ class SpringBootIT {
             Path dump = Files.createTempDirectory("spring-dump");
             List<List<String>> commands = List.of(List.of("threads"), List.of("stacks", "--all"), List.of("monitors", "--by-lock"),
                     List.of("dump", "--out", dump.toString(), "--interval", "1s"));
-            // each command in a JVM of its own, as a user's; its window is followed by one as long without the tool
-            List<HttpLoad.Window> withTool = new ArrayList<>();
-            List<HttpLoad.Window> withoutTool = new ArrayList<>();
-            for (List<String> command : commands) {
-                List<String> args = new ArrayList<>(command);
-                args.add(1, server.pid());
-                long start = System.nanoTime();
-                Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
-                long end = System.nanoTime();
-                assertEquals(0, result.exit(), args + ": " + result);
-                withTool.add(new HttpLoad.Window(start, end));
-                Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
-                withoutTool.add(new HttpLoad.Window(end, System.nanoTime()));
-            }
+            HttpLoad.ToolWindows windows = HttpLoad.runEach(commands, server.pid());
+            List<HttpLoad.Window> withTool = windows.withTool();
+            List<HttpLoad.Window> withoutTool = windows.withoutTool();
             deleteTree(dump);
             for (int i = 0; i < commands.size(); i++) {
                 System.out.printf("%s, while %s ran: %s; as long after it: %s%n", c, String.join(" ", commands.get(i)),

@@ -123,6 +123,34 @@ public final class HttpLoad implements AutoCloseable {
         return clients.stream().allMatch(Thread::isAlive);
     }
 
+    /** The windows while each command ran, and one as long right after each, without the tool. */
+    public record ToolWindows(List<Window> withTool, List<Window> withoutTool) {
+    }
+
+    /**
+     * Runs each CLI command (the pid inserted after its first word) in a JVM of its own, as a user's
+     * would, not in the load generator's, checks it exits 0, and follows it with a window as long
+     * without the tool: both windows see the same machine.
+     */
+    public static ToolWindows runEach(List<List<String>> commands, String pid) throws InterruptedException {
+        List<Window> withTool = new ArrayList<>();
+        List<Window> withoutTool = new ArrayList<>();
+        for (List<String> command : commands) {
+            List<String> args = new ArrayList<>(command);
+            args.add(1, pid);
+            long start = System.nanoTime();
+            CliRun.Result result = CliProcess.run(Jdks.current(), args.toArray(String[]::new));
+            long end = System.nanoTime();
+            if (result.exit() != 0) {
+                throw new AssertionError(args + ": " + result);
+            }
+            withTool.add(new Window(start, end));
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(end - start));
+            withoutTool.add(new Window(end, System.nanoTime()));
+        }
+        return new ToolWindows(withTool, withoutTool);
+    }
+
     /** The requests that started in any of the windows. */
     public Stats stats(List<Window> windows) {
         List<Sample> window;
