@@ -9,6 +9,7 @@ import dev.jvmticli.targets.TomcatShop;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
+import dev.jvmticli.testing.DumpedThread;
 import dev.jvmticli.testing.HttpLoad;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
@@ -35,8 +36,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -182,7 +181,7 @@ class RealServersIT {
     private List<String> stackHeaderNidsAgainstJstack(Case c, Server server, String when) {
         Map<Long, Long> ours = new TreeMap<>();
         Map<Long, String> names = new TreeMap<>();
-        for (DumpThread t : DumpThread.parse(cli(0, "stacks", server.pid()).out())) {
+        for (DumpedThread t : DumpedThread.parse(cli(0, "stacks", server.pid()).out())) {
             ours.put(t.id(), t.nid());
             names.put(t.id(), t.name());
         }
@@ -208,7 +207,7 @@ class RealServersIT {
 
     private static Map<Long, Long> nativeIds(String jstackText) {
         Map<Long, Long> nids = new TreeMap<>();
-        DumpThread.parse(jstackText).forEach(t -> nids.put(t.id(), t.nid()));
+        DumpedThread.parse(jstackText).forEach(t -> nids.put(t.id(), t.nid()));
         return nids;
     }
 
@@ -275,13 +274,13 @@ class RealServersIT {
     void noThreadSaysNoneWhereJstackListsASynchronizerItOwns(Case c) throws Exception {
         underLoad(c, (server, load) -> {
             String text = cli(0, "stacks", "-l", server.pid()).out();
-            List<DumpThread> ours = DumpThread.parse(text);
-            Map<Long, DumpThread> theirs = new TreeMap<>();
-            DumpThread.parse(jstack(c, server, "-l")).forEach(t -> theirs.put(t.id(), t));
+            List<DumpedThread> ours = DumpedThread.parse(text);
+            Map<Long, DumpedThread> theirs = new TreeMap<>();
+            DumpedThread.parse(jstack(c, server, "-l")).forEach(t -> theirs.put(t.id(), t));
             List<String> falseNone = new ArrayList<>();
             int compared = 0;
-            for (DumpThread t : ours) {
-                DumpThread jstack = theirs.get(t.id());
+            for (DumpedThread t : ours) {
+                DumpedThread jstack = theirs.get(t.id());
                 // a thread that moved between the two dumps may have taken or let go of a lock since
                 if (jstack == null || jstack.synchronizers().isEmpty() || !jstack.frames().equals(t.frames())) {
                     continue;
@@ -440,48 +439,6 @@ class RealServersIT {
     private static void deleteTree(Path root) throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
-
-    /**
-     * One Java thread of a jstack-format dump (jstack's or ours): its id, native id, frames (methods
-     * only: jstack adds module versions that ours leaves out) and locked ownable synchronizers.
-     */
-    record DumpThread(String name, long id, long nid, List<String> frames, List<String> synchronizers, boolean saysNone) {
-        private static final Pattern HEADER = Pattern.compile("^\"(.*)\" #(\\d+)\\b.* nid=(0x[0-9a-f]+|\\d+)\\b");
-        private static final Pattern FRAME = Pattern.compile("^\\s+at (\\S+?)\\(");
-        private static final Pattern SYNCHRONIZER = Pattern.compile("^\\s+- <0x[0-9a-f]+> \\(a (\\S+)\\)");
-
-        static List<DumpThread> parse(String text) {
-            List<DumpThread> threads = new ArrayList<>();
-            for (String block : text.split("\n\\s*\n(?=\")")) {
-                List<String> lines = block.lines().toList();
-                Matcher header = lines.isEmpty() ? null : HEADER.matcher(lines.get(0));
-                if (header == null || !header.find()) {
-                    continue;
-                }
-                String nid = header.group(3);
-                List<String> frames = new ArrayList<>();
-                List<String> synchronizers = new ArrayList<>();
-                boolean inSynchronizers = false;
-                boolean none = false;
-                for (String line : lines) {
-                    Matcher frame = FRAME.matcher(line);
-                    Matcher synchronizer = SYNCHRONIZER.matcher(line);
-                    if (line.trim().equals("Locked ownable synchronizers:")) {
-                        inSynchronizers = true;
-                    } else if (!inSynchronizers && frame.find()) {
-                        frames.add(frame.group(1));
-                    } else if (inSynchronizers && synchronizer.find()) {
-                        synchronizers.add(synchronizer.group(1));
-                    } else if (inSynchronizers && line.trim().equals("- None")) {
-                        none = true;
-                    }
-                }
-                threads.add(new DumpThread(header.group(1), Long.parseLong(header.group(2)),
-                        nid.startsWith("0x") ? Long.parseLong(nid.substring(2), 16) : Long.parseLong(nid), frames, synchronizers, none));
-            }
-            return threads;
         }
     }
 }
