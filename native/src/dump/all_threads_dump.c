@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "frames.h"
 #include "jni_util.h"
+#include "thread_state.h"
 
 /* A method's place among the dump's: the hash of its JSON, and how many methods with the same hash
  * but another JSON came before it (key_index compares fixed-size keys only). */
@@ -39,16 +40,6 @@ static struct {
     jni_accessor element_module_version;
     jni_accessor state_ordinal;
 } handles;
-
-/* java.lang.Thread.State, in ordinal order, as JVMTI state bits. */
-static const jint java_states[] = {
-    0,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_INDEFINITELY,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT,
-    JVMTI_THREAD_STATE_TERMINATED,
-};
 
 static int find_handles(JNIEnv *jni, jclass bean, jclass info, jclass lock, jclass monitor, jclass element, jclass enumeration) {
     handles.dump_all_threads = (*jni)->GetMethodID(jni, bean, "dumpAllThreads", "(ZZI)[Ljava/lang/management/ThreadInfo;");
@@ -366,10 +357,9 @@ static int read_thread(JNIEnv *jni, jobject info, jint max_depth, all_threads_du
     }
     jint ordinal = jni_read_int(jni, state, &handles.state_ordinal);
     (*jni)->DeleteLocalRef(jni, state);
-    if (jni_cleared_exception(jni) || ordinal < 0 || ordinal >= (jint)(sizeof java_states / sizeof java_states[0])) {
+    if (jni_cleared_exception(jni) || thread_state_of_java_ordinal(ordinal, &t->state) != 0) {
         return -1;
     }
-    t->state = java_states[ordinal];
     if (read_boolean(jni, info, &handles.info_in_native)) {
         t->state |= JVMTI_THREAD_STATE_IN_NATIVE;
     }

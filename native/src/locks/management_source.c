@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "jni_util.h"
 #include "thread_facts.h"
+#include "thread_state.h"
 
 /* How ThreadMXBean calls (one safepoint each) are batched, so that no pause is long. With locked
  * monitors asked for, HotSpot 17 looks through every monitor in use for each thread it is asked
@@ -35,16 +36,6 @@ static struct {
     jni_accessor state_ordinal;
 } jni_handles;
 
-/* java.lang.Thread.State, in ordinal order, as JVMTI state values. */
-static const jint java_states[] = {
-    0,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_INDEFINITELY,
-    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT,
-    JVMTI_THREAD_STATE_TERMINATED,
-};
-
 /* Thread.State's ordinal, for what a ThreadInfo saw (read_witness). */
 int management_source_prepare(JNIEnv *jni) {
     jclass state = (*jni)->FindClass(jni, "java/lang/Enum");
@@ -64,7 +55,8 @@ static void read_witness(JNIEnv *jni, jobject info, lock_witness *w) {
     }
     jint ordinal = jni_read_int(jni, state, &jni_handles.state_ordinal);
     (*jni)->DeleteLocalRef(jni, state);
-    if (jni_cleared_exception(jni) || ordinal < 0 || ordinal >= (jint)(sizeof java_states / sizeof java_states[0])) {
+    jint java_state;
+    if (jni_cleared_exception(jni) || thread_state_of_java_ordinal(ordinal, &java_state) != 0) {
         return;
     }
     jobjectArray stack = jni_read_object(jni, info, &jni_handles.info_stack_trace);
@@ -72,7 +64,7 @@ static void read_witness(JNIEnv *jni, jobject info, lock_witness *w) {
         return;
     }
     w->kind = WITNESS_OWN_STACK;
-    w->state = java_states[ordinal];
+    w->state = java_state;
     lock_facts_witness_frames(jni, stack, w);
     (*jni)->DeleteLocalRef(jni, stack);
 }

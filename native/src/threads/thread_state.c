@@ -33,3 +33,21 @@ void thread_state_write_flags(json_writer *w, jint state) {
     }
     json_end_array(w);
 }
+
+/* java.lang.Thread.State, in ordinal order. */
+static const jint java_states[] = {
+    0,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_RUNNABLE,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_INDEFINITELY,
+    JVMTI_THREAD_STATE_ALIVE | JVMTI_THREAD_STATE_WAITING | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT,
+    JVMTI_THREAD_STATE_TERMINATED,
+};
+
+int thread_state_of_java_ordinal(jint ordinal, jint *state) {
+    if (ordinal < 0 || ordinal >= (jint)(sizeof java_states / sizeof java_states[0])) {
+        return -1;
+    }
+    *state = java_states[ordinal];
+    return 0;
+}

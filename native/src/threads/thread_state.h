@@ -13,4 +13,8 @@ const char *thread_state_name(jint state);
  * interrupted, in_native) as a JSON array of names. */
 void thread_state_write_flags(json_writer *w, jint state);
 
+/* The JVMTI state bits of java.lang.Thread.State's constant of this ordinal (a ThreadInfo's
+ * state, as java.lang.management reports it). Returns 0, or -1 for an ordinal it does not have. */
+int thread_state_of_java_ordinal(jint ordinal, jint *state);
+
 #endif
