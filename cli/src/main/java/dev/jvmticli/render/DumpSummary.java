@@ -176,8 +176,11 @@ public final class DumpSummary {
         } else if (wait.lock().owner() != null) {
             line.append("; held by ").append(cell(wait.lock().owner()));
         } else if (wait.sharedFrame() != null) {
+            // each virtual thread is read at its own moment: threads that held one after another can all be listed
+            boolean readApart = wait.inside().stream().anyMatch(t -> t.thread().virtual());
             line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(wait.sharedFrame())))
-                    .append(" and not waiting for it (so likely holding what they wait for): ")
+                    .append(" and not waiting for it (so likely holding what they wait for")
+                    .append(readApart ? "; virtual threads are read one at a time, so not necessarily all at once" : "").append("): ")
                     .append(wait.inside().size()).append(wait.inside().size() == 1 ? " thread" : " threads").append(": ");
             Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();
             wait.inside().forEach(t -> byPlace.computeIfAbsent(where(t), k -> new ArrayList<>()).add(t));
