@@ -15,8 +15,10 @@ import java.util.function.Predicate;
  * monitor or a synchronizer with an owner has that owner; a lock nobody owns (a pool's queue or
  * condition, a latch) has none to name, so the threads named are those that went through the same
  * caller as the waiters (the nearest application frame below the wait that other threads are
- * inside too) and do not wait for it: where a pool's borrowers wait, they are the ones that
- * borrowed. That is what their frames show, not a fact of ownership, and is said so.
+ * inside too) and wait for no lock: where a pool's borrowers wait, they are the ones that
+ * borrowed (a thread there that waits for another lock, such as a worker of another pool polling
+ * its own queue, holds nothing up). That is what their frames show, not a fact of ownership, and
+ * is said so.
  *
  * @param lock        the lock most threads wait on
  * @param waiters     the threads that wait on it
@@ -26,7 +28,7 @@ import java.util.function.Predicate;
  * @param owner       the lock's owner, when it has one
  * @param sharedFrame when it has no owner, the nearest application frame under callerFrame that
  *                    other threads are inside too; null when none is
- * @param inside      those other threads (not waiting on the lock), when sharedFrame is not null
+ * @param inside      those other threads (waiting for no lock), when sharedFrame is not null
  */
 public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame waitFrame, Frame callerFrame, ThreadStack owner,
                        Frame sharedFrame, List<ThreadStack> inside) {
@@ -56,7 +58,8 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
                     continue;
                 }
                 List<ThreadStack> others = dump.threads().stream()
-                        .filter(t -> !t.thread().agent() && !waiting.contains(t.thread().id()) && hasMethod(t, f)).toList();
+                        .filter(t -> !t.thread().agent() && !waiting.contains(t.thread().id()) && t.waitingFor() == null && hasMethod(t, f))
+                        .toList();
                 if (!others.isEmpty()) {
                     shared = f;
                     inside = others;

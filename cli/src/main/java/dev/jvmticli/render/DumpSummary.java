@@ -187,7 +187,7 @@ public final class DumpSummary {
             line.append(byPlace.entrySet().stream().map(e -> e.getValue().size() + e.getKey() + " ("
                     + names(e.getValue().stream().map(ThreadStack::thread).toList()) + ")").collect(Collectors.joining("; ")));
         } else {
-            line.append("; ").append(noOwner(wait.lock())).append(", and no other thread is inside the code that waits");
+            line.append("; ").append(noOwner(wait.lock())).append(", and no thread is inside the code that waits without waiting itself");
         }
         return line.append(" (round ").append(last.number()).append(").").toString();
     }

@@ -248,16 +248,26 @@ class KafkaBrokerIT {
                 "the log cleaner's back-off wait on its latch is seen in 3 snapshots: " + latchViews);
     }
 
-    /** The dump's summary: no latch among the contended locks, no agent thread among the busiest. */
+    /** The dump's summary: no latch as its main wait or among the locks most threads wait on, no agent thread among the busiest. */
     private static void noOwnThreadInTheDumpsSummary(Broker broker) throws Exception {
         Path dump = Files.createTempDirectory("kafka-dump");
         try {
             cli("dump", broker.pid(), "--out", dump.toString(), "--interval", "1s", "--profile", "3s");
             String summary = Files.readString(dump.resolve("summary.md"));
-            String contended = section(summary, "## Most contended locks");
+            String first = summary.lines().findFirst().orElse("");
+            String contended = section(summary, "## Locks most threads wait on");
             String busiest = section(summary, "## Busiest threads");
-            System.out.println("summary.md, most contended locks:\n" + contended);
-            assertTrue(!contended.contains("CountDownLatch") && !contended.contains("Semaphore"), "a latch ranked as contended:\n" + contended);
+            System.out.println("summary.md, first line and locks most threads wait on:\n" + first + "\n" + contended);
+            assertTrue(!first.contains("CountDownLatch") && !first.contains("Semaphore"), "a latch as the main wait:\n" + first);
+            // a latch's waiters wait for what nobody owns: never "waiting to enter", never ranked above a lock more threads wait on
+            List<String> rows = contended.lines().filter(l -> l.startsWith("| `")).toList();
+            for (int i = 0; i < rows.size(); i++) {
+                String row = rows.get(i);
+                if (row.contains("CountDownLatch") || row.contains("Semaphore")) {
+                    assertTrue(row.matches(".*\\| none \\| 0 \\| \\d+ \\|$"), "a latch with an owner or waiting to enter:\n" + contended);
+                    assertTrue(i == 0 || waitingInAll(rows.get(i - 1)) >= waitingInAll(row), "a latch ranked above more waiters:\n" + contended);
+                }
+            }
             assertTrue(busiest.lines().filter(l -> l.startsWith("| `")).count() > 0, "no busiest thread:\n" + busiest);
             assertTrue(busiest.lines().filter(l -> l.startsWith("| `")).noneMatch(l -> l.contains("jvmti-cli")),
                     "the agent's own thread among the broker's busiest:\n" + busiest);
@@ -269,6 +279,12 @@ class KafkaBrokerIT {
         } finally {
             deleteTree(dump);
         }
+    }
+
+    /** The last column of a row of summary.md's lock table: how many threads wait on the lock in all. */
+    private static int waitingInAll(String row) {
+        String[] cells = row.split("\\|");
+        return Integer.parseInt(cells[cells.length - 1].strip());
     }
 
     private static String section(String markdown, String heading) {

@@ -16,7 +16,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  *
  * <p>Started by SpringBootIT as its test targets are: it prints {@code READY pid} once it serves,
  * then answers one line per line read from stdin ({@code port}; {@code inventory}: the monitor's
- * enters and the nanoseconds they waited, as the requests themselves measured them), and exits
+ * enters and the nanoseconds they waited, as the requests themselves measured them, then the same
+ * for the enters that found it held), and exits
  * when stdin closes.
  */
 @SpringBootApplication
@@ -32,7 +33,8 @@ public class SpringShop {
         while ((line = in.readLine()) != null) {
             switch (line) {
                 case "port" -> System.out.println("port " + port);
-                case "inventory" -> System.out.println("inventory " + inventory.enters() + " " + inventory.waitedNanos());
+                case "inventory" -> System.out.println("inventory " + inventory.enters() + " " + inventory.waitedNanos() + " "
+                        + inventory.contendedEnters() + " " + inventory.contendedWaitedNanos());
                 case "exit" -> Runtime.getRuntime().halt(0);
                 default -> System.out.println("unknown command " + line);
             }
