@@ -21,10 +21,11 @@ public final class KafkaBroker {
     }
 
     public static void main(String[] args) throws Exception {
+        // "--cluster-id=ID": a random id may begin with '-', which the separate form reads as an option
         String config = args[0];
         int port = Integer.parseInt(args[1]);
         int formatted = (int) Class.forName("kafka.tools.StorageTool").getMethod("execute", String[].class, PrintStream.class)
-                .invoke(null, new String[] {"format", "--cluster-id", clusterId(), "--config", config}, System.err);
+                .invoke(null, new String[] {"format", "--cluster-id=" + clusterId(), "--config", config}, System.err);
         if (formatted != 0) {
             throw new IllegalStateException("kafka-storage format ended with " + formatted);
         }
