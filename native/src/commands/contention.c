@@ -135,9 +135,10 @@ static thread_word read_word(jvmtiEnv *jvmti, int generation, int *agent_thread)
     return w;
 }
 
-static void write_word(jvmtiEnv *jvmti, thread_word w) {
+/* Returns 0, or -1 when the thread's storage could not be set (the word is then not kept). */
+static int write_word(jvmtiEnv *jvmti, thread_word w) {
     uintptr_t bits = ((uintptr_t)(uint32_t)w.generation << 32) | ((uintptr_t)(w.thread + 1) << 16) | (uintptr_t)(w.wait + 1);
-    (*jvmti)->SetThreadLocalStorage(jvmti, NULL, (const void *)bits);
+    return (*jvmti)->SetThreadLocalStorage(jvmti, NULL, (const void *)bits) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
 static void mark_agent_thread(jvmtiEnv *jvmti) {
@@ -289,8 +290,15 @@ static void JNICALL on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
                 }
             }
         }
+        if (write_word(jvmti, word) != 0 && word.wait >= 0) { /* its entered event could not find the slot: take it back */
+            wait_entry *taken = &session.waits[word.wait];
+            taken->stack->count--;
+            session.monitors[taken->monitor].count--;
+            taken->stack = NULL;
+            session.free_waits[session.free_wait_count++] = word.wait;
+            session.dropped++;
+        }
         (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
-        write_word(jvmti, word);
     }
     forget_identity(jvmti, jni, &who);
     if (signature != NULL) (*jvmti)->Deallocate(jvmti, (unsigned char *)signature);
@@ -316,10 +324,13 @@ static void JNICALL on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
             session.monitors[w->monitor].blocked_nanos += blocked;
             session.monitors[w->monitor].last_entered = word.thread;
             w->stack = NULL;
-            session.free_waits[session.free_wait_count++] = word.wait;
-            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+            int32_t slot = word.wait;
             word.wait = -1;
-            write_word(jvmti, word);
+            /* a word that could not be cleared still names the slot: the thread's next enter frees it */
+            if (write_word(jvmti, word) == 0) {
+                session.free_waits[session.free_wait_count++] = slot;
+            }
+            (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
         }
     }
     gate_leave(&session.run.gate);
