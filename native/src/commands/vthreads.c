@@ -8,7 +8,12 @@
  * distinct stacks, FRAMES_MAX frames); past the bound a thread carries its own "frames".
  *
  * Request: "frames", "maxDepth", "locks", "summary" (counts only), "mountedOnly" (to find carriers),
- * "waitingOnly" (those that may wait for a lock: see may_wait_for_lock), "threads" (ids).
+ * "waitingOnly" (those that may wait for a lock: see may_wait_for_lock), "threads" (ids), "atOnce".
+ *
+ * "atOnce" (with "threads", at most AT_ONCE_MAX of them, and "frames"): the states and frames of
+ * those threads from one GetThreadListStackTraces, one safepoint, instead of one moment each: what
+ * they were doing at the same instant (the CLI counts the threads holding a pool's connections so),
+ * without lock facts or carriers, which are read at moments of their own.
  *
  * Frames and lock facts of a virtual thread are one checked moment, as for platform threads
  * (thread_moment.h), taken MOMENT_BATCH threads at a time: lock facts from a ThreadSnapshot
@@ -38,6 +43,7 @@
 #define STACK_SLOTS 8192          /* power of two */
 #define STACKS_MAX (STACK_SLOTS / 2)
 #define FRAMES_MAX (1 << 20)
+#define AT_ONCE_MAX 4096
 
 static struct {
     int ready;
@@ -213,6 +219,9 @@ typedef struct {
     int summary;
     int mounted_only;
     int waiting_only;
+    int at_once;
+    jthread *together;       /* at_once: global references to the threads asked for, as the walk meets them */
+    jint together_count;
     jint max_depth;
     stack_table stacks;
     lock_subject *subjects;  /* MOMENT_BATCH of them, the first pending taken */
@@ -428,6 +437,15 @@ static int visit(answer *a, jthread thread) {
         count_thread(a, state, mounted, is_pinned(before, state));
         return 0;
     }
+    if (a->at_once) {
+        if (a->together_count < AT_ONCE_MAX) {
+            jthread global = (*jni)->NewGlobalRef(jni, thread);
+            if (global != NULL) {
+                a->together[a->together_count++] = global;
+            }
+        }
+        return 0;
+    }
     if (!a->want_frames && !a->want_locks) {
         write_thread(a, thread, NULL, before);
         return 0;
@@ -508,7 +526,50 @@ static int any_mounted(JNIEnv *jni) {
     return mounted;
 }
 
-static void answer_free(answer *a) {
+/* Writes the threads walk gathered for "atOnce", their states and frames from one
+ * GetThreadListStackTraces. A thread that ended meanwhile is left out. */
+static void write_together(answer *a) {
+    JNIEnv *jni = a->ctx->jni;
+    jvmtiStackInfo *infos = NULL;
+    if (a->together_count == 0) {
+        return;
+    }
+    jvmtiError err = (*the_agent.jvmti)->GetThreadListStackTraces(the_agent.jvmti, a->together_count, a->together, a->max_depth, &infos);
+    if (err != JVMTI_ERROR_NONE) {
+        a->failed = 1;
+        return;
+    }
+    for (jint i = 0; i < a->together_count; i++) {
+        thread_moment m;
+        memset(&m, 0, sizeof m);
+        m.state = infos[i].state;
+        m.stack = &infos[i];
+        m.count = infos[i].frame_count;
+        m.truncated = infos[i].frame_count == a->max_depth;
+        thread_facts facts;
+        if ((m.state & JVMTI_THREAD_STATE_ALIVE) == 0 || thread_facts_get(jni, a->together[i], &facts) != JVMTI_ERROR_NONE) {
+            continue;
+        }
+        facts.state = m.state;
+        count_thread(a, m.state, 0, 0);
+        json_writer *w = a->ctx->out;
+        json_begin_object(w);
+        json_begin_object_field(w, "thread");
+        thread_facts_write(w, &facts, NULL);
+        json_field_bool(w, "virtual", 1);
+        json_end_object(w);
+        write_frames(a, &m);
+        json_end_object(w);
+        thread_facts_free(&facts);
+    }
+    (*the_agent.jvmti)->Deallocate(the_agent.jvmti, (unsigned char *)infos);
+}
+
+static void answer_free(JNIEnv *jni, answer *a) {
+    for (jint i = 0; i < a->together_count; i++) {
+        (*jni)->DeleteGlobalRef(jni, a->together[i]);
+    }
+    free(a->together);
     free(a->subjects);
     free(a->moments);
     free(a->mounts);
@@ -525,12 +586,17 @@ void cmd_vthreads(command_ctx *ctx) {
     a.summary = request_bool(ctx->req, "summary", 0);
     a.mounted_only = request_bool(ctx->req, "mountedOnly", 0);
     a.waiting_only = request_bool(ctx->req, "waitingOnly", 0);
+    a.at_once = request_bool(ctx->req, "atOnce", 0);
     int64_t depth = request_int(ctx->req, "maxDepth", FRAMES_DEFAULT_DEPTH);
     if (depth < 1 || depth > FRAMES_DEPTH_LIMIT) {
         command_fail(ctx, "bad_request", "maxDepth must be between 1 and 65536");
         return;
     }
     a.max_depth = (jint)depth;
+    if (a.at_once && (request_get(ctx->req, "threads") == NULL || !a.want_frames || a.want_locks || a.summary)) {
+        command_fail(ctx, "bad_request", "atOnce takes the frames of the threads listed, without locks or summary");
+        return;
+    }
     const char *why = prepare(jni);
     if (why == NULL && !capabilities_has_virtual_threads(&the_agent.held)) {
         why = "the target JVM did not grant the agent can_support_virtual_threads";
@@ -543,19 +609,22 @@ void cmd_vthreads(command_ctx *ctx) {
     a.subjects = calloc(MOMENT_BATCH, sizeof *a.subjects);
     a.moments = calloc(MOMENT_BATCH, sizeof *a.moments);
     a.mounts = calloc(MOMENT_BATCH, sizeof *a.mounts);
+    if (a.at_once) {
+        a.together = calloc(AT_ONCE_MAX, sizeof *a.together);
+    }
     if (a.want_frames) {
         a.stacks.slots = calloc(STACK_SLOTS, sizeof *a.stacks.slots);
         a.stacks.order = calloc(STACKS_MAX, sizeof *a.stacks.order);
     }
-    if (a.subjects == NULL || a.moments == NULL || a.mounts == NULL || (a.want_frames && (a.stacks.slots == NULL || a.stacks.order == NULL))) {
-        answer_free(&a);
+    if (a.subjects == NULL || a.moments == NULL || a.mounts == NULL || (a.at_once && a.together == NULL) || (a.want_frames && (a.stacks.slots == NULL || a.stacks.order == NULL))) {
+        answer_free(jni, &a);
         command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
         return;
     }
     int walk_needed = !a.mounted_only || any_mounted(jni);
     jobject root = walk_needed ? (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root) : NULL;
     if (walk_needed && jni_failed(jni, root)) {
-        answer_free(&a);
+        answer_free(jni, &a);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
         return;
     }
@@ -566,6 +635,9 @@ void cmd_vthreads(command_ctx *ctx) {
     json_begin_array_field(w, "threads");
     if (walk_needed) {
         walk(&a, root, 0);
+    }
+    if (a.at_once && !a.failed) {
+        write_together(&a);
     }
     json_end_array(w);
     if (a.want_frames) {
@@ -588,7 +660,7 @@ void cmd_vthreads(command_ctx *ctx) {
     if (root != NULL) {
         (*jni)->DeleteLocalRef(jni, root);
     }
-    answer_free(&a);
+    answer_free(jni, &a);
 }
 
 /* The `blockers` command: for the platform threads asked for (by id), what a ThreadSnapshot says

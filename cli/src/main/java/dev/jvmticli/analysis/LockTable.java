@@ -65,6 +65,7 @@ public final class LockTable {
         Map<LockRef, List<ThreadEntry>> parked = new LinkedHashMap<>();
         Set<LockRef> ownerUnknown = new HashSet<>();
         Set<LockRef> busyWaits = new HashSet<>(); // waited on by at least one thread that does not wait idly
+        Map<Long, List<LockRef>> owning = synchronizersByOwner(dump.threads()); // a thread others wait for is not idle
         for (ThreadStack t : dump.threads()) {
             if (!t.waitUnnamed()) { // one of what it entered it let go of, not known which
                 for (LockedMonitor monitor : t.locked()) {
@@ -80,7 +81,7 @@ public final class LockTable {
             } else if (wait.hasOwner() || wait.ownerUnknown()) {
                 ownerUnknown.add(wait.lock());
             }
-            if (!IdleWaits.isIdle(t)) {
+            if (!IdleWaits.isIdle(t) || owning.containsKey(t.thread().id())) {
                 busyWaits.add(wait.lock());
             }
             Map<LockRef, List<ThreadEntry>> list = wait.contends() ? entering : wait.awaitsRelease() ? released

@@ -33,13 +33,19 @@ import java.util.function.Predicate;
 public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame waitFrame, Frame callerFrame, ThreadStack owner,
                        Frame sharedFrame, List<ThreadStack> inside) {
 
-    /** The main wait of the dump, or empty when no thread waits for a lock but idly. */
+    /**
+     * The main wait of the dump: the lock most threads wait on, idle waits aside, that two threads or
+     * more wait on or that a thread waits to enter or acquire from an owner (one owned by nobody
+     * with a single thread waiting on it holds up nobody else: a thread waiting for its own event,
+     * a back-off, its shutdown). Empty when there is none.
+     */
     public static Optional<MainWait> of(StackDump dump) {
-        List<LockTable.Lock> locks = LockTable.of(dump);
-        if (locks.isEmpty() || locks.get(0).idle() || locks.get(0).waiting() == 0) {
+        Optional<LockTable.Lock> found = LockTable.of(dump).stream()
+                .filter(l -> !l.idle() && l.waiting() > 0 && (l.waiting() > 1 || hasOwner(l))).findFirst();
+        if (found.isEmpty()) {
             return Optional.empty();
         }
-        LockTable.Lock lock = locks.get(0);
+        LockTable.Lock lock = found.get();
         List<ThreadStack> waiters = dump.threads().stream()
                 .filter(t -> t.waitingFor() != null && t.waitingFor().lock().equals(lock.lock())).toList();
         List<Frame> frames = waiters.isEmpty() ? List.of() : StackGroups.of(waiters).get(0).frames();
@@ -71,6 +77,26 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
     }
 
     /**
+     * Of threads read at one instant (their states and frames, no lock facts), those inside
+     * sharedFrame and waiting for no lock by their frames: not blocked, neither parked nor in
+     * Object.wait (a sleep does not count as a wait). Virtual threads are read one at a time, so
+     * the threads {@link #inside} names may have held one after another; read again together, they
+     * are those holding at the same instant. Empty when there is no sharedFrame.
+     */
+    public List<ThreadStack> insideOf(List<ThreadStack> together) {
+        if (sharedFrame == null) {
+            return List.of();
+        }
+        return together.stream().filter(t -> hasMethod(t, sharedFrame) && !waitsByFrames(t)).toList();
+    }
+
+    private static boolean waitsByFrames(ThreadStack t) {
+        return t.thread().state().equals("BLOCKED") || t.frames().stream().anyMatch(f ->
+                f.className().equals("java.util.concurrent.locks.LockSupport") && f.method().startsWith("park")
+                        || f.className().equals("java.lang.Object") && f.method().startsWith("wait"));
+    }
+
+    /**
      * Where thread t is: its first frame above the JDK's parking, locking and sleeping machinery
      * (the top frame when it has none of those), and, when that is the JDK's, the first frame that
      * is not; each null when there is none.
@@ -82,6 +108,11 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
         }
         int app = firstIndex(t.frames(), top, f -> !isJdk(f));
         return app < 0 || app == top ? List.of(t.frames().get(top)) : List.of(t.frames().get(top), t.frames().get(app));
+    }
+
+    /** Whether the lock has, or may have, an owner: one named, several seen, or one no source could name. */
+    private static boolean hasOwner(LockTable.Lock lock) {
+        return lock.owner() != null || !lock.ownersSeen().isEmpty() || lock.ownerUnknown();
     }
 
     private static boolean hasMethod(ThreadStack t, Frame f) {

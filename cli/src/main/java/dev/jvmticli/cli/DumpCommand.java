@@ -4,8 +4,10 @@ import dev.jvmticli.analysis.CpuTop;
 import dev.jvmticli.analysis.Deadlocks;
 import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.analysis.LockTable;
+import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.ProfileSplit;
+import dev.jvmticli.analysis.VirtualThreads;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.CpuRead;
@@ -18,6 +20,7 @@ import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.client.VmInfo;
+import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
@@ -34,10 +37,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -51,6 +57,8 @@ final class DumpCommand implements Callable<Integer> {
     private static final int HISTOGRAM_CLASSES = 100;
     private static final int GROWN_CLASSES = 15;
     private static final int HOTTEST_METHODS = 10;
+    /** Frames beyond the deepest stack of the threads read again at once, for one that went deeper meanwhile. */
+    private static final int AT_ONCE_MORE_FRAMES = 64;
     private static final Duration PROFILE_INTERVAL = Duration.ofMillis(10);
 
     private final CliContext context;
@@ -205,6 +213,7 @@ final class DumpCommand implements Callable<Integer> {
         directory.writeJson(prefix + "threads.json", round, "threads --json", threadsJson);
         // platform and virtual threads (when the target has them), their lock facts resolved across the two
         StackDump stacks = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true).withVirtual(true));
+        List<ThreadStack> insideAtOnce = insideAtOnce(client, stacks);
         List<ThreadStack> platform = stacks.threads().stream().filter(t -> !t.thread().virtual()).toList();
         List<ThreadStack> virtual = stacks.threads().stream().filter(t -> t.thread().virtual()).toList();
         Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), !virtual.isEmpty()));
@@ -244,7 +253,34 @@ final class DumpCommand implements Callable<Integer> {
             }
             ThreadTable.printTop(printer, busiest, span.millis());
         });
-        return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, span.millis()), next);
+        return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, span.millis(), insideAtOnce), next);
+    }
+
+    /**
+     * Where the threads likely holding what most threads wait for (MainWait) are virtual, each read at
+     * a moment of its own: those inside its code at one instant, the virtual waiters and holders read
+     * again together (a request waiting at its moment may hold by now, one holding may be gone), the
+     * platform ones as the dump read them. null when not needed or when more threads wait than the
+     * agent reads at once.
+     */
+    private static List<ThreadStack> insideAtOnce(AgentClient client, StackDump stacks) {
+        Optional<MainWait> found = MainWait.of(stacks);
+        if (found.isEmpty() || found.get().sharedFrame() == null || found.get().inside().stream().noneMatch(t -> t.thread().virtual())) {
+            return null;
+        }
+        MainWait wait = found.get();
+        Set<Long> ids = new LinkedHashSet<>();
+        wait.waiters().stream().filter(t -> t.thread().virtual()).forEach(t -> ids.add(t.thread().id()));
+        wait.inside().stream().filter(t -> t.thread().virtual()).forEach(t -> ids.add(t.thread().id()));
+        if (ids.size() > VthreadsRequest.AT_ONCE_MAX) {
+            return null;
+        }
+        // as deep as the deepest of them was, and some: the JVM takes a buffer of that depth for each thread
+        int depth = Math.min(MaxDepth.DEFAULT, AT_ONCE_MORE_FRAMES + Stream.concat(wait.waiters().stream(), wait.inside().stream())
+                .mapToInt(t -> t.frames().size()).max().orElse(0));
+        List<ThreadStack> inside = new ArrayList<>(wait.inside().stream().filter(t -> !t.thread().virtual()).toList());
+        inside.addAll(wait.insideOf(VirtualThreads.stacks(client.vthreads(VthreadsRequest.atOnce(ids, depth)))));
+        return inside;
     }
 
     private void progress(int round, DumpDirectory directory) {

@@ -32,9 +32,16 @@ public final class DumpSummary {
     /** A thread that used less CPU than the 0.1 % the table prints is idle, not busy. */
     private static final double BUSY_PERCENT = 0.05;
 
-    /** What one round found. */
+    /**
+     * What one round found.
+     *
+     * @param insideAtOnce where the threads inside the main wait's code ({@link MainWait#inside}) are
+     *                     virtual: those inside it at one instant, the virtual ones read again
+     *                     together ({@link MainWait#insideOf}), the platform ones as the round read
+     *                     them; null when not read so
+     */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
-                        long busiestOverMillis) {
+                        long busiestOverMillis, List<ThreadStack> insideAtOnce) {
     }
 
     private DumpSummary() {
@@ -156,8 +163,13 @@ public final class DumpSummary {
     static String mainWait(Round last) {
         Optional<MainWait> found = MainWait.of(last.stacks());
         if (found.isEmpty()) {
-            return "**Most threads wait for:** nothing: no thread waits for a monitor, a synchronizer, a lock or a condition but idly"
-                    + " (round " + last.number() + ").";
+            long alone = LockTable.of(last.stacks()).stream().filter(l -> !l.idle() && l.waiting() > 0).count();
+            return alone == 0
+                    ? "**Most threads wait for:** nothing: no thread waits for a monitor, a synchronizer, a lock or a condition but idly"
+                            + " (round " + last.number() + ")."
+                    : "**Most threads wait for:** nothing in common: no two threads wait on the same lock but idly, and none waits for"
+                            + " one that another thread owns; " + alone + (alone == 1 ? " thread waits" : " threads wait")
+                            + " alone on a lock or condition nobody owns (its own events, a back-off: monitors.txt) (round " + last.number() + ").";
         }
         MainWait wait = found.get();
         long virtual = wait.waiters().stream().filter(t -> t.thread().virtual()).count();
@@ -176,14 +188,16 @@ public final class DumpSummary {
         } else if (wait.lock().owner() != null) {
             line.append("; held by ").append(cell(wait.lock().owner()));
         } else if (wait.sharedFrame() != null) {
-            // each virtual thread is read at its own moment: threads that held one after another can all be listed
-            boolean readApart = wait.inside().stream().anyMatch(t -> t.thread().virtual());
+            List<ThreadStack> inside = last.insideAtOnce() != null ? last.insideAtOnce() : wait.inside();
+            // each virtual thread is read at its own moment: unless read again together, threads that held one after another can all be listed
+            String when = last.insideAtOnce() != null ? "; the virtual ones read again together, at one safepoint"
+                    : wait.inside().stream().anyMatch(t -> t.thread().virtual()) ? "; virtual threads are read one at a time, so not necessarily all at once"
+                    : "";
             line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(wait.sharedFrame())))
-                    .append(" and not waiting for it (so likely holding what they wait for")
-                    .append(readApart ? "; virtual threads are read one at a time, so not necessarily all at once" : "").append("): ")
-                    .append(wait.inside().size()).append(wait.inside().size() == 1 ? " thread" : " threads").append(": ");
+                    .append(" and not waiting for it (so likely holding what they wait for").append(when).append("): ")
+                    .append(inside.size()).append(inside.size() == 1 ? " thread" : " threads").append(inside.isEmpty() ? "" : ": ");
             Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();
-            wait.inside().forEach(t -> byPlace.computeIfAbsent(where(t), k -> new ArrayList<>()).add(t));
+            inside.forEach(t -> byPlace.computeIfAbsent(where(t), k -> new ArrayList<>()).add(t));
             line.append(byPlace.entrySet().stream().map(e -> e.getValue().size() + e.getKey() + " ("
                     + names(e.getValue().stream().map(ThreadStack::thread).toList()) + ")").collect(Collectors.joining("; ")));
         } else {

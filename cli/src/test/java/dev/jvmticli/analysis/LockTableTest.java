@@ -14,12 +14,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.jvmticli.client.Frame;
 import dev.jvmticli.client.LockRef;
+import dev.jvmticli.client.LockedMonitor;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.WaitingFor;
 import dev.jvmticli.render.MonitorsText;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -133,6 +135,88 @@ class LockTableTest {
         assertEquals(600, pool.lock().hash(), "an idle pool's four workers rank last");
         assertTrue(pool.idle());
         assertFalse(condition.idle() || locks.get(1).idle() || future.idle());
+    }
+
+    /**
+     * Kafka's request handlers wait for the next request in their own loop (a queue's poll a frame
+     * under their run): idle. Hikari's borrowers wait in a queue's poll too, but under the request's
+     * code: not idle; nor is a handler that holds a monitor, or one another thread waits for.
+     */
+    @Test
+    void aWorkerWaitingInItsOwnLoopIsIdleAndABorrowerIsNot() {
+        WaitingFor queue = awaitSignal(700);
+        List<Frame> handler = List.of(
+                new Frame("jdk.internal.misc.Unsafe", "park", null, -2, true),
+                new Frame("java.util.concurrent.locks.LockSupport", "parkNanos", "LockSupport.java", 269, false),
+                new Frame("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", "awaitNanos", "AbstractQueuedSynchronizer.java", 1763, false),
+                new Frame("java.util.concurrent.ArrayBlockingQueue", "poll", "ArrayBlockingQueue.java", 435, false),
+                new Frame("kafka.network.RequestChannel", "receiveRequest", "RequestChannel.scala", 491, false),
+                new Frame("kafka.server.KafkaRequestHandler", "run", "KafkaRequestHandler.scala", 110, false),
+                new Frame("java.lang.Thread", "runWith", "Thread.java", 1596, false),
+                new Frame("java.lang.Thread", "run", "Thread.java", 1583, false));
+        List<Frame> reaper = List.of(
+                new Frame("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", "awaitNanos", "AbstractQueuedSynchronizer.java", 1763, false),
+                new Frame("java.util.concurrent.DelayQueue", "poll", "DelayQueue.java", 259, false),
+                new Frame("org.apache.kafka.server.util.timer.SystemTimer", "advanceClock", "SystemTimer.java", 115, false),
+                new Frame("org.apache.kafka.server.purgatory.DelayedOperationPurgatory$ExpiredOperationReaper", "doWork", "DelayedOperationPurgatory.java", 367, false),
+                new Frame("org.apache.kafka.server.util.ShutdownableThread", "run", "ShutdownableThread.java", 136, false));
+        List<Frame> borrower = List.of(
+                new Frame("java.util.concurrent.locks.LockSupport", "parkNanos", "LockSupport.java", 269, false),
+                new Frame("java.util.concurrent.SynchronousQueue$Transferer", "xferLifo", "SynchronousQueue.java", 213, false),
+                new Frame("java.util.concurrent.SynchronousQueue", "poll", "SynchronousQueue.java", 368, false),
+                new Frame("com.zaxxer.hikari.util.ConcurrentBag", "borrow", "ConcurrentBag.java", 159, false),
+                new Frame("com.zaxxer.hikari.pool.HikariPool", "getConnection", "HikariPool.java", 162, false),
+                new Frame("com.zaxxer.hikari.pool.HikariPool", "getConnection", "HikariPool.java", 144, false),
+                new Frame("com.zaxxer.hikari.HikariDataSource", "getConnection", "HikariDataSource.java", 127, false),
+                new Frame("shop.OrderService", "count", "OrderService.java", 20, false),
+                new Frame("shop.Worker", "run", "Worker.java", 12, false),
+                new Frame("java.lang.Thread", "run", "Thread.java", 1583, false));
+        List<Frame> coordinator = List.of(
+                new Frame("java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject", "await", "AbstractQueuedSynchronizer.java", 1625, false),
+                new Frame("org.apache.kafka.coordinator.common.runtime.EventAccumulator", "take", "EventAccumulator.java", 185, false),
+                new Frame("org.apache.kafka.coordinator.common.runtime.MultiThreadedEventProcessor$EventProcessorThread", "handleEvents",
+                        "MultiThreadedEventProcessor.java", 142, false),
+                new Frame("org.apache.kafka.coordinator.common.runtime.MultiThreadedEventProcessor$EventProcessorThread", "run",
+                        "MultiThreadedEventProcessor.java", 183, false));
+        List<Frame> replyWaiter = List.of(
+                new Frame("java.util.concurrent.LinkedBlockingQueue", "take", "LinkedBlockingQueue.java", 435, false),
+                new Frame("app.Client", "awaitReply", "Client.java", 30, false),
+                new Frame("app.Client", "call", "Client.java", 20, false),
+                new Frame("app.Handler", "handle", "Handler.java", 10, false),
+                new Frame("app.Handler", "run", "Handler.java", 5, false));
+        var dump = Dumps.of(
+                withFrames(1, queue, handler, List.of()), withFrames(2, queue, handler, List.of()), withFrames(3, queue, handler, List.of()),
+                withFrames(4, awaitSignal(800), reaper, List.of()),
+                withFrames(5, awaitSignal(900), handler, List.of(holds(901))),
+                withFrames(6, awaitSignal(1000), handler, List.of()), thread(7, "WAITING", park(1100, 6)),
+                withFrames(8, awaitSignal(1200), borrower, List.of()),
+                withFrames(9, awaitSignal(1300), replyWaiter, List.of()),
+                withFrames(10, awaitSignal(1400), coordinator, List.of()),
+                virtual(withFrames(11, awaitSignal(1500), handler, List.of())));
+        Map<Long, LockTable.Lock> byHash = new HashMap<>();
+        LockTable.of(dump).forEach(l -> byHash.put(l.lock().hash(), l));
+        assertTrue(byHash.get(700L).idle(), "three request handlers waiting for the next request");
+        assertTrue(byHash.get(800L).idle(), "a purgatory's reaper waiting for the next timer task");
+        assertFalse(byHash.get(900L).idle(), "a handler holding a monitor");
+        assertFalse(byHash.get(1000L).idle(), "a handler another thread waits for");
+        assertFalse(byHash.get(1200L).idle(), "a request waiting for a pooled connection");
+        assertFalse(byHash.get(1300L).idle(), "a request waiting for a reply, three frames under its run");
+        assertTrue(byHash.get(1400L).idle(), "a coordinator's event processor waiting in its own queue's take");
+        assertFalse(byHash.get(1500L).idle(), "a virtual thread runs one task: its wait is not a worker's rest");
+        List<LockTable.Lock> ranked = LockTable.of(dump);
+        assertEquals(List.of(false, false, false, false, false, false, false, true, true, true), ranked.stream().map(LockTable.Lock::idle).toList(),
+                "the handlers' queue, with the most waiters, ranks below every lock waited on busily");
+    }
+
+    private static ThreadStack virtual(ThreadStack t) {
+        ThreadEntry e = t.thread();
+        return t.about(new ThreadEntry(e.id(), e.name(), e.state(), e.flags(), e.daemon(), e.priority(), e.group(), -1, 0, false, null,
+                true, null, false, null, null, null, null, null, false));
+    }
+
+    private static ThreadStack withFrames(long id, WaitingFor wait, List<Frame> frames, List<LockedMonitor> locked) {
+        ThreadStack t = thread(id, "WAITING", wait);
+        return new ThreadStack(t.thread(), frames, false, locked, wait);
     }
 
     /** A pool's worker waiting for its next task. */

@@ -2,6 +2,7 @@ package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,6 +61,8 @@ class KafkaBrokerIT {
     /** Longer than all checks take; the tools stop by themselves after it. */
     private static final int LONGEST_LOAD_SECONDS = 300;
     private static final Duration BROKER_START = Duration.ofSeconds(120);
+    /** summary.md's first line when it names a lock: how many threads wait on it. */
+    private static final Pattern MAIN_WAIT = Pattern.compile("^\\*\\*Most threads wait for:\\*\\* (\\d+) threads? ");
     private static final Pattern SAFEPOINT = HeapIT.SAFEPOINT;
     private static final long CLOCK_TICK_NANOS = 10_000_000L;
 
@@ -259,6 +262,12 @@ class KafkaBrokerIT {
             String busiest = section(summary, "## Busiest threads");
             System.out.println("summary.md, first line and locks most threads wait on:\n" + first + "\n" + contended);
             assertTrue(!first.contains("CountDownLatch") && !first.contains("Semaphore"), "a latch as the main wait:\n" + first);
+            // the request handlers waiting for the next request (their queue's poll, in their own loop) are idle, not contended
+            assertFalse(first.contains("RequestChannel.receiveRequest"), "the request handlers' wait for work as the main wait:\n" + first);
+            Matcher main = MAIN_WAIT.matcher(first);
+            assertTrue(first.startsWith("**Most threads wait for:** nothing") || main.find()
+                    && (Integer.parseInt(main.group(1)) > 1 || first.contains("; held by")),
+                    "the main wait is neither a lock two threads wait on nor one an owner holds:\n" + first);
             // a latch's waiters wait for what nobody owns: never "waiting to enter", never ranked above a lock more threads wait on
             List<String> rows = contended.lines().filter(l -> l.startsWith("| `")).toList();
             for (int i = 0; i < rows.size(); i++) {
