@@ -58,30 +58,37 @@ static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
 /* HotSpot lets the threads go at the end of a safepoint before it adds that safepoint's time to
  * the totals (SafepointSynchronize::end), while its count went up when it began: totals read right
  * after a pause (the GC just waited for) can lack its time, which the next read would then count as
- * the histogram's. So the totals are read until two reads SETTLE_MILLIS apart agree, at most
- * SETTLE_READS times (a JVM that keeps starting safepoints may never be still). */
+ * the histogram's. On a loaded machine the VM thread can be kept off a CPU for milliseconds in
+ * between, so the totals count as settled only once they stayed the same for SETTLE_SPAN_MILLIS,
+ * read every SETTLE_MILLIS, at most SETTLE_READS times (a JVM that keeps starting safepoints may
+ * never be still). What still slips through, cmd_heap catches (a pause longer than the command). */
 #define SETTLE_MILLIS 2
-#define SETTLE_READS 20
+#define SETTLE_SPAN_MILLIS 10
+#define SETTLE_READS 50
 
 static int read_settled_totals(JNIEnv *jni, safepoint_totals *totals) {
     if (read_safepoint_totals(jni, totals) != 0) {
         return -1;
     }
-    for (int i = 1; i < SETTLE_READS; i++) {
+    int64_t same_since = events_now_nanos();
+    for (int i = 1; i < SETTLE_READS && events_now_nanos() - same_since < SETTLE_SPAN_MILLIS * 1000000LL; i++) {
         struct timespec pause = { 0, SETTLE_MILLIS * 1000000L };
         nanosleep(&pause, NULL);
         safepoint_totals again;
         if (read_safepoint_totals(jni, &again) != 0) {
             return -1;
         }
-        int settled = again.count == totals->count && again.at_safepoint_millis == totals->at_safepoint_millis
-            && again.reaching_millis == totals->reaching_millis;
-        *totals = again;
-        if (settled) {
-            break;
+        if (again.count != totals->count || again.at_safepoint_millis != totals->at_safepoint_millis
+                || again.reaching_millis != totals->reaching_millis) {
+            same_since = events_now_nanos();
         }
+        *totals = again;
     }
     return 0;
+}
+
+static jlong paused_millis(const safepoint_totals *before, const safepoint_totals *after) {
+    return after->at_safepoint_millis - before->at_safepoint_millis + after->reaching_millis - before->reaching_millis;
 }
 
 static void write_safepoints(json_writer *w, const safepoint_totals *before, const safepoint_totals *after) {
@@ -163,7 +170,10 @@ void cmd_heap(command_ctx *ctx) {
         }
         json_end_object(w);
     }
-    if (counted) {
+    /* the histogram's safepoint lies within the command; each total is rounded down to a whole ms */
+    if (counted && paused_millis(&before, &after) > elapsed / 1000000 + 3) {
+        json_field_bool(w, "earlierPauseIncluded", 1); /* the totals were not settled after all: the pause cannot be told */
+    } else if (counted) {
         write_safepoints(w, &before, &after);
     }
     json_field_string(w, "histogram", text, length);

@@ -229,6 +229,7 @@ typedef struct {
     thread_moment *moments;
     size_t pending;
     jlong seen;              /* virtual threads the walk met, whether asked for or not */
+    int root_counted;        /* the root container's own virtual threads counted, not walked */
     jlong count;
     jlong by_state[STATE_KINDS];
     jlong mounted;
@@ -476,7 +477,7 @@ static void walk(answer *a, jobject container, int depth) {
     if (depth > CONTAINER_DEPTH_MAX || a->failed || a->ctx->out->failed) {
         return;
     }
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = depth == 0 && a->root_counted ? 1 : 0; pass < 2; pass++) {
         if ((*jni)->PushLocalFrame(jni, MOMENT_BATCH + JNI_COMMAND_LOCALS) != 0) {
             jni_cleared_exception(jni);
             a->failed = 1;
@@ -504,8 +505,45 @@ static void walk(answer *a, jobject container, int depth) {
     }
 }
 
+/* The root container class's static field NAME of TYPE, or NULL when it has none. */
+static jobject root_static(JNIEnv *jni, jclass root_class, const char *name, const char *type) {
+    jfieldID field = (*jni)->GetStaticFieldID(jni, root_class, name, type);
+    if (jni_failed(jni, field)) {
+        return NULL;
+    }
+    jobject value = (*jni)->GetStaticObjectField(jni, root_class, field);
+    return jni_failed(jni, value) ? NULL : value;
+}
+
+/* How many virtual threads the root container holds as the JDK keeps them: the set of
+ * TrackingRootContainer, or CountingRootContainer's count (jdk.trackAllThreads=false), looked up on
+ * the root's own class, which is initialized. One call instead of a walk of each. -1 when unknown. */
+static jlong root_virtual_count(JNIEnv *jni, jobject root) {
+    jclass root_class = (*jni)->GetObjectClass(jni, root);
+    jobject set = root_static(jni, root_class, "VTHREADS", "Ljava/util/Set;");
+    jobject adder = set == NULL ? root_static(jni, root_class, "VTHREAD_COUNT", "Ljava/util/concurrent/atomic/LongAdder;") : NULL;
+    jobject counter = set != NULL ? set : adder;
+    jlong count = -1;
+    if (counter != NULL) {
+        jclass counter_class = (*jni)->GetObjectClass(jni, counter);
+        jmethodID method = (*jni)->GetMethodID(jni, counter_class, set != NULL ? "size" : "sum", set != NULL ? "()I" : "()J");
+        jint size = 0;
+        if (jni_failed(jni, method)) {
+            count = -1;
+        } else if (set != NULL) {
+            count = jni_call_int(jni, set, method, &size) == 0 ? size : -1;
+        } else if (jni_call_long(jni, adder, method, &count) != 0) {
+            count = -1;
+        }
+        (*jni)->DeleteLocalRef(jni, counter_class);
+        (*jni)->DeleteLocalRef(jni, counter);
+    }
+    (*jni)->DeleteLocalRef(jni, root_class);
+    return count;
+}
+
 /* Whether any platform thread has a continuation mounted: when none has, no virtual thread is
- * mounted, and "mountedOnly" needs no walk. 1 as well when it cannot be told. */
+ * mounted, and "mountedOnly" needs no walk of the root. 1 as well when it cannot be told. */
 static int any_mounted(JNIEnv *jni) {
     jint count = 0;
     jthread *threads = NULL;
@@ -621,21 +659,22 @@ void cmd_vthreads(command_ctx *ctx) {
         command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
         return;
     }
-    int walk_needed = !a.mounted_only || any_mounted(jni);
-    jobject root = walk_needed ? (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root) : NULL;
-    if (walk_needed && jni_failed(jni, root)) {
+    jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
+    if (jni_failed(jni, root)) {
         answer_free(jni, &a);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
         return;
     }
+    /* when no carrier has one mounted, a search for the mounted ones finds none in the root, where
+     * most live: the root's are then counted as the JDK keeps them, not walked one by one */
+    jlong root_count = a.mounted_only && !any_mounted(jni) ? root_virtual_count(jni, root) : -1;
+    a.root_counted = root_count >= 0;
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
     json_field_int(w, "time", frames_wall_millis());
     json_begin_array_field(w, "threads");
-    if (walk_needed) {
-        walk(&a, root, 0);
-    }
+    walk(&a, root, 0);
     if (a.at_once && !a.failed) {
         write_together(&a);
     }
@@ -652,14 +691,10 @@ void cmd_vthreads(command_ctx *ctx) {
     json_field_bool(w, "lockFactsComplete", !a.locks_incomplete && !a.failed && (a.checked_locks || !a.want_locks));
     json_field_bool(w, "complete", !a.failed);
     write_summary(&a);
-    if (walk_needed) {
-        /* free with the walk that finds the mounted ones: plain `threads` tells from it that virtual threads exist */
-        json_field_int(w, "found", a.seen);
-    }
+    /* plain `threads` tells from it that virtual threads exist */
+    json_field_int(w, "found", a.seen + (a.root_counted ? root_count : 0));
     json_end_object(w);
-    if (root != NULL) {
-        (*jni)->DeleteLocalRef(jni, root);
-    }
+    (*jni)->DeleteLocalRef(jni, root);
     answer_free(jni, &a);
 }
 

@@ -180,8 +180,13 @@ final class DumpCommand implements Callable<Integer> {
             HeapView.printHistogram(printer, histogram, HISTOGRAM_CLASSES);
             printer.println(HeapView.pause(report));
         });
-        directory.writeJson(prefix + "heap.json", round, "heap --json", Map.of("safepoints", report.safepoints(),
-                "elapsedNanos", report.elapsedNanos(), "instances", histogram.instances(), "bytes", histogram.bytes(), "classes", histogram.rows()));
+        Map<String, Object> document = new LinkedHashMap<>(); // safepoints may be null: not for Map.of
+        document.put("safepoints", report.safepoints());
+        document.put("elapsedNanos", report.elapsedNanos());
+        document.put("instances", histogram.instances());
+        document.put("bytes", histogram.bytes());
+        document.put("classes", histogram.rows());
+        directory.writeJson(prefix + "heap.json", round, "heap --json", document);
         return histogram;
     }
 

@@ -182,6 +182,9 @@ final class HeapCommand implements Callable<Integer> {
                 round.put("afterGc", reports.get(i).afterGc());
             }
             round.put("safepoints", reports.get(i).safepoints());
+            if (reports.get(i).earlierPauseIncluded()) {
+                round.put("earlierPauseIncluded", true);
+            }
             round.put("instances", histograms.get(i).instances());
             round.put("bytes", histograms.get(i).bytes());
             round.put("classes", histograms.get(i).top(top));

@@ -232,9 +232,9 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     /**
-     * That virtual threads exist beside the platform threads listed, and how to see them. Known only
-     * when the request for the carriers walked the virtual threads whole (some carrier had one
-     * mounted): counting them otherwise costs a walk of every one, which a plain `threads` does not make.
+     * That virtual threads exist beside the platform threads listed, and how to see them: the count
+     * comes with the request for the carriers (the JDK's own count of the root container's when none
+     * is mounted, see vthreads.c).
      */
     private static String virtualHint(long found, int mounted) {
         return found + (found == 1 ? " virtual thread" : " virtual threads") + " not listed (" + mounted

@@ -13,8 +13,9 @@ import java.util.Map;
  *                          and waited for) or {@code parked-only} (before JDK 25: only park blockers)
  * @param lockFactsComplete false when some lock facts could not be collected
  * @param complete          false when the walk of the thread containers failed part way
- * @param found             how many virtual threads the walk met, those not asked for included; null
- *                          when no walk was made (mountedOnly, and no carrier had one mounted)
+ * @param found             how many virtual threads there are, those not asked for included: met by the
+ *                          walk, or (mountedOnly, no carrier with one mounted) the root container's
+ *                          as the JDK counts them; null from an agent that does not say
  */
 public record VirtualDump(long time, List<VirtualStack> threads, List<List<Frame>> stacks, String lockSource,
                           boolean lockFactsComplete, boolean complete, Summary summary, Long found) {

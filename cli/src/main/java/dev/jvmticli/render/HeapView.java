@@ -94,6 +94,9 @@ public final class HeapView {
     public static String pause(HeapReport report) {
         String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";
         HeapReport.Safepoints s = report.safepoints();
+        if (s == null && report.earlierPauseIncluded()) {
+            return "pause unknown: the JVM's safepoint totals also held an earlier pause (longer than the command); " + took;
+        }
         if (s == null) {
             return "pause unknown: the JVM keeps no safepoint times (it runs with -XX:-UsePerfData); " + took;
         }

@@ -408,28 +408,48 @@ class KafkaBrokerIT {
 
     /**
      * Each histogram's pause is the one the broker logged for its walk (GC_HeapInspection), within
-     * rounding, never more than the command took; the GC it waited for is counted apart.
+     * rounding, never more than the command took; the GC it waited for is counted apart. Where the
+     * JVM's totals still lacked an earlier pause's time, the agent says the pause cannot be told:
+     * then the broker did log another safepoint since the walk before, and that may happen once.
      */
     private static void heapPausesAreTheLoggedOnes(Broker broker) throws Exception {
         long before = broker.logLength();
         JsonNode histograms = Json.parse(cli("heap", broker.pid(), "--count", "2", "--interval", "2s", "--json").out()).path("histograms");
-        List<Long> walks = broker.safepointsSince(before).stream().filter(s -> s.getKey().equals("GC_HeapInspection")).map(Map.Entry::getValue).toList();
-        assertEquals(2, walks.size(), "one heap walk logged per histogram: " + walks);
+        List<Map.Entry<String, Long>> logged = broker.safepointsSince(before);
+        List<Integer> walks = new ArrayList<>();
+        for (int i = 0; i < logged.size(); i++) {
+            if (logged.get(i).getKey().equals("GC_HeapInspection")) {
+                walks.add(i);
+            }
+        }
+        assertEquals(2, walks.size(), "one heap walk logged per histogram: " + logged);
+        int untold = 0;
         for (int i = 0; i < 2; i++) {
             JsonNode histogram = histograms.get(i);
+            JsonNode waited = histogram.path("afterGc");
+            long walk = logged.get(walks.get(i)).getValue();
+            if (histogram.path("earlierPauseIncluded").asBoolean()) {
+                untold++;
+                int since = i == 0 ? 0 : walks.get(i - 1) + 1;
+                System.out.printf("heap --count 2, histogram %d: pause untold (an earlier pause in the totals); the broker logged %.1f ms"
+                        + " for the walk after %s%n", i + 1, walk / 1e6, logged.subList(since, walks.get(i)));
+                assertTrue(walks.get(i) > since, "an earlier pause the broker logged: " + logged);
+                assertTrue(histogram.path("safepoints").isNull() || histogram.path("safepoints").isMissingNode(), histogram.toString());
+                continue;
+            }
             JsonNode own = histogram.path("safepoints");
             long reported = own.path("atSafepointMillis").asLong() + own.path("reachingMillis").asLong();
-            long logged = walks.get(i) / 1_000_000;
-            JsonNode waited = histogram.path("afterGc");
             System.out.printf("heap --count 2, histogram %d: reported %d ms in %d safepoint(s), the broker logged %.1f ms for the walk;"
-                            + " the command took %.1f ms; the GC waited for: %s%n", i + 1, reported, own.path("count").asInt(), walks.get(i) / 1e6,
+                            + " the command took %.1f ms; the GC waited for: %s%n", i + 1, reported, own.path("count").asInt(), walk / 1e6,
                     histogram.path("elapsedNanos").asLong() / 1e6, waited);
-            assertTrue(reported <= histogram.path("elapsedNanos").asLong() / 1_000_000 + 1, "a pause no longer than the command: " + histogram);
+            assertTrue(reported <= histogram.path("elapsedNanos").asLong() / 1_000_000 + 3, "a pause no longer than the command: " + histogram);
             assertEquals(1, own.path("count").asInt(), "the histogram's own safepoint only: " + own);
-            assertTrue(Math.abs(reported - logged) <= 2 + logged / 20, "histogram " + (i + 1) + ": reported " + own + ", logged " + walks.get(i) + " ns");
+            assertTrue(Math.abs(reported - walk / 1_000_000) <= 2 + walk / 1_000_000 / 20, "histogram " + (i + 1) + ": reported " + own
+                    + ", logged " + walk + " ns");
             assertTrue(!waited.path("gcCame").asBoolean() || waited.path("safepoints").path("count").asInt() >= 1,
                     "the GC waited for is counted apart: " + waited);
         }
+        assertTrue(untold <= 1, "the pause told for at least one histogram");
     }
 
     /** Our CPU profile's share per thread group (wall too, for the JNI check), and no root frame of the agent's. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.LocksTarget;
+import dev.jvmticli.targets.UnmountedVirtualThreadsTarget;
 import dev.jvmticli.targets.VirtualThreadsTarget;
 import dev.jvmticli.testing.AgentMode;
 import dev.jvmticli.testing.CliRun;
@@ -25,6 +26,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -234,6 +236,19 @@ class VirtualThreadsIT {
 
     Stream<Jdks.Jdk> jdksWithoutVirtualThreads() {
         return Jdks.stream().filter(jdk -> jdk.feature() < 21);
+    }
+
+    @Test
+    void plainThreadsCountsVirtualThreadsWhenNoneIsMounted() {
+        assumeTrue(JDK.isPresent(), NO_JDK);
+        try (TargetJvm target = TargetJvm.start(JDK.get(), UnmountedVirtualThreadsTarget.class)) {
+            String pid = Long.toString(target.pid());
+            int expected = UnmountedVirtualThreadsTarget.IN_ROOT + UnmountedVirtualThreadsTarget.IN_EXECUTOR;
+            Result plain = CliRun.run("threads", pid);
+            assertEquals(0, plain.exit(), plain.toString());
+            assertTrue(plain.out().endsWith("\n" + expected + " virtual threads not listed (0 mounted): threads --virtual lists them,"
+                    + " --all with the platform threads.\n"), plain.out());
+        }
     }
 
     @ParameterizedTest

@@ -129,7 +129,7 @@ public final class VirtualThreadsTarget {
     }
 
     /** Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(prefix, 0).factory()), through reflection. */
-    private static ExecutorService executor(String prefix) throws Exception {
+    static ExecutorService executor(String prefix) throws Exception {
         Class<?> builder = Class.forName("java.lang.Thread$Builder");
         Object virtual = Thread.class.getMethod("ofVirtual").invoke(null);
         virtual = builder.getMethod("name", String.class, long.class).invoke(virtual, prefix, 0L);

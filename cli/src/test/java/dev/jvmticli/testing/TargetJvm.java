@@ -86,7 +86,7 @@ public final class TargetJvm implements AutoCloseable {
                                     List<String> jvmOptions, String... args) {
         List<String> program = new ArrayList<>(List.of("-cp", classPath, mainClass.getName()));
         program.addAll(List.of(args));
-        return launch(wrapper, directory, jdk, jvmOptions, program, mainClass.getSimpleName(), START_TIMEOUT);
+        return launch(wrapper, directory, jdk, jvmOptions, program, mainClass.getSimpleName(), startTimeout);
     }
 
     /**
