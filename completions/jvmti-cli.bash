@@ -544,8 +544,8 @@ function _picocli_jvmti-cli_pauses() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--slow-reach' '--timeout'"
+  local flag_opts="'--late-threads' '--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--slow-reach' '--top' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -554,6 +554,9 @@ function _picocli_jvmti-cli_pauses() {
       return
       ;;
     '--slow-reach')
+      return
+      ;;
+    '--top')
       return
       ;;
     '--timeout')

@@ -1018,10 +1018,16 @@ static void test_safepoint_log(void) {
     CHECK(l.gc_id == 82 && strcmp(l.gc, "Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms") == 0);
     const char *cycle = "[1796319915595ms][3211849902ns] GC(83) Concurrent Mark Cycle";
     CHECK(safepoint_log_parse(cycle, strlen(cycle), &l) == LOG_LINE_OTHER);
-    /* cut short, no total: not a safepoint line */
-    CHECK(safepoint_log_parse(jdk17, 120, &l) == LOG_LINE_OTHER);
+    /* cut short, no total: a safepoint line not read */
+    CHECK(safepoint_log_parse(jdk17, 120, &l) == LOG_LINE_UNREAD);
+    const char *jdk11 = "[1ms][2ns] Total time for which application threads were stopped: 0.0001 seconds, Stopping threads took: 0.0000 seconds";
+    CHECK(safepoint_log_parse(jdk11, strlen(jdk11), &l) == LOG_LINE_UNREAD);
+    const char *entering = "[1ms][2ns] Entering safepoint region: G1CollectForAllocation";
+    CHECK(safepoint_log_parse(entering, strlen(entering), &l) == LOG_LINE_UNREAD);
+    const char *trigger = "[1ms][2ns] Trigger: Learning 1 of 5. Free (45855K) is below initial threshold (45875K)";
+    CHECK(safepoint_log_parse(trigger, strlen(trigger), &l) == LOG_LINE_OTHER);
     const char *huge = "[1ms][2ns] Safepoint \"X\", Reaching safepoint: 99999999999999999999 ns, At safepoint: 1 ns, Total: 1 ns";
-    CHECK(safepoint_log_parse(huge, strlen(huge), &l) == LOG_LINE_OTHER);
+    CHECK(safepoint_log_parse(huge, strlen(huge), &l) == LOG_LINE_UNREAD);
     CHECK(safepoint_log_parse("", 0, &l) == LOG_LINE_OTHER);
 }
 

@@ -14,7 +14,14 @@
  * nothing); the pipe is read until the JVM closes it. Should the JVM refuse to take it away, the
  * read end is closed: the JVM's writes then fail (EPIPE; HotSpot ignores SIGPIPE) instead of
  * filling a pipe nobody reads. The counters behind HotspotRuntimeMBean (heap.c) give totals only;
- * JFR's safepoint events need a recording on disk; the log is the one source that is per pause. */
+ * JFR's safepoint events need a recording on disk; the log is the one source that is per pause.
+ *
+ * Which threads held a safepoint up the log does not say. With "library" (async-profiler's, as
+ * `profile` takes it) the session also runs async-profiler's time-to-safepoint mode: CPU samples
+ * taken only from the moment the VM thread asks for a safepoint to the moment the last thread is
+ * stopped (its `ttsp`: SafepointSynchronize::begin to RuntimeService::record_safepoint_synchronized);
+ * the threads still running then are the ones being waited for. Their stacks, every safepoint of
+ * the window together, are the report's "lateStacks". */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,7 +35,9 @@
 #include <unistd.h>
 
 #include "answer.h"
+#include "chunk_lines.h"
 #include "diagnostic_command.h"
+#include "profiler_library.h"
 #include "safepoint_log.h"
 #include "session.h"
 
@@ -41,6 +50,10 @@
 #define VM_LOG_TIMEOUT_SECONDS 10
 #define DRAIN_MILLIS 2000
 #define ERROR_MAX 320
+#define LATE_LINE_BYTES (64 * 1024)
+#define LATE_INTERVAL_NANOS 1000000
+#define LATE_START "start,event=cpu,interval=1000000,ttsp,threads,quiet,loglevel=none"
+#define LATE_DUMP "dump,collapsed,ann,threads,loglevel=none"
 
 typedef struct {
     int64_t end_millis;
@@ -74,12 +87,17 @@ static struct {
     size_t cap;
     uint64_t dropped;
     uint64_t cut_lines;     /* longer than LINE_BYTES: not read */
+    uint64_t unread_lines;  /* about safepoints, in a form not read (JDK 11's) */
     log_line pending_gc;    /* the last collector pause, until the safepoint it ran in ends */
     int has_pending_gc;
     int64_t started_millis;
     int64_t stopped_millis;
     int output_removed;
     char remove_error[ERROR_MAX];
+    int profiling;          /* async-profiler's ttsp mode runs */
+    char *late_lines;       /* chunk_lines' buffer for its dump */
+    chunk_lines lines;
+    json_writer *out;
 } session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1 };
 
 static int64_t wall_millis(void) {
@@ -115,6 +133,16 @@ static void keep_pause(const log_line *l) {
     pthread_mutex_unlock(&session.lock);
 }
 
+static void free_pauses(void) {
+    for (size_t i = 0; i < session.count; i++) {
+        free(session.pauses[i].gc);
+    }
+    free(session.pauses);
+    session.pauses = NULL;
+    session.count = 0;
+    session.cap = 0;
+}
+
 static void take_line(const char *line, size_t len) {
     log_line parsed;
     switch (safepoint_log_parse(line, len, &parsed)) {
@@ -125,7 +153,10 @@ static void take_line(const char *line, size_t len) {
         session.pending_gc = parsed;
         session.has_pending_gc = 1;
         break;
-    case LOG_LINE_OTHER:
+    case LOG_LINE_UNREAD:
+        session.unread_lines++;
+        break;
+    case LOG_LINE_OTHER: /* the collectors' lines that are not pauses */
         break;
     }
 }
@@ -250,13 +281,42 @@ static void add_callbacks(jvmtiEventCallbacks *c) {
     (void)c;
 }
 
+/* With "library": async-profiler in its time-to-safepoint mode. 0, or -1 answered. */
+static int start_late_threads(command_ctx *ctx) {
+    const char *library = request_string(ctx->req, "library");
+    char message[512];
+    session.profiling = 0;
+    if (library == NULL) {
+        return 0;
+    }
+    if (profiler_library_load(library, message, sizeof message) != 0) {
+        command_fail(ctx, "profiler_unavailable", message);
+        return -1;
+    }
+    session.late_lines = malloc(LATE_LINE_BYTES);
+    if (session.late_lines == NULL) {
+        command_fail(ctx, "no_memory", "cannot allocate the line buffer for async-profiler's stacks");
+        return -1;
+    }
+    const char *error = profiler_execute(ctx->jni, LATE_START, NULL);
+    if (error != NULL) {
+        snprintf(message, sizeof message, "async-profiler did not start in its time-to-safepoint mode: %s", error);
+        command_fail(ctx, "profiler_failed", message);
+        free(session.late_lines);
+        session.late_lines = NULL;
+        return -1;
+    }
+    session.profiling = 1;
+    return 0;
+}
+
 static int open_log(command_ctx *ctx) {
     char error[ERROR_MAX] = "";
     char message[ERROR_MAX + 64];
     int fds[2];
-    session.count = 0;
     session.dropped = 0;
     session.cut_lines = 0;
+    session.unread_lines = 0;
     session.has_pending_gc = 0;
     session.saw_end = 0;
     session.output_removed = 0;
@@ -284,15 +344,23 @@ static int open_log(command_ctx *ctx) {
         return -1;
     }
     session.reader_started = 1;
-    int added = vm_log("what=safepoint=info,gc=info decorators=timemillis,uptimenanos", error, sizeof error) == 0;
+    /* filecount=0: no rotation, which JDKs before 12 refuse for a file that is not a regular one */
+    int added = vm_log("what=safepoint=info,gc=info decorators=timemillis,uptimenanos output_options=filecount=0", error,
+                       sizeof error) == 0;
     int listed = added ? output_listed(error, sizeof error) : -1;
     if (listed != 1) {
         if (listed == 0) {
             snprintf(error, sizeof error, "VM.log did not add the output %s", session.output);
         }
         remove_output(listed != 0);
+        free_pauses();
         snprintf(message, sizeof message, "cannot read the JVM's safepoint log: %s", error);
         command_fail(ctx, "log_unavailable", message);
+        return -1;
+    }
+    if (start_late_threads(ctx) != 0) {
+        remove_output(1);
+        free_pauses();
         return -1;
     }
     session.started_millis = wall_millis();
@@ -300,9 +368,41 @@ static int open_log(command_ctx *ctx) {
 }
 
 static void quiesce(JNIEnv *jni) {
-    (void)jni;
     session.stopped_millis = wall_millis();
+    if (session.profiling) {
+        (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+    }
     remove_output(1);
+}
+
+static void write_line(void *ctx, const char *line, size_t len) {
+    (void)ctx;
+    json_string(session.out, line, len);
+}
+
+static void feed_lines(const char *buf, size_t size) {
+    chunk_lines_feed(&session.lines, buf, size);
+}
+
+/* async-profiler's stacks of the threads that ran while the JVM was reaching a safepoint:
+ * "[thread tid=N];frame;...;leaf samples" lines, as `profile` reads them. */
+static void write_late_stacks(command_ctx *ctx) {
+    json_writer *w = ctx->out;
+    json_begin_object_field(w, "lateThreads");
+    json_field_cstring(w, "profiler", profiler_library_version());
+    json_field_int(w, "intervalNanos", LATE_INTERVAL_NANOS);
+    json_begin_array_field(w, "collapsed");
+    session.out = w;
+    chunk_lines_init(&session.lines, session.late_lines, LATE_LINE_BYTES, write_line, NULL);
+    const char *error = profiler_execute(ctx->jni, LATE_DUMP, feed_lines);
+    chunk_lines_finish(&session.lines);
+    session.out = NULL;
+    json_end_array(w);
+    json_field_int(w, "droppedStacks", (int64_t)session.lines.dropped);
+    if (error != NULL) {
+        json_field_cstring(w, "error", error);
+    }
+    json_end_object(w);
 }
 
 static void write_started(json_writer *w) {
@@ -336,6 +436,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_field_int(w, "pipeBytes", session.pipe_bytes);
     json_field_int(w, "dropped", (int64_t)session.dropped);
     json_field_int(w, "cutLines", (int64_t)session.cut_lines);
+    json_field_int(w, "unreadLines", (int64_t)session.unread_lines);
     json_begin_array_field(w, "pauses");
     for (size_t i = 0; i < session.count; i++) {
         const pause_record *p = &session.pauses[i];
@@ -357,18 +458,18 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_end_object(w);
     }
     json_end_array(w);
+    if (session.profiling) {
+        write_late_stacks(ctx);
+    }
     json_end_object(w);
     pthread_mutex_unlock(&session.lock);
 }
 
 static int close_log(void) {
-    for (size_t i = 0; i < session.count; i++) {
-        free(session.pauses[i].gc);
-    }
-    free(session.pauses);
-    session.pauses = NULL;
-    session.count = 0;
-    session.cap = 0;
+    free_pauses();
+    free(session.late_lines);
+    session.late_lines = NULL;
+    session.profiling = 0;
     return 0;
 }
 

@@ -91,10 +91,15 @@ log_line_kind safepoint_log_parse(const char *line, size_t len, log_line *out) {
         return LOG_LINE_OTHER;
     }
     if (take(&c, "Safepoint \"")) {
-        return safepoint(&c, out);
+        return safepoint(&c, out) == LOG_LINE_SAFEPOINT ? LOG_LINE_SAFEPOINT : LOG_LINE_UNREAD;
     }
     if (take(&c, "GC(")) {
         return gc_pause(&c, out);
+    }
+    cursor rest = c;
+    if (memmem(c.at, (size_t)(c.end - c.at), "safepoint", 9) != NULL || take(&rest, "Total time for which application threads")
+            || take(&rest, "Application time:")) {
+        return LOG_LINE_UNREAD;
     }
     return LOG_LINE_OTHER;
 }

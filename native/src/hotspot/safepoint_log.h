@@ -14,7 +14,9 @@
 #define SAFEPOINT_LOG_OPERATION_MAX 64
 #define SAFEPOINT_LOG_GC_MAX 160
 
-typedef enum { LOG_LINE_OTHER, LOG_LINE_SAFEPOINT, LOG_LINE_GC_PAUSE } log_line_kind;
+/* LOG_LINE_UNREAD: about safepoints, but not in the form above (JDK 11's "Entering safepoint region",
+ * "Total time for which application threads were stopped", "Application time"). */
+typedef enum { LOG_LINE_OTHER, LOG_LINE_SAFEPOINT, LOG_LINE_GC_PAUSE, LOG_LINE_UNREAD } log_line_kind;
 
 typedef struct {
     int64_t millis;         /* timemillis: the wall clock when the line was logged (the end of the safepoint) */

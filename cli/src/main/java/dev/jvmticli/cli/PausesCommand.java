@@ -1,7 +1,11 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.PausesReport;
+import dev.jvmticli.client.PausesStartRequest;
+import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.PausesView;
@@ -29,6 +33,13 @@ final class PausesCommand implements Callable<Integer> {
             description = "List the pauses whose safepoint took longer than this to reach (default: ${DEFAULT-VALUE}).")
     Duration slowReach;
 
+    @Option(names = "--late-threads", description = "Also sample, with async-profiler's time-to-safepoint mode, the threads still "
+            + "running while the JVM waits for them to stop: the threads that held the safepoints up, and where.")
+    boolean lateThreads;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Stacks listed under --late-threads (default: ${DEFAULT-VALUE}).")
+    int top;
+
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
@@ -38,8 +49,13 @@ final class PausesCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (AgentClient client = context.connect(target)) {
-            client.call("pauses.start", Map.of(), Map.class);
+        if (top <= 0) {
+            throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
+        }
+        TargetProcess process = target.resolve();
+        try (AgentClient client = context.connect(process)) {
+            String library = lateThreads ? AgentConnector.profilerLibrary(process).toString() : null;
+            client.call(new PausesStartRequest(library), Map.class);
             SamplingWindow.run(context, client, duration, () -> print(client.call("pauses.stop", Map.of(), PausesReport.class)));
         }
         return ExitCode.OK.code();
@@ -49,7 +65,7 @@ final class PausesCommand implements Callable<Integer> {
         if (json) {
             JsonOutput.print(context.out(), PausesView.document(report, slowReach.toNanos()));
         } else {
-            PausesView.print(context.out(), report, slowReach.toNanos());
+            PausesView.print(context.out(), report, slowReach.toNanos(), top);
         }
     }
 }

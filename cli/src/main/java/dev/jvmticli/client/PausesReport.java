@@ -7,12 +7,26 @@ import java.util.List;
  * own -Xlog:safepoint line says (a figure its JDK does not log is null), with the collector's
  * -Xlog:gc pause line logged inside it, if any. The window is [startedMillis, stoppedMillis] on the
  * wall clock; logOutput is the unified-logging output the agent added; logRemoved says whether it
- * was taken away again (logRemoveError says why not); dropped counts pauses past the agent's bound.
+ * was taken away again (logRemoveError says why not); dropped counts pauses past the agent's bound,
+ * cutLines lines too long to read, unreadLines lines in a form the agent does not read;
+ * lateThreads is null unless async-profiler's time-to-safepoint samples were asked for.
  */
 public record PausesReport(long durationNanos, long startedMillis, long stoppedMillis, String logOutput, boolean logRemoved,
-                           String logRemoveError, long dropped, long cutLines, List<Pause> pauses) {
+                           String logRemoveError, long dropped, long cutLines, long unreadLines, List<Pause> pauses,
+                           LateThreads lateThreads) {
     public PausesReport {
         pauses = pauses == null ? List.of() : List.copyOf(pauses);
+    }
+
+    /**
+     * async-profiler's samples (one per intervalNanos of CPU) of the threads that ran while the JVM
+     * was bringing its threads to a safepoint, every safepoint of the window together, as collapsed
+     * stacks with the thread first; error is async-profiler's, when its dump failed.
+     */
+    public record LateThreads(String profiler, long intervalNanos, List<String> collapsed, long droppedStacks, String error) {
+        public LateThreads {
+            collapsed = collapsed == null ? List.of() : List.copyOf(collapsed);
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.Pauses;
+import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.client.PausesReport;
 import dev.jvmticli.client.PausesReport.Pause;
 import java.io.PrintWriter;
@@ -8,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +22,7 @@ public final class PausesView {
     private PausesView() {
     }
 
-    public static void print(PrintWriter out, PausesReport report, long slowNanos) {
+    public static void print(PrintWriter out, PausesReport report, long slowNanos, int top) {
         out.printf("Stop-the-world pauses from %s to %s (%s), as the JVM's safepoint log (-Xlog:safepoint, -Xlog:gc) says:%n",
                 clock(report.startedMillis()), clock(report.stoppedMillis()), seconds(report.durationNanos()));
         Table table = new Table("START", "TOTAL", "REACHING", "AT-SAFEPOINT", "OPERATION", "GC").alignRight(1, 2, 3);
@@ -29,9 +31,7 @@ public final class PausesView {
             table.add(clock(p.startMillis()), millis(p.totalNanos()), millis(p.reachingNanos()), millis(p.atSafepointNanos()),
                     Printable.text(p.operation()), gc == null ? "" : Printable.text(gc));
         }
-        if (!report.pauses().isEmpty()) {
-            table.print(out);
-        }
+        table.print(out);
         Pauses.Totals totals = Pauses.totals(report);
         out.printf("%d %s, %s in all (%s of the wall time)", totals.count(), totals.count() == 1 ? "pause" : "pauses",
                 millis(totals.totalNanos()), percent(totals.shareOfWall()));
@@ -40,11 +40,12 @@ public final class PausesView {
                     clock(totals.longest().startMillis()));
         }
         out.println();
+        out.printf("Reaching the safepoint: %s in all", millis(totals.reachingNanos()));
         if (totals.longestReaching() != null) {
-            out.printf("Reaching the safepoint: %s in all; longest %s (%s at %s)%n", millis(totals.reachingNanos()),
-                    millis(totals.longestReaching().reachingNanos()), Printable.text(totals.longestReaching().operation()),
-                    clock(totals.longestReaching().startMillis()));
+            out.printf("; longest %s (%s at %s)", millis(totals.longestReaching().reachingNanos()),
+                    Printable.text(totals.longestReaching().operation()), clock(totals.longestReaching().startMillis()));
         }
+        out.println();
         List<Pause> slow = Pauses.slowToReach(report, slowNanos);
         out.printf("Slow to reach the safepoint (over %s): %d%n", millis(slowNanos), slow.size());
         for (Pause p : slow) {
@@ -52,19 +53,51 @@ public final class PausesView {
                     millis(p.atSafepointNanos()), Printable.text(p.operation()),
                     p.threadsRunnable() == null ? "" : "  (" + p.threadsRunnable() + " threads running when it began)");
         }
-        if (!slow.isEmpty()) {
-            out.println("  Which threads arrived last is not known: the JVM's log names none at this level.");
+        if (report.lateThreads() != null) {
+            printLateThreads(out, report.lateThreads(), top);
+        } else if (!slow.isEmpty()) {
+            out.println("  Which threads arrived last is not known: the JVM's log does not say (--late-threads samples them).");
         }
         warnings(out, report);
         out.flush();
     }
 
-    private static void warnings(PrintWriter out, PausesReport report) {
+    /** async-profiler's samples of the threads that ran while safepoints were being reached, the most sampled stacks first. */
+    private static void printLateThreads(PrintWriter out, PausesReport.LateThreads late, int top) {
+        Profile profile = Profile.parse(late.collapsed());
+        out.printf("Running while the JVM was reaching its safepoints (async-profiler %s, time-to-safepoint mode, "
+                + "a sample per %s of CPU; every safepoint of the window together): %d samples%n", Printable.text(late.profiler()),
+                millis(late.intervalNanos()), profile.samples());
+        List<Profile.Stack> stacks = profile.stacks().stream()
+                .sorted(Comparator.comparingLong(Profile.Stack::samples).reversed()).limit(top).toList();
+        Table table = new Table("SAMPLES", "THREAD", "STACK").alignRight(0);
+        for (Profile.Stack stack : stacks) {
+            List<String> names = new ArrayList<>();
+            for (int i = stack.frames().size() - 1; i >= 0 && names.size() < 3; i--) {
+                names.add(stack.frames().get(i).name());
+            }
+            table.add(Long.toString(stack.samples()), stack.thread() == null ? "-" : Printable.text(stack.thread()),
+                    Printable.text(String.join(" <- ", names)));
+        }
+        table.print(out);
+        if (late.droppedStacks() > 0) {
+            out.printf("%d stacks too long to read are left out%n", late.droppedStacks());
+        }
+        if (late.error() != null) {
+            out.println("async-profiler's stacks could not be read: " + Printable.text(late.error()));
+        }
+    }
+
+        private static void warnings(PrintWriter out, PausesReport report) {
         if (report.dropped() > 0) {
             out.printf("%d more pauses were logged but not kept (the agent keeps at most 50,000 per session)%n", report.dropped());
         }
         if (report.cutLines() > 0) {
             out.printf("%d log lines were too long to read and are left out%n", report.cutLines());
+        }
+        if (report.unreadLines() > 0) {
+            out.printf("%d lines of the JVM's safepoint log are in a form this version does not read and are left out"
+                    + " (JDK 11 logs safepoints in another form)%n", report.unreadLines());
         }
         if (!report.logRemoved()) {
             out.printf("The JVM kept the log output %s: %s (it now fails to write to it; `jcmd <pid> VM.log list` shows it)%n",
@@ -107,7 +140,9 @@ public final class PausesView {
         }
         doc.put("pauses", pauses);
         doc.put("dropped", report.dropped());
+        doc.put("unreadLines", report.unreadLines());
         doc.put("logRemoved", report.logRemoved());
+        doc.put("lateThreads", report.lateThreads());
         return doc;
     }
 
