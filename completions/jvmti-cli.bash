@@ -162,6 +162,7 @@ function _complete_jvmti-cli() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} dump" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} alloc" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} contention" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} pauses" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} profile" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} jit" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} heap" ];    then _picocli_jvmti-cli; return $?; fi
@@ -181,25 +182,27 @@ function _complete_jvmti-cli() {
   local cmds5=(dump)
   local cmds6=(alloc)
   local cmds7=(contention)
-  local cmds8=(profile)
-  local cmds9=(jit)
-  local cmds10=(heap)
-  local cmds11=(memory)
-  local cmds12=(detach)
-  local cmds13=(shell)
-  local cmds14=(demo)
-  local cmds15=(agent-path)
-  local cmds16=(help)
+  local cmds8=(pauses)
+  local cmds9=(profile)
+  local cmds10=(jit)
+  local cmds11=(heap)
+  local cmds12=(memory)
+  local cmds13=(detach)
+  local cmds14=(shell)
+  local cmds15=(demo)
+  local cmds16=(agent-path)
+  local cmds17=(help)
 
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_help; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
-  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
-  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
-  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_jvmti-cli_profile; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_jvmti-cli_help; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
+  if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
+  if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_profile; return $?; fi
+  if CompWordsContainsArray "${cmds8[@]}"; then _picocli_jvmti-cli_pauses; return $?; fi
   if CompWordsContainsArray "${cmds7[@]}"; then _picocli_jvmti-cli_contention; return $?; fi
   if CompWordsContainsArray "${cmds6[@]}"; then _picocli_jvmti-cli_alloc; return $?; fi
   if CompWordsContainsArray "${cmds5[@]}"; then _picocli_jvmti-cli_dump; return $?; fi
@@ -219,7 +222,7 @@ function _picocli_jvmti-cli() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention profile jit heap memory detach shell demo agent-path help"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit heap memory detach shell demo agent-path help"
   local flag_opts="'--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--timeout'"
 
@@ -534,6 +537,42 @@ function _picocli_jvmti-cli_contention() {
   fi
 }
 
+# Generates completions for the options and subcommands of the `pauses` subcommand.
+function _picocli_jvmti-cli_pauses() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--late-threads' '--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--slow-reach' '--top' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--duration')
+      return
+      ;;
+    '--slow-reach')
+      return
+      ;;
+    '--top')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
 # Generates completions for the options and subcommands of the `profile` subcommand.
 function _picocli_jvmti-cli_profile() {
   # Get completion data
@@ -795,7 +834,7 @@ function _picocli_jvmti-cli_help() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention profile jit heap memory detach shell demo agent-path"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit heap memory detach shell demo agent-path"
   local flag_opts="'-h' '--help' '--verbose'"
   local arg_opts="'--timeout'"
 

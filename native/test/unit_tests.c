@@ -25,6 +25,7 @@
 #include "native_ids.h"
 #include "own_memory.h"
 #include "request.h"
+#include "safepoint_log.h"
 #include "sha256.h"
 #include "stack_tree.h"
 #include "task_stat.h"
@@ -999,6 +1000,37 @@ static void test_stack_counts(void) {
     CHECK(gained.count == 0 && gained.items == NULL);
 }
 
+static void test_safepoint_log(void) {
+    log_line l;
+    const char *jdk17 = "[1796319915596ms][3213576036ns] Safepoint \"G1CollectForAllocation\", Time since last: 6647120 ns, "
+                        "Reaching safepoint: 3837 ns, Cleanup: 30714 ns, At safepoint: 8787285 ns, Total: 8821836 ns";
+    CHECK(safepoint_log_parse(jdk17, strlen(jdk17), &l) == LOG_LINE_SAFEPOINT);
+    CHECK(l.millis == 1796319915596LL && l.uptime_nanos == 3213576036LL && strcmp(l.operation, "G1CollectForAllocation") == 0);
+    CHECK(l.since_last_nanos == 6647120 && l.reaching_nanos == 3837 && l.cleanup_nanos == 30714);
+    CHECK(l.at_safepoint_nanos == 8787285 && l.total_nanos == 8821836 && l.leaving_nanos == -1 && l.threads_runnable == -1);
+    const char *jdk25 = "[1796320012880ms][274863774ns] Safepoint \"G1CollectForAllocation\", Time since last: 198808596 ns, "
+                        "Reaching safepoint: 8073 ns, At safepoint: 9391166 ns, Leaving safepoint: 9882 ns, Total: 9409121 ns, "
+                        "Threads: 0 runnable, 10 total";
+    CHECK(safepoint_log_parse(jdk25, strlen(jdk25), &l) == LOG_LINE_SAFEPOINT);
+    CHECK(l.cleanup_nanos == -1 && l.leaving_nanos == 9882 && l.total_nanos == 9409121 && l.threads_runnable == 0);
+    const char *gc = "[1796319915595ms][3211804779ns] GC(82) Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms";
+    CHECK(safepoint_log_parse(gc, strlen(gc), &l) == LOG_LINE_GC_PAUSE);
+    CHECK(l.gc_id == 82 && strcmp(l.gc, "Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms") == 0);
+    const char *cycle = "[1796319915595ms][3211849902ns] GC(83) Concurrent Mark Cycle";
+    CHECK(safepoint_log_parse(cycle, strlen(cycle), &l) == LOG_LINE_OTHER);
+    /* cut short, no total: a safepoint line not read */
+    CHECK(safepoint_log_parse(jdk17, 120, &l) == LOG_LINE_UNREAD);
+    const char *jdk11 = "[1ms][2ns] Total time for which application threads were stopped: 0.0001 seconds, Stopping threads took: 0.0000 seconds";
+    CHECK(safepoint_log_parse(jdk11, strlen(jdk11), &l) == LOG_LINE_UNREAD);
+    const char *entering = "[1ms][2ns] Entering safepoint region: G1CollectForAllocation";
+    CHECK(safepoint_log_parse(entering, strlen(entering), &l) == LOG_LINE_UNREAD);
+    const char *trigger = "[1ms][2ns] Trigger: Learning 1 of 5. Free (45855K) is below initial threshold (45875K)";
+    CHECK(safepoint_log_parse(trigger, strlen(trigger), &l) == LOG_LINE_OTHER);
+    const char *huge = "[1ms][2ns] Safepoint \"X\", Reaching safepoint: 99999999999999999999 ns, At safepoint: 1 ns, Total: 1 ns";
+    CHECK(safepoint_log_parse(huge, strlen(huge), &l) == LOG_LINE_UNREAD);
+    CHECK(safepoint_log_parse("", 0, &l) == LOG_LINE_OTHER);
+}
+
 int main(void) {
     test_stack_counts();
     test_collection_ledger();
@@ -1028,6 +1060,7 @@ int main(void) {
     test_lock_fit();
     test_sha256();
     test_chunk_lines();
+    test_safepoint_log();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -44,4 +44,8 @@ void cmd_profile_stop(command_ctx *ctx);
 void profile_own_work_begin(JNIEnv *jni);
 void profile_own_work_end(JNIEnv *jni);
 
+/* pauses.c */
+void cmd_pauses_start(command_ctx *ctx);
+void cmd_pauses_stop(command_ctx *ctx);
+
 #endif

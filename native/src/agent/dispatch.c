@@ -38,6 +38,8 @@ static const command commands[] = {
     { "memory", cmd_memory },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },
+    { "pauses.start", cmd_pauses_start },
+    { "pauses.stop", cmd_pauses_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

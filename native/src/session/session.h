@@ -1,5 +1,5 @@
-/* The session engine: what every event-driven command (alloc, contention, jit) shares, the way
- * async-profiler's engines share one interface. An engine is one file that fills in a
+/* The session engine: what every event-driven command (alloc, contention, jit, profile, pauses)
+ * shares, the way async-profiler's engines share one interface. An engine is one file that fills in a
  * session_engine: its capability, its events and their callbacks, and what it does at each step;
  * the machinery here does the rest, the same way for all of them:
  * - one session of an engine per JVM: a second start gets `busy`, a stop from another client

@@ -44,6 +44,7 @@ public final class JvmtiCli implements Callable<Integer> {
             DumpCommand.class,
             AllocCommand.class,
             ContentionCommand.class,
+            PausesCommand.class,
             ProfileCommand.class,
             JitCommand.class,
             HeapCommand.class,

@@ -69,6 +69,15 @@ class AgentRequestTest {
         assertRead(profile);
     }
 
+    @Test
+    void pauses() {
+        assertEquals(Map.of(), new PausesStartRequest(null).arguments());
+        PausesStartRequest withLateThreads = new PausesStartRequest("/lib.so");
+        assertEquals(Map.of("library", "/lib.so"), withLateThreads.arguments());
+        assertEquals("pauses.start", withLateThreads.command());
+        assertRead(withLateThreads);
+    }
+
     private static void assertRead(AgentRequest request) {
         assertTrue(AGENT_READS.containsAll(request.arguments().keySet()),
                 request.command() + " sends " + request.arguments().keySet() + "; the agent reads " + AGENT_READS);

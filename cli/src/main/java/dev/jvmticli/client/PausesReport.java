@@ -1,0 +1,45 @@
+package dev.jvmticli.client;
+
+import java.util.List;
+
+/**
+ * The answer to {@code pauses.stop}: every safepoint the JVM logged while the session ran, as its
+ * own -Xlog:safepoint line says (a figure its JDK does not log is null), with the collector's
+ * -Xlog:gc pause line logged inside it, if any. The window is [startedMillis, stoppedMillis] on the
+ * wall clock; logOutput is the unified-logging output the agent added; logRemoved says whether it
+ * was taken away again (logRemoveError says why not); dropped counts pauses past the agent's bound,
+ * cutLines lines too long to read, unreadLines lines in a form the agent does not read;
+ * lateThreads is null unless async-profiler's time-to-safepoint samples were asked for.
+ */
+public record PausesReport(long durationNanos, long startedMillis, long stoppedMillis, String logOutput, boolean logRemoved,
+                           String logRemoveError, long dropped, long cutLines, long unreadLines, List<Pause> pauses,
+                           LateThreads lateThreads) {
+    public PausesReport {
+        pauses = pauses == null ? List.of() : List.copyOf(pauses);
+    }
+
+    /**
+     * async-profiler's samples (one per intervalNanos of CPU) of the threads that ran while the JVM
+     * was bringing its threads to a safepoint, every safepoint of the window together, as collapsed
+     * stacks with the thread first; error is async-profiler's, when its dump failed.
+     */
+    public record LateThreads(String profiler, long intervalNanos, List<String> collapsed, long droppedStacks, String error) {
+        public LateThreads {
+            collapsed = collapsed == null ? List.of() : List.copyOf(collapsed);
+        }
+    }
+
+    /**
+     * One safepoint: its VM operation, when its line was logged (its end), the time to reach it, at
+     * it and in all, in nanoseconds; gc is the collector's pause line ("Pause Young (Normal) (G1
+     * Evacuation Pause) 24M->3M(256M) 3.456ms") and gcId its GC id.
+     */
+    public record Pause(String operation, long endMillis, long endUptimeNanos, Long sinceLastNanos, long reachingNanos,
+                        Long cleanupNanos, long atSafepointNanos, Long leavingNanos, long totalNanos, Long threadsRunnable,
+                        Long gcId, String gc) {
+        /** When the safepoint began, on the wall clock (its end less its total), in milliseconds. */
+        public long startMillis() {
+            return endMillis - Math.round(totalNanos / 1e6);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.PausesTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * `pauses` against the target's own -Xlog:safepoint and -Xlog:gc, written to a file of the test's
+ * with the same decorations as the agent's output (the JVM decorates a line once for all its
+ * outputs, so a pause is the same line in both): every safepoint the target logged inside the
+ * window is reported once with its figures, nothing it did not log is, and each collector pause is
+ * named in the safepoint it ran in; the log output the command added is gone after it. With
+ * --late-threads, async-profiler's time-to-safepoint samples name the loop that held safepoints up.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PausesIT {
+    private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ms\\]\\[(\\d+)ns\\] (.*)$");
+    private static final Pattern SAFEPOINT = Pattern.compile(
+            "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
+    private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*)$");
+    private static final long SLOW_NANOS = 5_000_000;
+
+    /** A safepoint line of the target's own log. */
+    record Logged(long millis, long uptimeNanos, String operation, long reachingNanos, long atSafepointNanos, long totalNanos) {
+        String key() {
+            return uptimeNanos + " " + operation + " " + reachingNanos + " " + atSafepointNanos + " " + totalNanos;
+        }
+    }
+
+    /** A collector's pause line of the target's own log. */
+    record LoggedGc(long millis, long uptimeNanos, long id, String text) {
+    }
+
+    Stream<Arguments> collectors() {
+        return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC", "-XX:+UseShenandoahGC")
+                .filter(gc -> !gc.equals("-XX:+UseZGC") || jdk.feature() >= 21)
+                .map(gc -> Arguments.of(jdk, gc)));
+    }
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("collectors")
+    void everyPauseTheJvmLoggedInTheWindowIsReportedOnce(Jdks.Jdk jdk, String collector) throws Exception {
+        Path log = Files.createTempFile("pauses", ".log");
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, List.of(collector, "-Xmx64m", ownLog(log)))) {
+            JsonNode doc = pauses(target);
+            List<Logged> inWindow = checkAgainstOwnLog(doc, log);
+            assertTrue(inWindow.size() >= 3, "the allocator's collections: " + inWindow);
+            checkCollectorPauses(doc, log);
+            assertFalse(logOutputs(jdk, target.pid()).contains("/proc/self/fd/"), "the agent's log output is taken away");
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** A safepoint held back by a counted loop without a safepoint poll: reported as slow to reach, with the time the JVM logged. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aSafepointALoopHeldUpIsReportedAsSlowToReach(Jdks.Jdk jdk) throws Exception {
+        Path log = Files.createTempFile("pauses-late", ".log");
+        // C2 (the targets run C1 only otherwise, which polls in every loop); async-profiler (--late-threads) chains the signal handlers
+        List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints", ownLog(log));
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
+            JsonNode doc = pauses(target, "--late-threads");
+            List<Logged> inWindow = checkAgainstOwnLog(doc, log);
+            long late = inWindow.stream().filter(l -> l.reachingNanos() >= 100_000_000L).count();
+            assertTrue(late >= 1, "the loop held up a safepoint in the window: " + inWindow);
+            // every reported pause is a logged one, and every one logged in the window is reported (checkAgainstOwnLog)
+            List<Long> reaching = new ArrayList<>();
+            doc.path("pauses").forEach(p -> reaching.add(p.path("reachingNanos").asLong()));
+            assertEquals(reaching.stream().filter(r -> r > SLOW_NANOS).count(), doc.path("slowToReach").asLong(), doc.toString());
+            assertEquals(reaching.stream().mapToLong(Long::longValue).max().orElse(0), doc.path("longestReachingNanos").asLong());
+            // the thread the safepoints waited for, in the loop that held them up, is async-profiler's most sampled
+            JsonNode collapsed = doc.path("lateThreads").path("collapsed");
+            String top = null;
+            long topSamples = 0;
+            for (JsonNode line : collapsed) {
+                String text = line.asText();
+                long samples = Long.parseLong(text.substring(text.lastIndexOf(' ') + 1));
+                if (samples > topSamples) {
+                    top = text;
+                    topSamples = samples;
+                }
+            }
+            assertTrue(top != null && top.startsWith("[late-loop tid=") && top.contains("PausesTarget.spin"),
+                    "the late loop most sampled while safepoints were reached: " + top + " of " + collapsed);
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static String ownLog(Path log) {
+        return "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos";
+    }
+
+    private static JsonNode pauses(TargetJvm target, String... options) {
+        List<String> args = new ArrayList<>(List.of("pauses", Long.toString(target.pid()), "--duration", "4s", "--json"));
+        args.addAll(List.of(options));
+        Result result = CliRun.run(args.toArray(String[]::new));
+        assertEquals(0, result.exit(), result.toString());
+        return Json.parse(result.out());
+    }
+
+    /**
+     * The reported pauses are lines of the target's own log, each once, and every safepoint it
+     * logged inside the window (a millisecond in from each end: the clocks are read at whole
+     * milliseconds) is among them; the totals are theirs. Returns the logged ones in the window.
+     */
+    private static List<Logged> checkAgainstOwnLog(JsonNode doc, Path log) throws Exception {
+        Map<String, Logged> logged = new HashMap<>();
+        for (Logged l : safepoints(log)) {
+            logged.put(l.key(), l);
+        }
+        Map<String, Integer> reported = new HashMap<>();
+        long total = 0;
+        for (JsonNode p : doc.path("pauses")) {
+            String key = p.path("endUptimeNanos").asLong() + " " + p.path("operation").asText() + " " + p.path("reachingNanos").asLong()
+                    + " " + p.path("atSafepointNanos").asLong() + " " + p.path("totalNanos").asLong();
+            assertTrue(logged.containsKey(key), "reported but not logged by the target: " + p);
+            assertEquals(logged.get(key).millis(), p.path("endMillis").asLong(), key);
+            assertEquals(null, reported.put(key, 1), "reported twice: " + p);
+            total += p.path("totalNanos").asLong();
+        }
+        long started = doc.path("startedMillis").asLong();
+        long stopped = doc.path("stoppedMillis").asLong();
+        List<Logged> inWindow = new ArrayList<>();
+        for (Logged l : safepoints(log)) {
+            if (l.millis() > started && l.millis() < stopped) {
+                assertTrue(reported.containsKey(l.key()), "logged by the target in the window but not reported: " + l);
+                inWindow.add(l);
+            }
+        }
+        assertEquals(doc.path("pauses").size(), doc.path("count").asInt());
+        assertEquals(0, doc.path("unreadLines").asLong(), "every line of the log read: " + doc.path("unreadLines"));
+        assertEquals(total, doc.path("totalNanos").asLong());
+        return inWindow;
+    }
+
+    /**
+     * Each collector pause the target logged in a reported safepoint is named there, with its GC id
+     * (if logged after the window began: a safepoint that began before may have logged it before).
+     */
+    private static void checkCollectorPauses(JsonNode doc, Path log) throws Exception {
+        long started = doc.path("startedMillis").asLong();
+        List<LoggedGc> gcs = new ArrayList<>();
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+            Matcher m = LINE.matcher(line);
+            Matcher gc = m.matches() ? GC_PAUSE.matcher(m.group(3)) : null;
+            if (gc != null && gc.matches()) {
+                gcs.add(new LoggedGc(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(gc.group(1)), gc.group(2)));
+            }
+        }
+        for (JsonNode p : doc.path("pauses")) {
+            long end = p.path("endUptimeNanos").asLong();
+            long start = end - p.path("totalNanos").asLong();
+            List<LoggedGc> inside = gcs.stream().filter(g -> g.uptimeNanos() >= start && g.uptimeNanos() <= end).toList();
+            if (!inside.isEmpty() && inside.get(inside.size() - 1).millis() <= started) {
+                continue;
+            }
+            if (inside.isEmpty()) {
+                assertTrue(p.path("gc").isNull() || p.path("gc").isMissingNode(), "no collector logged a pause in " + p);
+            } else {
+                LoggedGc last = inside.get(inside.size() - 1);
+                assertEquals(last.id(), p.path("gcId").asLong(), p.toString());
+                assertEquals(last.text(), p.path("gc").asText(), p.toString());
+            }
+        }
+    }
+
+    private static List<Logged> safepoints(Path log) throws Exception {
+        List<Logged> all = new ArrayList<>();
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+            Matcher m = LINE.matcher(line);
+            Matcher s = m.matches() ? SAFEPOINT.matcher(m.group(3)) : null;
+            if (s != null && s.find()) {
+                all.add(new Logged(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), s.group(1), Long.parseLong(s.group(2)),
+                        Long.parseLong(s.group(3)), Long.parseLong(s.group(4))));
+            }
+        }
+        return all;
+    }
+
+    private static String logOutputs(Jdks.Jdk jdk, long pid) throws Exception {
+        Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), Long.toString(pid), "VM.log", "list")
+                .redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS), "jcmd VM.log list");
+        assertTrue(out.contains("Log output configuration:"), out);
+        return out;
+    }
+}

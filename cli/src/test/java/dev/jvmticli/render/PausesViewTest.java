@@ -1,0 +1,65 @@
+package dev.jvmticli.render;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.jvmticli.analysis.Pauses;
+import dev.jvmticli.client.PausesReport;
+import dev.jvmticli.client.PausesReport.Pause;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PausesViewTest {
+    private static final Pause YOUNG = new Pause("G1CollectForAllocation", 1_000_010L, 5_000_000_000L, 600_000_000L, 3_837L, 30_714L,
+            8_787_285L, null, 8_821_836L, null, 82L, "Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 8.787ms");
+    private static final Pause LATE = new Pause("G1CollectFull", 1_000_900L, 5_900_000_000L, 10_000_000L, 512_345_678L, null,
+            4_000_000L, 9_882L, 516_355_560L, 3L, null, null);
+
+    private static PausesReport report(List<Pause> pauses) {
+        return new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0, pauses, null);
+    }
+
+    @Test
+    void totalsAreTheSumTheLongestAndTheShareOfTheWindow() {
+        Pauses.Totals totals = Pauses.totals(report(List.of(YOUNG, LATE)));
+        assertEquals(2, totals.count());
+        assertEquals(8_821_836L + 516_355_560L, totals.totalNanos());
+        assertEquals(LATE, totals.longest());
+        assertEquals((8_821_836L + 516_355_560L) / 2e9, totals.shareOfWall(), 1e-12);
+        assertEquals(3_837L + 512_345_678L, totals.reachingNanos());
+        assertEquals(List.of(LATE), Pauses.slowToReach(report(List.of(YOUNG, LATE)), 5_000_000L));
+    }
+
+    @Test
+    void theCauseIsTheCollectorsLineWithoutItsFigures() {
+        assertEquals("Pause Young (Normal) (G1 Evacuation Pause)", Pauses.gcCause(YOUNG));
+        assertEquals("Pause Init Mark", Pauses.gcCause(new Pause("x", 0, 0, null, 0, null, 0, null, 0, null, 1L, "Pause Init Mark 0.181ms")));
+        assertEquals(null, Pauses.gcCause(LATE));
+    }
+
+    @Test
+    void printsEveryPauseTheTotalsAndTheSlowOnes() {
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), report(List.of(YOUNG, LATE)), 5_000_000L, 10);
+        String out = text.toString();
+        assertTrue(out.contains("START"), out);
+        assertTrue(out.contains("8.822 ms") && out.contains("Pause Young (Normal) (G1 Evacuation Pause)"), out);
+        assertTrue(out.contains("2 pauses, 525.177 ms in all (26.26% of the wall time); longest 516.356 ms (G1CollectFull at "), out);
+        assertTrue(out.contains("Slow to reach the safepoint (over 5.000 ms): 1"), out);
+        assertTrue(out.contains("512.346 ms reaching, then 4.000 ms at it  G1CollectFull  (3 threads running when it began)"), out);
+    }
+
+    @Test
+    void saysWhenTheJvmKeptTheOutput() {
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), new PausesReport(1, 0, 0, "file=/proc/self/fd/12", false, "no answer", 2, 0, 3, List.of(), null),
+                5_000_000L, 10);
+        assertTrue(text.toString().contains("0 pauses"), text.toString());
+        assertTrue(text.toString().contains("Reaching the safepoint: 0.000 ms in all\n"), text.toString());
+        assertTrue(text.toString().contains("The JVM kept the log output file=/proc/self/fd/12: no answer"), text.toString());
+        assertTrue(text.toString().contains("2 more pauses were logged but not kept"), text.toString());
+        assertTrue(text.toString().contains("3 lines of the JVM's safepoint log are in a form this version does not read"), text.toString());
+    }
+}
