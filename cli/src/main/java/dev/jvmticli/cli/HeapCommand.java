@@ -64,7 +64,7 @@ final class HeapCommand implements Callable<Integer> {
     String dump;
 
     @Option(names = "--gz", paramLabel = "LEVEL", defaultValue = "0",
-            description = "With --dump: gzip the dump at LEVEL, 1 (fastest) to 9 (JDK 15+; default: none).")
+            description = "With --dump: gzip the dump at LEVEL, 1 (fastest) to 9 (smallest), where the JVM can (JDK 15+; default: none).")
     int gzLevel;
 
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
