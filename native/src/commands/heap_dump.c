@@ -161,8 +161,8 @@ void cmd_heap_dump(command_ctx *ctx) {
         return;
     }
     if (room < 0 || used < 0) {
-        command_fail(ctx, "no_room", room < 0 ? "cannot tell the free room of the directory's file system (fstatvfs)"
-                                               : "cannot read the heap's used size (MemoryMXBean)");
+        command_fail(ctx, "heap_dump_failed", room < 0 ? "cannot tell the free room of the directory's file system (fstatvfs)"
+                                                       : "cannot read the heap's used size (MemoryMXBean)");
         return;
     }
     if (room < used) {
