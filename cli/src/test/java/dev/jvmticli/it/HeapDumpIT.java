@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -182,6 +183,44 @@ class HeapDumpIT {
             try (Stream<Path> files = Files.list(Path.of("/proc/" + pid + "/root" + small))) {
                 assertEquals(0, files.count(), "nothing written on the full file system");
             }
+        }
+    }
+
+    /** Parallel, ZGC and Shenandoah on every JDK (G1 above). */
+    Stream<Arguments> otherCollectors() {
+        return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseParallelGC", "-XX:+UseZGC", "-XX:+UseShenandoahGC").map(gc -> Arguments.of(jdk, gc)));
+    }
+
+    /**
+     * Every collector's heap dump is a dump: of every object, the kept arrays at least (Parallel: the
+     * garbage too, no GC having run; ZGC and Shenandoah walk the heap from its roots); of the live ones,
+     * the kept arrays and not the garbage.
+     */
+    @ParameterizedTest
+    @MethodSource("otherCollectors")
+    void everyCollectorWritesADump(Jdks.Jdk jdk, String collector) throws Exception {
+        Path dir = base.resolve("gc-" + jdk.feature() + collector.replace("-XX:+Use", "-"));
+        Files.createDirectory(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        try (TargetJvm target = TargetJvm.start(jdk, HeapDumpTarget.class, List.of(collector, "-Xms512m", "-Xmx512m", "-Xmn400m"))) {
+            String pid = Long.toString(target.pid());
+            Result all = CliRun.run("heap", pid, "--dump", dir + "/all.hprof");
+            Result live = CliRun.run("heap", pid, "--dump", dir + "/live.hprof", "--live");
+            for (Result result : List.of(all, live)) {
+                assertEquals(0, result.exit(), result.toString());
+                assertTrue(result.out().contains("target paused"), result.out());
+            }
+            for (String name : List.of("all.hprof", "live.hprof")) {
+                try (InputStream in = Files.newInputStream(dir.resolve(name))) {
+                    assertArrayEquals(HPROF_HEADER, in.readNBytes(HPROF_HEADER.length), name);
+                }
+            }
+            long allBytes = Files.size(dir.resolve("all.hprof"));
+            long liveBytes = Files.size(dir.resolve("live.hprof"));
+            String sizes = jdk + " " + collector + ": all " + allBytes + " B, live " + liveBytes + " B";
+            System.out.println(sizes);
+            assertTrue(allBytes > (collector.contains("Parallel") ? 2L : 1L) * HeapDumpTarget.KEPT_BYTES, sizes);
+            assertTrue(liveBytes > HeapDumpTarget.KEPT_BYTES && liveBytes < HeapDumpTarget.KEPT_BYTES + 24 * MIB, sizes);
         }
     }
 
