@@ -662,7 +662,7 @@ function _picocli_jvmti-cli_heap() {
 
   local commands=""
   local flag_opts="'--live' '--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--top' '--count' '--interval' '--timeout'"
+  local arg_opts="'--top' '--count' '--interval' '--dump' '--gz' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -674,6 +674,12 @@ function _picocli_jvmti-cli_heap() {
       return
       ;;
     '--interval')
+      return
+      ;;
+    '--dump')
+      return
+      ;;
+    '--gz')
       return
       ;;
     '--timeout')

@@ -30,6 +30,7 @@
 #include "stack_tree.h"
 #include "task_stat.h"
 #include "thread_state.h"
+#include "trusted_directory.h"
 #include "vm_structs.h"
 
 static int passed;
@@ -1031,6 +1032,65 @@ static void test_safepoint_log(void) {
     CHECK(safepoint_log_parse("", 0, &l) == LOG_LINE_OTHER);
 }
 
+/* Opens base/sub with trusted_directory_open: the descriptor (closed) or -1, the reason in why. */
+static int trusted(const char *base, const char *sub, char *why, size_t why_size) {
+    char path[512];
+    snprintf(path, sizeof path, "%s%s", base, sub);
+    why[0] = '\0';
+    int fd = trusted_directory_open(path, why, why_size);
+    if (fd >= 0) {
+        close(fd);
+    }
+    return fd;
+}
+
+static void test_trusted_directory(void) {
+    char base[] = "/tmp/trusted-XXXXXX";
+    char why[1024];
+    char path[512];
+    CHECK(mkdtemp(base) != NULL);
+    const char *made[] = { "/open", "/group", "/sticky", "/sticky/mine" };
+    const mode_t modes[] = { 0777, 0770, 01777, 0700 };
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", base, made[i]);
+        CHECK(mkdir(path, 0700) == 0 && chmod(path, modes[i]) == 0);
+    }
+    snprintf(path, sizeof path, "%s/link", base);
+    CHECK(symlink(base, path) == 0);
+    snprintf(path, sizeof path, "%s/file", base);
+    FILE *file = fopen(path, "w");
+    CHECK(file != NULL && fclose(file) == 0);
+
+    CHECK(trusted(base, "", why, sizeof why) >= 0);
+    CHECK(trusted(base, "/", why, sizeof why) >= 0);
+    CHECK(trusted(base, "/sticky/mine", why, sizeof why) >= 0);   /* a sticky directory on the way, as /tmp */
+    CHECK(trusted(base, "/sticky", why, sizeof why) < 0 && strstr(why, "sticky can be written by anyone (mode 1777)") != NULL);
+    CHECK(trusted(base, "/open", why, sizeof why) < 0 && strstr(why, "open can be written by anyone") != NULL);
+    CHECK(trusted(base, "/group", why, sizeof why) < 0 && strstr(why, "group can be written by its group") != NULL);
+    CHECK(trusted(base, "/link", why, sizeof why) < 0 && strstr(why, "link is a symbolic link") != NULL);
+    CHECK(trusted(base, "/link/sticky/mine", why, sizeof why) < 0 && strstr(why, "link is a symbolic link") != NULL);
+    CHECK(trusted(base, "/file", why, sizeof why) < 0 && strstr(why, "file is not a directory") != NULL);
+    CHECK(trusted(base, "/missing", why, sizeof why) < 0 && strstr(why, "missing: No such file or directory") != NULL);
+    CHECK(trusted(base, "/sticky/../sticky/mine", why, sizeof why) < 0 && strstr(why, "without . or ..") != NULL);
+    CHECK(trusted("", "relative", why, sizeof why) < 0 && strstr(why, "not an absolute path") != NULL);
+    if (geteuid() == 0) {
+        snprintf(path, sizeof path, "%s/sticky/hers", base);
+        CHECK(mkdir(path, 0700) == 0 && chown(path, 12345, 12345) == 0);
+        CHECK(trusted(base, "/sticky/hers", why, sizeof why) < 0 && strstr(why, "hers belongs to uid 12345") != NULL);
+        CHECK(rmdir(path) == 0);
+    }
+    const char *removed[] = { "/sticky/mine", "/sticky", "/group", "/open" };
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s%s", base, removed[i]);
+        CHECK(rmdir(path) == 0);
+    }
+    snprintf(path, sizeof path, "%s/link", base);
+    CHECK(unlink(path) == 0);
+    snprintf(path, sizeof path, "%s/file", base);
+    CHECK(unlink(path) == 0);
+    CHECK(rmdir(base) == 0);
+}
+
 int main(void) {
     test_stack_counts();
     test_collection_ledger();
@@ -1061,6 +1121,7 @@ int main(void) {
     test_sha256();
     test_chunk_lines();
     test_safepoint_log();
+    test_trusted_directory();
     printf("native: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -33,6 +33,9 @@ void cmd_jit(command_ctx *ctx);
 /* heap.c */
 void cmd_heap(command_ctx *ctx);
 
+/* heap_dump.c */
+void cmd_heap_dump(command_ctx *ctx);
+
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 

@@ -3,6 +3,9 @@ package dev.jvmticli.cli;
 import dev.jvmticli.analysis.Histogram;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.HeapDumpReport;
+import dev.jvmticli.client.HeapDumpRequest;
 import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.HeapRequest;
 import dev.jvmticli.client.VmInfo;
@@ -24,6 +27,8 @@ import picocli.CommandLine.Option;
 @Command(name = "heap", mixinStandardHelpOptions = true,
         description = {"A class histogram of the heap (the JDK's GC.class_histogram, run inside the target), and how long it paused the target.",
             "By default every object, garbage included, and no GC; --live runs a full GC first (as jmap -histo:live).",
+            "With --dump FILE: instead, an .hprof written by the JVM's own heap dumper (as jcmd GC.heap_dump), as the JVM's user,"
+                + " into a directory of the JVM's user (or root's) that nobody else can write, reached through no link; never over a file.",
             "With --count N: the classes that grew most in bytes between the first and the last of N histograms;"
                 + " without --live each is taken right after a GC pause the target runs on its own (young garbage gone), waiting up to half the interval"
                 + " (and saying when none came). On ZGC and Shenandoah every histogram holds only objects reachable from the roots, and none is waited for."})
@@ -54,6 +59,14 @@ final class HeapCommand implements Callable<Integer> {
             description = "Time between histograms (default: ${DEFAULT-VALUE}); without --live, each waits up to half of it for a GC pause.")
     Duration interval;
 
+    @Option(names = "--dump", paramLabel = "FILE",
+            description = "Write a heap dump to FILE (an absolute path as the target sees it; a new file) instead of a histogram.")
+    String dump;
+
+    @Option(names = "--gz", paramLabel = "LEVEL", defaultValue = "0",
+            description = "With --dump: gzip the dump at LEVEL, 1 (fastest) to 9 (smallest), where the JVM can (JDK 15+; default: none).")
+    int gzLevel;
+
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
@@ -68,6 +81,12 @@ final class HeapCommand implements Callable<Integer> {
         }
         if (count < 1 || count > 1000) {
             throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
+        }
+        if (dump != null) {
+            return heapDump();
+        }
+        if (gzLevel != 0) {
+            throw new CliFailure(ExitCode.USAGE, "--gz goes with --dump");
         }
         TargetProcess process = target.resolve();
         List<HeapReport> reports = new ArrayList<>();
@@ -109,6 +128,45 @@ final class HeapCommand implements Callable<Integer> {
         }
         context.out().flush();
         return ExitCode.OK.code();
+    }
+
+    private int heapDump() {
+        if (count != 1) {
+            throw new CliFailure(ExitCode.USAGE, "--dump writes one heap dump: no --count");
+        }
+        if (gzLevel < 0 || gzLevel > 9) {
+            throw new CliFailure(ExitCode.USAGE, "--gz takes a level from 1 (fastest) to 9 (smallest)");
+        }
+        int slash = dump.lastIndexOf('/');
+        if (!dump.startsWith("/") || slash == dump.length() - 1) {
+            throw new CliFailure(ExitCode.USAGE, "--dump takes the new file's absolute path as the target sees it (a container's JVM: inside it): " + dump);
+        }
+        HeapDumpRequest request = new HeapDumpRequest(slash == 0 ? "/" : dump.substring(0, slash), dump.substring(slash + 1), live, gzLevel);
+        TargetProcess process = target.resolve();
+        HeapDumpReport report;
+        try (AgentClient client = context.connect(process)) {
+            report = client.call(request, HeapDumpReport.class, answerTimeout(context, client.vm()));
+        } catch (AgentError e) {
+            throw refusal(e);
+        }
+        if (json) {
+            JsonOutput.print(context.out(), report);
+        } else {
+            HeapView.printDump(context.out(), report);
+        }
+        context.out().flush();
+        return ExitCode.OK.code();
+    }
+
+    /** The agent's refusals of a heap dump, as the exit codes README lists. */
+    private static CliFailure refusal(AgentError e) {
+        return switch (e.code()) {
+            case "untrusted_directory", "file_exists", "bad_path" -> new CliFailure(ExitCode.USAGE, e.agentMessage());
+            case "no_room" -> new CliFailure(ExitCode.NO_ROOM, e.agentMessage());
+            case "unknown_command" -> new CliFailure(ExitCode.INCOMPATIBLE_AGENT,
+                    "the agent in the target is older than this CLI and cannot write a heap dump: detach it (jvmti-cli detach <pid>) and retry");
+            default -> e;
+        };
     }
 
     /** One histogram through the resident agent. */

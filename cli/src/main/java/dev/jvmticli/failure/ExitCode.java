@@ -18,6 +18,7 @@ public enum ExitCode {
     UNTRUSTED_SOCKET(13, "the agent's socket directory or the process listening on its socket is not the JVM's"),
     AGENT_BUSY(14, "every connection the agent serves is busy"),
     UNSUPPORTED_C_LIBRARY(15, "the JVM runs on a C library the agent cannot load on: musl, or glibc older than 2.17"),
+    NO_ROOM(16, "heap --dump: the target's file system has less free room than the heap's used bytes"),
     OUTPUT_CLOSED(141, "standard output was closed by its reader (as `| head` does) or cannot be written");
 
     private final int code;

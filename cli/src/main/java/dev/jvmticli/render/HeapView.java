@@ -1,6 +1,7 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.Histogram;
+import dev.jvmticli.client.HeapDumpReport;
 import dev.jvmticli.client.HeapReport;
 import java.io.PrintWriter;
 import java.util.List;
@@ -92,15 +93,29 @@ public final class HeapView {
 
     /** How long the target was stopped for this histogram, as the JVM counted it. */
     public static String pause(HeapReport report) {
-        String took = "the command took " + Sizes.millis(report.elapsedNanos()) + " ms";
-        HeapReport.Safepoints s = report.safepoints();
-        if (s == null && report.earlierPauseIncluded()) {
+        return pause(report.live() ? "full GC and histogram" : "histogram, no GC", report.safepoints(), report.earlierPauseIncluded(),
+                report.elapsedNanos());
+    }
+
+    /** The heap dump's lines: the file the JVM wrote, what it was checked against, and the pause. */
+    public static void printDump(PrintWriter out, HeapDumpReport report) {
+        out.printf("%s: %s, written by the JVM as uid %d, mode %04o (%s%s)%n", Printable.text(report.path()), Sizes.bytes(report.fileBytes()),
+                report.fileUid(), report.fileMode(), report.live() ? "live objects only" : "all objects, garbage included",
+                report.gzLevel() > 0 ? ", gzip level " + report.gzLevel() : ", uncompressed");
+        out.printf("before it: heap %s used, %s free on the directory's file system%n", Sizes.bytes(report.heapUsedBytes()),
+                Sizes.bytes(report.freeBytes()));
+        out.println(pause(report.live() ? "full GC and heap dump" : "heap dump, no GC", report.safepoints(), report.earlierPauseIncluded(),
+                report.elapsedNanos()));
+    }
+
+    private static String pause(String what, HeapReport.Safepoints s, boolean earlierPauseIncluded, long elapsedNanos) {
+        String took = "the command took " + Sizes.millis(elapsedNanos) + " ms";
+        if (s == null && earlierPauseIncluded) {
             return "pause unknown: the JVM's safepoint totals also held an earlier pause (longer than the command); " + took;
         }
         if (s == null) {
             return "pause unknown: the JVM keeps no safepoint times (it runs with -XX:-UsePerfData); " + took;
         }
-        String what = report.live() ? "full GC and histogram" : "histogram, no GC";
         return String.format(java.util.Locale.ROOT, "%s: target paused %d ms (reaching the safepoint %d ms, at it %d ms; %d safepoint%s%s, in whole ms as the JVM counts them); %s",
                 what, s.pausedMillis(), s.reachingMillis(), s.atSafepointMillis(), s.count(), s.count() == 1 ? "" : "s",
                 s.count() > 1 ? ", those of any other cause meanwhile included" : "", took);

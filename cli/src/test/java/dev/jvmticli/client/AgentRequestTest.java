@@ -64,7 +64,10 @@ class AgentRequestTest {
         assertEquals(Map.of("perfMap", true, "follow", true), jit.arguments());
         ProfileStartRequest profile = new ProfileStartRequest("/lib.so", "wall", java.time.Duration.ofMillis(50));
         assertEquals(Map.of("library", "/lib.so", "event", "wall", "interval", 50_000_000L), profile.arguments());
+        HeapDumpRequest dump = new HeapDumpRequest("/var/dumps", "app.hprof", true, 1);
+        assertEquals(Map.of("directory", "/var/dumps", "file", "app.hprof", "live", true, "gzLevel", 1), dump.arguments());
         assertRead(afterGc);
+        assertRead(dump);
         assertRead(jit);
         assertRead(profile);
     }

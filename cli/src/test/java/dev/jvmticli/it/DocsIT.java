@@ -45,7 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the page shows under it: its tables' header rows and its labelled sections ({@link DocPages#shape}),
  * unless the page marks that output as one the test's run cannot give ({@code <!-- output not checked: WHY -->}). The pid the page shows is replaced by the
  * pid of the target its code block names ({@code <!-- run against: NAME -->}, the demo JVM by
- * default), durations and intervals are cut to 500 ms, and {@code --out} and {@code --html} write
+ * default), durations and intervals are cut to 500 ms, and {@code --out}, {@code --html} and an absolute {@code --dump} write
  * into a temporary directory; nothing else of the line changes. Lines that need a shell (input
  * redirection, PIPESTATUS) run in bash with {@code jvmti-cli} on PATH. A block marked
  * {@code <!-- not run: WHY -->}, or whose target this machine cannot start, is reported as
@@ -130,7 +130,7 @@ class DocsIT {
                 arguments.add(pid);
             } else if (option.equals("--duration") || option.equals("--interval")) {
                 arguments.add(shortened(word));
-            } else if (option.equals("--out") || option.equals("--html")) {
+            } else if (option.equals("--out") || option.equals("--html") || option.equals("--dump") && word.startsWith("/")) {
                 arguments.add(directory.resolve(Path.of(word).getFileName()).toString());
             } else {
                 arguments.add(word);
