@@ -33,6 +33,9 @@ void cmd_jit(command_ctx *ctx);
 /* heap.c */
 void cmd_heap(command_ctx *ctx);
 
+/* heap_paths.c */
+void cmd_heap_paths(command_ctx *ctx);
+
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 

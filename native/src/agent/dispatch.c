@@ -35,6 +35,7 @@ static const command commands[] = {
     { "contention.stop", cmd_contention_stop },
     { "jit", cmd_jit },
     { "heap", cmd_heap },
+    { "heapPaths", cmd_heap_paths },
     { "memory", cmd_memory },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },

@@ -16,81 +16,13 @@
 #include "events.h"
 #include "gc_count.h"
 #include "jni_util.h"
+#include "safepoint_totals.h"
 
 #define HEAP_MAX_ANSWER (256u << 20)
 #define HEAP_TIMEOUT_SECONDS 600
 /* Requests are served one at a time: a longer wait would keep every other client (and a detach) waiting. */
 #define HEAP_GC_WAIT_MAX_MILLIS 60000
 #define HEAP_GC_WAIT_SLICE_MILLIS 200 /* how soon a requester that hung up (Ctrl-C) frees the agent */
-
-typedef struct {
-    jlong count;
-    jlong at_safepoint_millis;  /* getTotalSafepointTime: at the safepoint, the VM operation */
-    jlong reaching_millis;      /* getSafepointSyncTime: bringing the threads to it */
-} safepoint_totals;
-
-/* sun.management.ManagementFactoryHelper.getHotspotRuntimeMBean()'s totals; -1 when not there. */
-static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
-    jclass helper = (*jni)->FindClass(jni, "sun/management/ManagementFactoryHelper");
-    jclass bean_class = helper == NULL || jni_cleared_exception(jni) ? NULL : (*jni)->FindClass(jni, "sun/management/HotspotRuntimeMBean");
-    if (jni_failed(jni, bean_class)) {
-        return -1;
-    }
-    jmethodID get_bean = (*jni)->GetStaticMethodID(jni, helper, "getHotspotRuntimeMBean", "()Lsun/management/HotspotRuntimeMBean;");
-    jmethodID get_count = get_bean == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointCount", "()J");
-    jmethodID get_time = get_count == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getTotalSafepointTime", "()J");
-    jmethodID get_sync = get_time == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointSyncTime", "()J");
-    if (jni_failed(jni, get_sync)) {
-        return -1;
-    }
-    jobject bean = (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
-    int failed = jni_failed(jni, bean)
-            || jni_call_long(jni, bean, get_count, &totals->count) != 0
-            || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
-            || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
-            || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
-    (*jni)->DeleteLocalRef(jni, bean);
-    (*jni)->DeleteLocalRef(jni, bean_class);
-    (*jni)->DeleteLocalRef(jni, helper);
-    return failed ? -1 : 0;
-}
-
-/* HotSpot lets the threads go at the end of a safepoint before it adds that safepoint's time to
- * the totals (SafepointSynchronize::end), while its count went up when it began: totals read right
- * after a pause (the GC just waited for) can lack its time, which the next read would then count as
- * the histogram's. So the totals are read until two reads SETTLE_MILLIS apart agree, at most
- * SETTLE_READS times (a JVM that keeps starting safepoints may never be still). */
-#define SETTLE_MILLIS 2
-#define SETTLE_READS 20
-
-static int read_settled_totals(JNIEnv *jni, safepoint_totals *totals) {
-    if (read_safepoint_totals(jni, totals) != 0) {
-        return -1;
-    }
-    for (int i = 1; i < SETTLE_READS; i++) {
-        struct timespec pause = { 0, SETTLE_MILLIS * 1000000L };
-        nanosleep(&pause, NULL);
-        safepoint_totals again;
-        if (read_safepoint_totals(jni, &again) != 0) {
-            return -1;
-        }
-        int settled = again.count == totals->count && again.at_safepoint_millis == totals->at_safepoint_millis
-            && again.reaching_millis == totals->reaching_millis;
-        *totals = again;
-        if (settled) {
-            break;
-        }
-    }
-    return 0;
-}
-
-static void write_safepoints(json_writer *w, const safepoint_totals *before, const safepoint_totals *after) {
-    json_begin_object_field(w, "safepoints");
-    json_field_int(w, "count", after->count - before->count);
-    json_field_int(w, "atSafepointMillis", after->at_safepoint_millis - before->at_safepoint_millis);
-    json_field_int(w, "reachingMillis", after->reaching_millis - before->reaching_millis);
-    json_end_object(w);
-}
 
 /* Waits up to wait_millis for a GC pause past began, in slices, so that a requester that hung up
  * (Ctrl-C) frees the agent's one thread soon: 1 if one came, 0 if none in time, -1 if it hung up. */
@@ -118,7 +50,7 @@ void cmd_heap(command_ctx *ctx) {
     int gc_came = 0;
     int64_t gc_waited = 0;
     safepoint_totals wait_began, before, after;
-    int counted = read_safepoint_totals(ctx->jni, &wait_began) == 0;
+    int counted = safepoint_totals_read(ctx->jni, &wait_began) == 0;
     if (after_gc) {
         int64_t began = gc_count_begin();
         if (began < 0) {
@@ -135,13 +67,13 @@ void cmd_heap(command_ctx *ctx) {
         }
     }
     const char *command_line = live ? "GC.class_histogram" : "GC.class_histogram -all";
-    counted = counted && read_settled_totals(ctx->jni, &before) == 0;
+    counted = counted && safepoint_totals_read_settled(ctx->jni, &before) == 0;
     int64_t started = events_now_nanos();
     char error[256] = "";
     size_t length = 0;
     char *text = diagnostic_command_run(command_line, HEAP_MAX_ANSWER, HEAP_TIMEOUT_SECONDS, error, sizeof error, &length);
     int64_t elapsed = events_now_nanos() - started;
-    counted = counted && read_safepoint_totals(ctx->jni, &after) == 0;
+    counted = counted && safepoint_totals_read(ctx->jni, &after) == 0;
     if (text == NULL) {
         command_fail(ctx, "histogram_failed", error);
         return;
@@ -159,12 +91,12 @@ void cmd_heap(command_ctx *ctx) {
         json_field_int(w, "waitedNanos", gc_waited);
         json_field_int(w, "gcWaitMillis", gc_wait_millis);
         if (counted) { /* the GC waited for, and any other pause while the command waited: not the histogram's */
-            write_safepoints(w, &wait_began, &before);
+            safepoint_totals_write(w, &wait_began, &before);
         }
         json_end_object(w);
     }
     if (counted) {
-        write_safepoints(w, &before, &after);
+        safepoint_totals_write(w, &before, &after);
     }
     json_field_string(w, "histogram", text, length);
     json_end_object(w);

@@ -1,0 +1,72 @@
+/* The safepoints the JVM counted (HotSpot's HotspotRuntimeMBean, the counters behind
+ * -Xlog:safepoint, in whole milliseconds): read before and after an operation that stops the
+ * target, they say how long it paused it. */
+#include "safepoint_totals.h"
+
+#include <time.h>
+
+#include "jni_util.h"
+
+/* sun.management.ManagementFactoryHelper.getHotspotRuntimeMBean()'s totals; -1 when not there. */
+int safepoint_totals_read(JNIEnv *jni, safepoint_totals *totals) {
+    jclass helper = (*jni)->FindClass(jni, "sun/management/ManagementFactoryHelper");
+    jclass bean_class = helper == NULL || jni_cleared_exception(jni) ? NULL : (*jni)->FindClass(jni, "sun/management/HotspotRuntimeMBean");
+    if (jni_failed(jni, bean_class)) {
+        return -1;
+    }
+    jmethodID get_bean = (*jni)->GetStaticMethodID(jni, helper, "getHotspotRuntimeMBean", "()Lsun/management/HotspotRuntimeMBean;");
+    jmethodID get_count = get_bean == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointCount", "()J");
+    jmethodID get_time = get_count == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getTotalSafepointTime", "()J");
+    jmethodID get_sync = get_time == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointSyncTime", "()J");
+    if (jni_failed(jni, get_sync)) {
+        return -1;
+    }
+    jobject bean = (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
+    int failed = jni_failed(jni, bean)
+            || jni_call_long(jni, bean, get_count, &totals->count) != 0
+            || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
+            || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
+            || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
+    (*jni)->DeleteLocalRef(jni, bean);
+    (*jni)->DeleteLocalRef(jni, bean_class);
+    (*jni)->DeleteLocalRef(jni, helper);
+    return failed ? -1 : 0;
+}
+
+/* HotSpot lets the threads go at the end of a safepoint before it adds that safepoint's time to
+ * the totals (SafepointSynchronize::end), while its count went up when it began: totals read right
+ * after a pause (the GC just waited for) can lack its time, which the next read would then count as
+ * the histogram's. So the totals are read until two reads SETTLE_MILLIS apart agree, at most
+ * SETTLE_READS times (a JVM that keeps starting safepoints may never be still). */
+#define SETTLE_MILLIS 2
+#define SETTLE_READS 20
+
+int safepoint_totals_read_settled(JNIEnv *jni, safepoint_totals *totals) {
+    if (safepoint_totals_read(jni, totals) != 0) {
+        return -1;
+    }
+    for (int i = 1; i < SETTLE_READS; i++) {
+        struct timespec pause = { 0, SETTLE_MILLIS * 1000000L };
+        nanosleep(&pause, NULL);
+        safepoint_totals again;
+        if (safepoint_totals_read(jni, &again) != 0) {
+            return -1;
+        }
+        int settled = again.count == totals->count && again.at_safepoint_millis == totals->at_safepoint_millis
+            && again.reaching_millis == totals->reaching_millis;
+        *totals = again;
+        if (settled) {
+            break;
+        }
+    }
+    return 0;
+}
+
+void safepoint_totals_write(json_writer *w, const safepoint_totals *before, const safepoint_totals *after) {
+    json_begin_object_field(w, "safepoints");
+    json_field_int(w, "count", after->count - before->count);
+    json_field_int(w, "atSafepointMillis", after->at_safepoint_millis - before->at_safepoint_millis);
+    json_field_int(w, "reachingMillis", after->reaching_millis - before->reaching_millis);
+    json_end_object(w);
+}
+
