@@ -309,11 +309,16 @@ int heap_graph_search(heap_graph *g) {
     for (uint64_t r = 0; r < g->reference_count; r++) {
         order[next_slot[g->from[r]]++] = (uint32_t)r;
     }
+    /* Static fields first: an object a static field holds is also, now and then, in some frame's
+     * local, and the static field is what keeps it; then every other root in the walk's order. */
     uint64_t head = 0, tail = 0;
-    for (uint32_t i = 0; i < g->root_count; i++) {
-        const heap_root *root = &g->roots[i];
-        if (reach(g, root->object, 0, i + 1, (uint8_t)root->kind, root->index)) {
-            queue[tail++] = root->object;
+    for (int statics = 1; statics >= 0; statics--) {
+        for (uint32_t i = 0; i < g->root_count; i++) {
+            const heap_root *root = &g->roots[i];
+            if ((root->kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) == statics
+                    && reach(g, root->object, 0, i + 1, (uint8_t)root->kind, root->index)) {
+                queue[tail++] = root->object;
+            }
         }
     }
     while (head < tail) {

@@ -71,7 +71,7 @@ final class HeapCommand implements Callable<Integer> {
     @Option(names = "--max-depth", paramLabel = "N", defaultValue = "30", description = "With --paths: the objects to name on a path, counted from the instance (default: ${DEFAULT-VALUE}).")
     int maxDepth;
 
-    @Option(names = "--max-objects", paramLabel = "N", defaultValue = "2000000",
+    @Option(names = "--max-objects", paramLabel = "N", defaultValue = "1000000",
             description = "With --paths: refuse a heap with more objects reachable than this, or 4 references an object: the bound on the agent's memory in the target (default: ${DEFAULT-VALUE}).")
     long maxObjects;
 

@@ -6,8 +6,8 @@ import java.util.List;
 /**
  * The answer to {@code heapPaths}. objects and roots are what the walk reached (classes apart:
  * each is a root of its own); agentBytes the most memory the agent's tables took at once;
- * instances the asked class's instances reached from a root other than the agent's own thread,
- * unreachedInstances those reached only from it. pathCount counts every distinct path; paths has
+ * instances the asked class's instances strongly reachable from a root other than the agent's
+ * own thread, unreachedInstances those the walk reached only from it or through a Reference's referent. pathCount counts every distinct path; paths has
  * the first maxPaths, most instances first. safepoints is null when the JVM keeps no safepoint times.
  */
 public record HeapPathsReport(long elapsedNanos, HeapReport.Safepoints safepoints, long objects, long roots, long maxObjects,

@@ -24,7 +24,8 @@ public final class HeapPathsView {
         for (HeapPathsReport.Path path : report.paths()) {
             out.println();
             HeapPathsReport.Root root = path.root();
-            out.printf("%d instance%s: %s, which keeps about %s%n", path.instances(), path.instances() == 1 ? "" : "s", root(root),
+            String keeps = root.references() > 1 ? "the " + root.references() + " of them keep about " : "which keeps about ";
+            out.printf("%d instance%s: %s, %s%s%n", path.instances(), path.instances() == 1 ? "" : "s", root(root), keeps,
                     Sizes.bytes(root.keepsBytes()));
             if (path.stepsLeftOut() > 0) {
                 out.printf("  ... %d object%s left out (--max-depth)%n", path.stepsLeftOut(), path.stepsLeftOut() == 1 ? "" : "s");
@@ -39,7 +40,8 @@ public final class HeapPathsView {
 
     private static String unreached(HeapPathsReport report) {
         return report.unreachedInstances() == 0 ? ""
-                : " (" + report.unreachedInstances() + " more reachable only from the agent's own thread)";
+                : " (" + report.unreachedInstances() + " more not held by a strong reference from the target's roots:"
+                    + " only through a Reference's referent, or from the agent's own thread)";
     }
 
     /** The root in words: what holds the path's first object. */
@@ -54,8 +56,8 @@ public final class HeapPathsView {
             case "stackLocal" -> "a local variable (slot " + root.frame().slot() + ") of " + thread(root) + " in " + frame(root.frame());
             case "jniLocal" -> "a JNI local reference of " + thread(root) + " in " + frame(root.frame());
             case "thread" -> "the Thread object of " + thread(root);
-            case "jniGlobal" -> "a JNI global reference";
-            case "monitor" -> "a monitor held (synchronized, or JNI MonitorEnter)";
+            case "jniGlobal" -> "JNI global references";
+            case "monitor" -> "monitors held (synchronized, or JNI MonitorEnter)";
             case "systemClass" -> "a system class";
             default -> "the JVM itself (a root JVMTI calls other)";
         };

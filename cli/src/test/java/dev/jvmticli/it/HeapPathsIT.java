@@ -18,11 +18,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -107,6 +109,56 @@ class HeapPathsIT {
             assertTrue(text.out().contains(counts.get("static") + " instances: static field " + TARGET + ".CACHE, which keeps about "), text.out());
             assertTrue(text.out().contains("\n  java.util.HashMap.table[]\n  java.util.HashMap$Node.value\n  -> " + TARGET + "$ByStatic\n"), text.out());
             assertTrue(text.out().contains("target paused"), text.out());
+        }
+    }
+
+    /** G1, Parallel and Shenandoah on every JDK that has them, ZGC from JDK 21. */
+    Stream<Arguments> collectors() {
+        return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC", "-XX:+UseShenandoahGC")
+                .filter(gc -> !gc.equals("-XX:+UseZGC") || jdk.feature() >= 21)
+                .filter(gc -> !gc.equals("-XX:+UseShenandoahGC") || hasShenandoah(jdk))
+                .map(gc -> Arguments.of(jdk, gc)));
+    }
+
+    /** On every collector, the static map's path, and the walk's pause the one the target logged (HeapWalkOperation, a safepoint). */
+    @ParameterizedTest
+    @MethodSource("collectors")
+    void everyCollectorGivesThePathAndThePauseTheJvmLogged(Jdks.Jdk jdk, String collector) throws Exception {
+        Path log = Files.createTempFile("heap-paths-safepoints", ".log");
+        try (TargetJvm target = TargetJvm.start(jdk, PathsTarget.class, List.of(collector, "-Xmx256m", "-Xlog:safepoint:file=" + log), library.toString())) {
+            long held = counts(target.ask("counts")).get("static");
+            JsonNode doc = paths(target, "$ByStatic");
+            assertRoot(onlyPath(doc, held), "staticField", TARGET, "CACHE");
+            List<String> logged = new ArrayList<>();
+            List<Long> totals = new ArrayList<>();
+            for (String line : Files.readAllLines(log)) {
+                Matcher m = HeapIT.SAFEPOINT.matcher(line);
+                if (m.find()) {
+                    logged.add(m.group(1));
+                    totals.add(Long.parseLong(m.group(2)));
+                }
+            }
+            JsonNode safepoints = doc.path("safepoints");
+            int walk = logged.lastIndexOf("HeapWalkOperation");
+            int count = safepoints.path("count").asInt();
+            assertTrue(walk >= 0 && count >= 1 && walk + 1 >= count, "counted " + safepoints + "; the target logged " + logged);
+            long loggedNanos = totals.subList(walk + 1 - count, walk + 1).stream().mapToLong(Long::longValue).sum();
+            long loggedMillis = loggedNanos / 1_000_000;
+            long reported = safepoints.path("atSafepointMillis").asLong() + safepoints.path("reachingMillis").asLong();
+            assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
+                    "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static boolean hasShenandoah(Jdks.Jdk jdk) {
+        try {
+            Process p = new ProcessBuilder(jdk.java().toString(), "-XX:+UseShenandoahGC", "-version").redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor() == 0;
+        } catch (IOException | InterruptedException e) {
+            return false;
         }
     }
 
