@@ -623,7 +623,7 @@ function _picocli_jvmti-cli_heap() {
 
   local commands=""
   local flag_opts="'--live' '--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--top' '--count' '--interval' '--timeout'"
+  local arg_opts="'--top' '--count' '--interval' '--paths' '--max-paths' '--max-depth' '--max-objects' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -635,6 +635,18 @@ function _picocli_jvmti-cli_heap() {
       return
       ;;
     '--interval')
+      return
+      ;;
+    '--paths')
+      return
+      ;;
+    '--max-paths')
+      return
+      ;;
+    '--max-depth')
+      return
+      ;;
+    '--max-objects')
       return
       ;;
     '--timeout')

@@ -673,8 +673,9 @@ void cmd_heap_paths(command_ctx *ctx) {
             char message[512];
             snprintf(message, sizeof message,
                      "the heap holds more than %lld objects or %lld references reachable from its roots (--max-objects %lld, %d references an object):"
-                     " the agent stopped its walk there rather than take more memory in the target",
-                     (long long)max_objects, (long long)max_objects * REFERENCES_PER_OBJECT, (long long)max_objects, REFERENCES_PER_OBJECT);
+                     " the agent stopped its walk there, after %.1f ms, rather than take more memory in the target",
+                     (long long)max_objects, (long long)max_objects * REFERENCES_PER_OBJECT, (long long)max_objects, REFERENCES_PER_OBJECT,
+                     (double)elapsed / 1e6);
             command_fail(ctx, "heap_too_large", message);
         } else if (g.out_of_memory || heap_graph_search(&g) != 0) {
             command_fail(ctx, "out_of_memory", "the agent could not allocate the heap's graph");

@@ -64,7 +64,8 @@ public final class HeapPathsView {
     }
 
     private static String thread(HeapPathsReport.Root root) {
-        return root.thread() == null ? "thread #" + root.threadId() + " (ended)" : "thread \"" + root.thread() + "\"";
+        return root.thread() == null ? "thread #" + root.threadId() + " (not a live platform thread now: a virtual thread, or one that ended)"
+                : "thread \"" + root.thread() + "\"";
     }
 
     private static String frame(HeapPathsReport.Frame frame) {
