@@ -321,7 +321,7 @@ typedef struct {
     jlong *tags;
 } thread_list;
 
-static void write_thread(json_writer *w, JNIEnv *jni, const thread_list *threads, const heap_graph *g, jlong id, uint32_t object) {
+static void write_thread(json_writer *w, JNIEnv *jni, const thread_list *threads, jlong id, uint32_t object) {
     for (jint i = 0; i < threads->count; i++) {
         if (object != 0 ? threads->tags[i] == (jlong)object : threads->ids[i] == id) {
             jvmtiThreadInfo info;
@@ -335,7 +335,6 @@ static void write_thread(json_writer *w, JNIEnv *jni, const thread_list *threads
             }
         }
     }
-    (void)g;
     json_field_null(w, "thread");
     json_field_int(w, "threadId", id);
 }
@@ -396,11 +395,11 @@ static void write_root(json_writer *w, JNIEnv *jni, jclass *classes, const heap_
     switch (root->kind) {
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
-        write_thread(w, jni, threads, g, root->thread_id, 0);
+        write_thread(w, jni, threads, root->thread_id, 0);
         write_frame(w, jni, root);
         break;
     case JVMTI_HEAP_REFERENCE_THREAD:
-        write_thread(w, jni, threads, g, -1, root->object);
+        write_thread(w, jni, threads, -1, root->object);
         break;
     case JVMTI_HEAP_REFERENCE_STATIC_FIELD:
         write_class(w, "class", classes, g, root->klass);
