@@ -662,7 +662,7 @@ function _picocli_jvmti-cli_heap() {
 
   local commands=""
   local flag_opts="'--live' '--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--top' '--count' '--interval' '--dump' '--gz' '--timeout'"
+  local arg_opts="'--top' '--count' '--interval' '--dump' '--gz' '--paths' '--max-paths' '--max-depth' '--max-objects' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -680,6 +680,18 @@ function _picocli_jvmti-cli_heap() {
       return
       ;;
     '--gz')
+      return
+      ;;
+    '--paths')
+      return
+      ;;
+    '--max-paths')
+      return
+      ;;
+    '--max-depth')
+      return
+      ;;
+    '--max-objects')
       return
       ;;
     '--timeout')

@@ -36,6 +36,9 @@ void cmd_heap(command_ctx *ctx);
 /* heap_dump.c */
 void cmd_heap_dump(command_ctx *ctx);
 
+/* heap_paths.c */
+void cmd_heap_paths(command_ctx *ctx);
+
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 

@@ -6,11 +6,14 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.HeapDumpReport;
 import dev.jvmticli.client.HeapDumpRequest;
+import dev.jvmticli.client.HeapPathsReport;
+import dev.jvmticli.client.HeapPathsRequest;
 import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.HeapRequest;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.HeapPathsView;
 import dev.jvmticli.render.HeapView;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.Sizes;
@@ -70,6 +73,21 @@ final class HeapCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
+    @Option(names = "--paths", paramLabel = "CLASS",
+            description = "Instead of a histogram: the shortest paths from GC roots to the instances of CLASS (as heap prints it, or with [] for arrays),"
+                + " grouped by root and by the fields on the way, with what each root keeps; one walk of the heap from its roots at a safepoint.")
+    String paths;
+
+    @Option(names = "--max-paths", paramLabel = "N", defaultValue = "10", description = "With --paths: the paths to show, most instances first (default: ${DEFAULT-VALUE}).")
+    int maxPaths;
+
+    @Option(names = "--max-depth", paramLabel = "N", defaultValue = "30", description = "With --paths: the objects to name on a path, counted from the instance (default: ${DEFAULT-VALUE}).")
+    int maxDepth;
+
+    @Option(names = "--max-objects", paramLabel = "N", defaultValue = "1000000",
+            description = "With --paths: refuse a heap with more objects reachable than this, or 4 references an object: the bound on the agent's memory in the target (default: ${DEFAULT-VALUE}).")
+    long maxObjects;
+
     HeapCommand(CliContext context) {
         this.context = context;
     }
@@ -82,11 +100,17 @@ final class HeapCommand implements Callable<Integer> {
         if (count < 1 || count > 1000) {
             throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
         }
+        if (dump != null && paths != null) {
+            throw new CliFailure(ExitCode.USAGE, "--dump and --paths are two commands: one at a time");
+        }
         if (dump != null) {
             return heapDump();
         }
         if (gzLevel != 0) {
             throw new CliFailure(ExitCode.USAGE, "--gz goes with --dump");
+        }
+        if (paths != null) {
+            return paths();
         }
         TargetProcess process = target.resolve();
         List<HeapReport> reports = new ArrayList<>();
@@ -153,6 +177,37 @@ final class HeapCommand implements Callable<Integer> {
             JsonOutput.print(context.out(), report);
         } else {
             HeapView.printDump(context.out(), report);
+        }
+        context.out().flush();
+        return ExitCode.OK.code();
+    }
+
+    private int paths() {
+        if (live || count != 1) {
+            throw new CliFailure(ExitCode.USAGE, "--paths takes neither --live nor --count");
+        }
+        if (paths.isBlank()) {
+            throw new CliFailure(ExitCode.USAGE, "--paths takes a class name");
+        }
+        if (maxPaths < 1 || maxPaths > 1000) {
+            throw new CliFailure(ExitCode.USAGE, "--max-paths must be between 1 and 1000");
+        }
+        if (maxDepth < 1 || maxDepth > 10000) {
+            throw new CliFailure(ExitCode.USAGE, "--max-depth must be between 1 and 10000");
+        }
+        if (maxObjects < 10_000 || maxObjects > 200_000_000) {
+            throw new CliFailure(ExitCode.USAGE, "--max-objects must be between 10000 and 200000000");
+        }
+        TargetProcess process = target.resolve();
+        HeapPathsReport report;
+        try (AgentClient client = context.connect(process)) {
+            VmInfo vm = client.vm();
+            report = client.call(new HeapPathsRequest(paths, maxPaths, maxDepth, maxObjects), HeapPathsReport.class, answerTimeout(context, vm));
+        }
+        if (json) {
+            JsonOutput.print(context.out(), report);
+        } else {
+            HeapPathsView.print(context.out(), paths, report);
         }
         context.out().flush();
         return ExitCode.OK.code();
