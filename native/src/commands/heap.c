@@ -16,44 +16,13 @@
 #include "events.h"
 #include "gc_count.h"
 #include "jni_util.h"
+#include "pause_totals.h"
 
 #define HEAP_MAX_ANSWER (256u << 20)
 #define HEAP_TIMEOUT_SECONDS 600
 /* Requests are served one at a time: a longer wait would keep every other client (and a detach) waiting. */
 #define HEAP_GC_WAIT_MAX_MILLIS 60000
 #define HEAP_GC_WAIT_SLICE_MILLIS 200 /* how soon a requester that hung up (Ctrl-C) frees the agent */
-
-typedef struct {
-    jlong count;
-    jlong at_safepoint_millis;  /* getTotalSafepointTime: at the safepoint, the VM operation */
-    jlong reaching_millis;      /* getSafepointSyncTime: bringing the threads to it */
-} safepoint_totals;
-
-/* sun.management.ManagementFactoryHelper.getHotspotRuntimeMBean()'s totals; -1 when not there. */
-static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
-    jclass helper = (*jni)->FindClass(jni, "sun/management/ManagementFactoryHelper");
-    jclass bean_class = helper == NULL || jni_cleared_exception(jni) ? NULL : (*jni)->FindClass(jni, "sun/management/HotspotRuntimeMBean");
-    if (jni_failed(jni, bean_class)) {
-        return -1;
-    }
-    jmethodID get_bean = (*jni)->GetStaticMethodID(jni, helper, "getHotspotRuntimeMBean", "()Lsun/management/HotspotRuntimeMBean;");
-    jmethodID get_count = get_bean == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointCount", "()J");
-    jmethodID get_time = get_count == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getTotalSafepointTime", "()J");
-    jmethodID get_sync = get_time == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointSyncTime", "()J");
-    if (jni_failed(jni, get_sync)) {
-        return -1;
-    }
-    jobject bean = (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
-    int failed = jni_failed(jni, bean)
-            || jni_call_long(jni, bean, get_count, &totals->count) != 0
-            || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
-            || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
-            || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
-    (*jni)->DeleteLocalRef(jni, bean);
-    (*jni)->DeleteLocalRef(jni, bean_class);
-    (*jni)->DeleteLocalRef(jni, helper);
-    return failed ? -1 : 0;
-}
 
 /* HotSpot lets the threads go at the end of a safepoint before it adds that safepoint's time to
  * the totals (SafepointSynchronize::end), while its count went up when it began: totals read right
@@ -64,14 +33,14 @@ static int read_safepoint_totals(JNIEnv *jni, safepoint_totals *totals) {
 #define SETTLE_READS 20
 
 static int read_settled_totals(JNIEnv *jni, safepoint_totals *totals) {
-    if (read_safepoint_totals(jni, totals) != 0) {
+    if (safepoint_totals_read(jni, totals) != 0) {
         return -1;
     }
     for (int i = 1; i < SETTLE_READS; i++) {
         struct timespec pause = { 0, SETTLE_MILLIS * 1000000L };
         nanosleep(&pause, NULL);
         safepoint_totals again;
-        if (read_safepoint_totals(jni, &again) != 0) {
+        if (safepoint_totals_read(jni, &again) != 0) {
             return -1;
         }
         int settled = again.count == totals->count && again.at_safepoint_millis == totals->at_safepoint_millis
@@ -118,7 +87,7 @@ void cmd_heap(command_ctx *ctx) {
     int gc_came = 0;
     int64_t gc_waited = 0;
     safepoint_totals wait_began, before, after;
-    int counted = read_safepoint_totals(ctx->jni, &wait_began) == 0;
+    int counted = safepoint_totals_read(ctx->jni, &wait_began) == 0;
     if (after_gc) {
         int64_t began = gc_count_begin();
         if (began < 0) {
@@ -141,7 +110,7 @@ void cmd_heap(command_ctx *ctx) {
     size_t length = 0;
     char *text = diagnostic_command_run(command_line, HEAP_MAX_ANSWER, HEAP_TIMEOUT_SECONDS, error, sizeof error, &length);
     int64_t elapsed = events_now_nanos() - started;
-    counted = counted && read_safepoint_totals(ctx->jni, &after) == 0;
+    counted = counted && safepoint_totals_read(ctx->jni, &after) == 0;
     if (text == NULL) {
         command_fail(ctx, "histogram_failed", error);
         return;
