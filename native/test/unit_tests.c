@@ -816,6 +816,14 @@ static void test_task_stat(void) {
     CHECK(task_stat_parse(line, &nice, &start) == 0 && nice == -5 && start == 123456ULL);
     CHECK(task_stat_parse("4711 (cut) S 1 2 3", &nice, &start) == -1);
     CHECK(task_stat_parse("no parenthesis", &nice, &start) == -1);
+    unsigned long long user = 0, system = 0; /* utime field 14, stime field 15 */
+    CHECK(task_stat_parse_cpu(line, &user, &system) == 0 && user == 3 && system == 4);
+    CHECK(task_stat_parse_cpu("4711 (cut) S 1 2 3 4 5 6 7 8 9 10 11", &user, &system) == -1);
+    CHECK(task_stat_parse_cpu("4711 (neg) S 1 2 3 4 5 6 7 8 9 10 -1 5", &user, &system) == -1);
+    task_cpu cpu;
+    CHECK(task_stat_read_cpu(getpid(), &cpu) == 0 && cpu.user_nanos >= 0 && cpu.system_nanos >= 0
+          && cpu.user_nanos % (1000000000 / sysconf(_SC_CLK_TCK)) == 0);
+    CHECK(task_stat_read_cpu(0, &cpu) == -1);
     task_stat own;
     CHECK(task_stat_read(getpid(), &own) == 0 && own.nice >= -20 && own.nice <= 19);
     struct timespec now;

@@ -26,6 +26,7 @@
 #include "all_threads_dump.h"
 #include "answer.h"
 #include "frames.h"
+#include "pause_totals.h"
 #include "thread_set.h"
 #include "vm_threads.h"
 
@@ -273,6 +274,15 @@ void cmd_stacks(command_ctx *ctx) {
         return;
     }
     jint max_depth = (jint)requested_depth;
+    int with_usage = request_bool(ctx->req, "usage", 0);
+    if (with_usage && request_bool(ctx->req, "synchronizers", 0)) {
+        command_fail(ctx, "bad_request", "usage does not go with synchronizers");
+        return;
+    }
+    pause_totals pauses_before, pauses_after;
+    if (with_usage) {
+        pause_totals_read(ctx->jni, &pauses_before);
+    }
     thread_set set;
     jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
@@ -296,7 +306,13 @@ void cmd_stacks(command_ctx *ctx) {
     vm_thread_list vm_threads;
     int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
                           && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
+    if (with_usage && with_vm_threads) {
+        vm_threads_read_usage(&vm_threads);
+    }
     thread_set_cpu_read_done(&set);
+    if (with_usage) { /* before the stacks are taken: an interval that ends here leaves that work out */
+        pause_totals_read(ctx->jni, &pauses_after);
+    }
 
     json_writer *w = ctx->out;
     command_result(ctx);
@@ -304,8 +320,16 @@ void cmd_stacks(command_ctx *ctx) {
     json_field_int(w, "time", frames_wall_millis());
     thread_set_write_cpu_read(w, &set);
     json_field_cstring(w, "lockSource", locks_source(ctx->jni, want_owned));
+    thread_set_write_usage(w, &set);
+    if (with_usage) {
+        pause_totals_write(w, "pausesBefore", &pauses_before);
+        pause_totals_write(w, "pausesAfter", &pauses_after);
+    }
     if (with_vm_threads) {
         vm_threads_write(w, &vm_threads);
+        if (with_usage) {
+            vm_threads_write_usage(w, &vm_threads);
+        }
         vm_threads_free(&vm_threads);
     }
     method_index methods;

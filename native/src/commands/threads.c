@@ -1,12 +1,20 @@
 /* The `threads` command: every live platform thread with its facts and what it waits for; with
- * "vmThreads", the JVM's own threads too (vm_threads.h). The `cpu` command: each one's CPU time
- * alone. */
+ * "vmThreads", the JVM's own threads too (vm_threads.h); with "usage", each one's CPU apart and
+ * allocated bytes (thread_set.h), and the JVM's pause totals before and after the command's work
+ * (pause_totals.h), so that an interval between two answers leaves the agent's own work out. The
+ * `cpu` command: each one's CPU time alone. */
 #include "agent.h"
 #include "answer.h"
+#include "pause_totals.h"
 #include "thread_set.h"
 #include "vm_threads.h"
 
 void cmd_threads(command_ctx *ctx) {
+    int with_usage = request_bool(ctx->req, "usage", 0);
+    pause_totals before, after;
+    if (with_usage) {
+        pause_totals_read(ctx->jni, &before);
+    }
     thread_set set;
     jvmtiError err = thread_set_collect(ctx->jni, ctx->req, &set);
     if (err != JVMTI_ERROR_NONE) {
@@ -18,7 +26,13 @@ void cmd_threads(command_ctx *ctx) {
     vm_thread_list vm_threads;
     int with_vm_threads = request_bool(ctx->req, "vmThreads", 0)
                           && vm_threads_collect(ctx->jni, set.natives, set.count, &vm_threads) == 0;
+    if (with_usage && with_vm_threads) {
+        vm_threads_read_usage(&vm_threads);
+    }
     thread_set_cpu_read_done(&set);
+    if (with_usage) {
+        pause_totals_read(ctx->jni, &after);
+    }
     command_result(ctx);
     json_begin_object(ctx->out);
     json_field_bool(ctx->out, "lockFactsComplete", lock_status == 0);
@@ -31,8 +45,16 @@ void cmd_threads(command_ctx *ctx) {
         json_end_object(ctx->out);
     }
     json_end_array(ctx->out);
+    thread_set_write_usage(ctx->out, &set);
+    if (with_usage) {
+        pause_totals_write(ctx->out, "pausesBefore", &before);
+        pause_totals_write(ctx->out, "pausesAfter", &after);
+    }
     if (with_vm_threads) {
         vm_threads_write(ctx->out, &vm_threads);
+        if (with_usage) {
+            vm_threads_write_usage(ctx->out, &vm_threads);
+        }
         vm_threads_free(&vm_threads);
     }
     json_end_object(ctx->out);

@@ -7,6 +7,7 @@
 #include "agent.h"
 #include "hotspot_threads.h"
 #include "jni_util.h"
+#include "thread_allocation.h"
 
 int thread_set_wants(const request *req, jlong id) {
     if (request_get(req, "threads") == NULL) {
@@ -36,7 +37,12 @@ jvmtiError thread_set_collect(JNIEnv *jni, const request *req, thread_set *set) 
     set->moments = calloc(room, sizeof *set->moments);
     set->natives = calloc(room, sizeof *set->natives);
     set->complete = request_get(req, "threads") == NULL;
-    if (set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->moments == NULL || set->natives == NULL) {
+    set->with_usage = request_bool(req, "usage", 0);
+    set->allocated_bytes = set->with_usage ? calloc(room, sizeof *set->allocated_bytes) : NULL;
+    for (size_t i = 0; set->allocated_bytes != NULL && i < room; i++) {
+        set->allocated_bytes[i] = -1;
+    }
+    if ((set->with_usage && set->allocated_bytes == NULL) || set->threads == NULL || set->facts == NULL || set->subjects == NULL || set->moments == NULL || set->natives == NULL) {
         thread_set_free(jni, set);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
@@ -125,6 +131,12 @@ void thread_set_find_nids(JNIEnv *jni, thread_set *set) {
         } else {
             thread_facts_read_cpu(set->threads[i], &set->facts[i]);
         }
+        if (set->with_usage && set->natives[i].nid > 0) {
+            set->natives[i].has_cpu_apart = task_stat_read_cpu(set->natives[i].nid, &set->natives[i].cpu_apart) == 0;
+        }
+    }
+    if (set->with_usage) {
+        (void)thread_allocation_read(jni, ids, set->count, set->allocated_bytes); /* -1 each where not counted */
     }
     set->cpu_read_end_nanos = monotonic_nanos();
     free(ids);
@@ -142,6 +154,27 @@ void thread_set_write_cpu_read(json_writer *w, const thread_set *set) {
     json_field_int(w, "startNanos", set->cpu_read_start_nanos);
     json_field_int(w, "endNanos", set->cpu_read_end_nanos);
     json_end_object(w);
+}
+
+void thread_set_write_usage(json_writer *w, const thread_set *set) {
+    if (!set->with_usage) {
+        return;
+    }
+    json_begin_array_field(w, "usage");
+    for (size_t i = 0; i < set->count; i++) {
+        const native_thread *native = &set->natives[i];
+        json_begin_object(w);
+        json_field_int(w, "id", set->facts[i].id);
+        if (native->has_cpu_apart) {
+            json_field_int(w, "userNanos", native->cpu_apart.user_nanos);
+            json_field_int(w, "systemNanos", native->cpu_apart.system_nanos);
+        }
+        if (set->allocated_bytes[i] >= 0) {
+            json_field_int(w, "allocatedBytes", set->allocated_bytes[i]);
+        }
+        json_end_object(w);
+    }
+    json_end_array(w);
 }
 
 void thread_set_free(JNIEnv *jni, thread_set *set) {
@@ -163,5 +196,6 @@ void thread_set_free(JNIEnv *jni, thread_set *set) {
     free(set->subjects);
     free(set->moments);
     free(set->natives);
+    free(set->allocated_bytes);
     memset(set, 0, sizeof *set);
 }

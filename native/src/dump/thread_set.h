@@ -24,6 +24,10 @@ typedef struct {
     native_thread *natives;    /* zeroed, for thread_set_find_nids */
     size_t count;
     int complete;              /* every live thread, not those of a "threads" list */
+    /* with the request's "usage": each thread's user and system CPU apart (its native's
+     * cpu_apart) and allocated bytes, read with its CPU time by thread_set_find_nids */
+    int with_usage;
+    jlong *allocated_bytes;    /* by thread, -1 when unknown; NULL without usage */
     /* CLOCK_MONOTONIC nanoseconds before the first and after the last CPU time read for the set
      * (thread_set_find_nids, thread_set_cpu_read_done); -1 where the clock could not be read */
     int64_t cpu_read_start_nanos;
@@ -46,7 +50,8 @@ int thread_set_take_range(JNIEnv *jni, thread_set *set, size_t start, size_t end
                           int *usage_calls_left);
 
 /* Fills natives (see native_ids.h), with their tasks' records (task_stat.h), and the facts' CPU
- * times, stamping when their reading started and ended. */
+ * times (with usage, also apart and the allocated bytes), stamping when their reading started and
+ * ended. */
 void thread_set_find_nids(JNIEnv *jni, thread_set *set);
 
 /* Stamps the end of the CPU reading again, after more CPU times were read for the answer (the
@@ -55,6 +60,10 @@ void thread_set_cpu_read_done(thread_set *set);
 
 /* "cpuRead": {"startNanos", "endNanos"}, the stamps: every CPU time of the answer was read between. */
 void thread_set_write_cpu_read(json_writer *w, const thread_set *set);
+
+/* With usage, "usage": [{"id", "userNanos", "systemNanos", "allocatedBytes"}], each figure
+ * left out where unknown; nothing without. */
+void thread_set_write_usage(json_writer *w, const thread_set *set);
 
 void thread_set_free(JNIEnv *jni, thread_set *set);
 

@@ -19,6 +19,8 @@ typedef struct {
     task_stat task;
     int has_cpu;          /* cpu_nanos holds the CPU time of the nid's task, read while it was the thread's */
     int64_t cpu_nanos;
+    int has_cpu_apart;    /* cpu_apart holds the nid's task's user and system CPU (task_stat.h), when asked for */
+    task_cpu cpu_apart;
     int own_task;         /* the nid was proven a task of this process before, and the thread has not ended since */
 } native_thread;
 

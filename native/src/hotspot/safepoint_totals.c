@@ -9,22 +9,24 @@ int safepoint_totals_read(JNIEnv *jni, safepoint_totals *totals) {
     jclass helper = (*jni)->FindClass(jni, "sun/management/ManagementFactoryHelper");
     jclass bean_class = helper == NULL || jni_cleared_exception(jni) ? NULL : (*jni)->FindClass(jni, "sun/management/HotspotRuntimeMBean");
     if (jni_failed(jni, bean_class)) {
+        if (helper != NULL) {
+            (*jni)->DeleteLocalRef(jni, helper);
+        }
         return -1;
     }
     jmethodID get_bean = (*jni)->GetStaticMethodID(jni, helper, "getHotspotRuntimeMBean", "()Lsun/management/HotspotRuntimeMBean;");
     jmethodID get_count = get_bean == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointCount", "()J");
     jmethodID get_time = get_count == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getTotalSafepointTime", "()J");
     jmethodID get_sync = get_time == NULL ? NULL : (*jni)->GetMethodID(jni, bean_class, "getSafepointSyncTime", "()J");
-    if (jni_failed(jni, get_sync)) {
-        return -1;
-    }
-    jobject bean = (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
+    jobject bean = jni_failed(jni, get_sync) ? NULL : (*jni)->CallStaticObjectMethod(jni, helper, get_bean);
     int failed = jni_failed(jni, bean)
             || jni_call_long(jni, bean, get_count, &totals->count) != 0
             || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
             || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
             || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
-    (*jni)->DeleteLocalRef(jni, bean);
+    if (bean != NULL) {
+        (*jni)->DeleteLocalRef(jni, bean);
+    }
     (*jni)->DeleteLocalRef(jni, bean_class);
     (*jni)->DeleteLocalRef(jni, helper);
     return failed ? -1 : 0;

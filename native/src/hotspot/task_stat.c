@@ -12,33 +12,54 @@
 #include "agent.h"
 
 /* Fields are counted from 1 as proc(5) does: after "pid (comm)", which may hold spaces and
- * parentheses (hence the last ')'), come state (3) ... nice (19) ... starttime (22). */
+ * parentheses (hence the last ')'), come state (3) ... utime (14), stime (15) ... nice (19) ...
+ * starttime (22). */
+#define FIELD_UTIME 14
+#define FIELD_STIME 15
 #define FIELD_NICE 19
 #define FIELD_STARTTIME 22
 
-int task_stat_parse(const char *line, long *nice, unsigned long long *start_ticks) {
+/* Where the field begins in a stat line, or NULL when the line ends before it. */
+static const char *stat_field(const char *line, int field) {
     const char *p = strrchr(line, ')');
     if (p == NULL) {
-        return -1;
+        return NULL;
     }
     p++;
-    int found = 0;
-    for (int field = 3; field <= FIELD_STARTTIME; field++) {
+    for (int at = 3;; at++) {
         while (*p == ' ') p++;
         if (*p == '\0' || *p == '\n') {
-            return -1;
+            return NULL;
         }
-        char *end;
-        if (field == FIELD_NICE) {
-            *nice = strtol(p, &end, 10);
-            found += end != p;
-        } else if (field == FIELD_STARTTIME) {
-            *start_ticks = strtoull(p, &end, 10);
-            found += end != p;
+        if (at == field) {
+            return p;
         }
         while (*p != ' ' && *p != '\0' && *p != '\n') p++;
     }
-    return found == 2 ? 0 : -1;
+}
+
+static int parse_unsigned(const char *line, int field, unsigned long long *out) {
+    const char *p = stat_field(line, field);
+    char *end;
+    if (p == NULL || *p == '-') {
+        return -1;
+    }
+    *out = strtoull(p, &end, 10);
+    return end != p ? 0 : -1;
+}
+
+int task_stat_parse(const char *line, long *nice, unsigned long long *start_ticks) {
+    const char *p = stat_field(line, FIELD_NICE);
+    char *end;
+    if (p == NULL || parse_unsigned(line, FIELD_STARTTIME, start_ticks) != 0) {
+        return -1;
+    }
+    *nice = strtol(p, &end, 10);
+    return end != p ? 0 : -1;
+}
+
+int task_stat_parse_cpu(const char *line, unsigned long long *user_ticks, unsigned long long *system_ticks) {
+    return parse_unsigned(line, FIELD_UTIME, user_ticks) == 0 && parse_unsigned(line, FIELD_STIME, system_ticks) == 0 ? 0 : -1;
 }
 
 static int64_t clock_millis(clockid_t clock) {
@@ -47,21 +68,38 @@ static int64_t clock_millis(clockid_t clock) {
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int read_stat(pid_t nid, long *nice, unsigned long long *start_ticks) {
+/* The task's stat line into line (size bytes); returns 0, or -1 when the task is gone. */
+static int read_line(pid_t nid, char *line, size_t size) {
     char path[48];
-    char line[1024];
     snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)nid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return -1;
     }
-    ssize_t n = read(fd, line, sizeof line - 1);
+    ssize_t n = read(fd, line, size - 1);
     close(fd);
     if (n <= 0) {
         return -1;
     }
     line[n] = '\0';
-    return task_stat_parse(line, nice, start_ticks);
+    return 0;
+}
+
+static int read_stat(pid_t nid, long *nice, unsigned long long *start_ticks) {
+    char line[1024];
+    return read_line(nid, line, sizeof line) == 0 ? task_stat_parse(line, nice, start_ticks) : -1;
+}
+
+int task_stat_read_cpu(pid_t nid, task_cpu *out) {
+    long ticks_per_second = sysconf(_SC_CLK_TCK);
+    char line[1024];
+    unsigned long long user_ticks, system_ticks;
+    if (ticks_per_second <= 0 || read_line(nid, line, sizeof line) != 0 || task_stat_parse_cpu(line, &user_ticks, &system_ticks) != 0) {
+        return -1;
+    }
+    out->user_nanos = (int64_t)(user_ticks * (1000000000ULL / (unsigned long long)ticks_per_second));
+    out->system_nanos = (int64_t)(system_ticks * (1000000000ULL / (unsigned long long)ticks_per_second));
+    return 0;
 }
 
 /* starttime counts from boot (CLOCK_BOOTTIME, suspend included) */

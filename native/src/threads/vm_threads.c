@@ -414,3 +414,25 @@ void vm_threads_free(vm_thread_list *list) {
     free(list->threads);
     memset(list, 0, sizeof *list);
 }
+
+void vm_threads_read_usage(vm_thread_list *list) {
+    for (size_t i = 0; i < list->count; i++) {
+        native_thread *native = &list->threads[i].native;
+        native->has_cpu_apart = native->nid > 0 && task_stat_read_cpu(native->nid, &native->cpu_apart) == 0;
+    }
+}
+
+void vm_threads_write_usage(json_writer *w, const vm_thread_list *list) {
+    json_begin_array_field(w, "vmUsage");
+    for (size_t i = 0; i < list->count; i++) {
+        const native_thread *native = &list->threads[i].native;
+        if (native->has_cpu_apart) {
+            json_begin_object(w);
+            json_field_int(w, "nid", native->nid);
+            json_field_int(w, "userNanos", native->cpu_apart.user_nanos);
+            json_field_int(w, "systemNanos", native->cpu_apart.system_nanos);
+            json_end_object(w);
+        }
+    }
+    json_end_array(w);
+}

@@ -48,6 +48,12 @@ int vm_threads_collect(JNIEnv *jni, const native_thread *visible, size_t visible
 /* Writes "vmThreads": [...] as a member of the object being written. */
 void vm_threads_write(json_writer *w, const vm_thread_list *list);
 
+/* Reads the user and system CPU apart (task_stat.h) of each thread whose task is known. */
+void vm_threads_read_usage(vm_thread_list *list);
+
+/* Writes "vmUsage": [{"nid", "userNanos", "systemNanos"}], those vm_threads_read_usage read. */
+void vm_threads_write_usage(json_writer *w, const vm_thread_list *list);
+
 void vm_threads_free(vm_thread_list *list);
 
 /* Drops the JNI references kept (agent shutdown). */

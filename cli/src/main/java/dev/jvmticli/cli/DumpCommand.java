@@ -256,7 +256,7 @@ final class DumpCommand implements Callable<Integer> {
             if (!span.fromAgent()) {
                 printer.println(CpuSpan.FROM_CLI);
             }
-            ThreadTable.printTop(printer, busiest, span.millis());
+            ThreadTable.printTop(printer, busiest, span.nanos(), false);
         });
         return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, span.millis(), insideAtOnce), next);
     }

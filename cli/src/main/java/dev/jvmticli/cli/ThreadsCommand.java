@@ -1,6 +1,7 @@
 package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.PauseDelta;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.RunningThread;
 import dev.jvmticli.client.StackDump;
@@ -270,23 +271,31 @@ final class ThreadsCommand implements Callable<Integer> {
     }
 
     /**
-     * The busiest threads over the interval, Java and the JVM's own ranked together. With --stacks the
-     * second measure is a stack dump, so that each Java thread's stack is of the moment its CPU was read.
+     * The busiest threads over the interval, Java and the JVM's own ranked together, each with its
+     * user and system CPU and allocation read with its CPU time, and the JVM's pauses between the
+     * reads. With --stacks the second measure is a stack dump, so that each Java thread's stack is of
+     * the moment its CPU was read. The agent's own thread is left out.
      */
     private void printTop(AgentClient client, Set<String> wanted, Pattern name) {
         // the span is the target's own, from the agent's first CPU read to its second (CpuSpan)
+        ThreadsRequest request = ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()).withUsage(true);
         long askedAt = System.nanoTime();
-        ThreadList first = client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()));
+        ThreadList first = client.threads(request);
         StandardOutput.pause(client, interval);
         long askedAgainAt = System.nanoTime();
-        StackDump dump = withStacks ? client.stacks(StacksRequest.of(null, MaxDepth.DEFAULT).withOwned(true).withVmThreads(kind.vm())) : null;
+        StackDump dump = withStacks ? client.stacks(StacksRequest.of(null, MaxDepth.DEFAULT).withOwned(true).withVmThreads(kind.vm()).withUsage(true))
+                : null;
         ThreadList second = dump != null ? new ThreadList(true, dump.threads().stream().map(ThreadStack::thread).toList(), dump.vmThreads(),
-                dump.cpuRead()) : client.threads(ThreadsRequest.JAVA_THREADS.withVmThreads(kind.vm()));
+                dump.cpuRead(), dump.usage()) : client.threads(request);
         CpuSpan span = CpuSpan.between(first.cpuRead(), second.cpuRead(), askedAt, askedAgainAt);
         List<RunningThread> before = running(first);
         List<RunningThread> now = running(second);
         requireMatch(now, name);
-        List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), span.nanos(), top);
+        boolean usage = first.usage() != null && second.usage() != null;
+        List<CpuTop.Entry<RunningThread>> rows = CpuTop.between(before, filter(now, wanted, name), usage ? first.usage().threads() : Map.of(),
+                usage ? second.usage().threads() : Map.of(), span.nanos(), top);
+        PauseDelta pauses = usage && first.usage().pausesAfter() != null && second.usage().pausesBefore() != null
+                ? PauseDelta.between(first.usage().pausesAfter(), second.usage().pausesBefore()) : null;
         Map<Long, ThreadStack> stacks = dump == null ? Map.of()
                 : dump.threads().stream().collect(Collectors.toMap(t -> t.thread().id(), t -> t, (a, b) -> a));
         if (json) {
@@ -294,13 +303,19 @@ final class ThreadsCommand implements Callable<Integer> {
             document.put("intervalMillis", span.millis());
             document.put("cpuReads", Arrays.asList(first.cpuRead(), second.cpuRead()));
             document.put("threads", dump == null ? rows : rows.stream().map(row -> withStack(row, stacks)).toList());
+            if (pauses != null) {
+                document.put("pauses", pauses);
+            }
             JsonOutput.print(context.out(), document);
             return;
         }
         if (!span.fromAgent()) {
             context.out().println(CpuSpan.FROM_CLI);
         }
-        ThreadTable.printTop(context.out(), rows, span.millis());
+        ThreadTable.printTop(context.out(), rows, span.nanos(), usage);
+        if (pauses != null) {
+            ThreadTable.printPauses(context.out(), pauses);
+        }
         List<ThreadStack> busiest = rows.stream().filter(row -> row.thread() instanceof ThreadEntry)
                 .map(row -> stacks.get(((ThreadEntry) row.thread()).id())).filter(Objects::nonNull).toList();
         if (!busiest.isEmpty()) {
@@ -311,11 +326,11 @@ final class ThreadsCommand implements Callable<Integer> {
         context.out().flush();
     }
 
-    /** The threads of the kinds asked for, with their CPU times. */
+    /** The threads of the kinds asked for, with their CPU times; not the agent's own. */
     private List<RunningThread> running(ThreadList answer) {
         List<RunningThread> threads = new ArrayList<>();
         if (kind.java()) {
-            threads.addAll(answer.threads());
+            answer.threads().stream().filter(t -> !t.agent()).forEach(threads::add);
         }
         if (answer.vmThreads() != null) {
             threads.addAll(answer.vmThreads());
@@ -329,6 +344,15 @@ final class ThreadsCommand implements Callable<Integer> {
         entry.put("thread", row.thread());
         entry.put("cpuNanosInInterval", row.cpuNanosInInterval());
         entry.put("cpuPercent", row.cpuPercent());
+        if (row.userNanosInInterval() != null) {
+            entry.put("userNanosInInterval", row.userNanosInInterval());
+        }
+        if (row.systemNanosInInterval() != null) {
+            entry.put("systemNanosInInterval", row.systemNanosInInterval());
+        }
+        if (row.allocatedBytesInInterval() != null) {
+            entry.put("allocatedBytesInInterval", row.allocatedBytesInInterval());
+        }
         ThreadStack stack = row.thread() instanceof ThreadEntry t ? stacks.get(t.id()) : null;
         if (stack != null) {
             entry.put("frames", stack.frames());

@@ -91,6 +91,7 @@ final class AnswerReader {
         List<ThreadEntry> threads = List.of();
         List<VmThread> vmThreads = null;
         CpuRead cpuRead = null;
+        UsageFields usage = new UsageFields();
         boolean complete = false;
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -101,10 +102,129 @@ final class AnswerReader {
                 case "cpuRead" -> cpuRead = cpuRead();
                 case "threads" -> threads = array(this::threadEntry);
                 case "vmThreads" -> vmThreads = vmThreads();
+                default -> usageField(field, usage);
+            }
+        }
+        return new ThreadList(complete, threads, vmThreads, cpuRead, usage.read());
+    }
+
+    /** The members of an answer asked with usage, as they come. */
+    private static final class UsageFields {
+        private final Map<String, ThreadUsage> threads = new HashMap<>();
+        private boolean any;
+        private PauseTotals before;
+        private PauseTotals after;
+
+        UsageRead read() {
+            return any ? new UsageRead(threads, before, after) : null;
+        }
+    }
+
+    /** "usage" (Java threads by id), "vmUsage" (by nid), "pausesBefore", "pausesAfter"; any other member is skipped. */
+    private void usageField(String field, UsageFields usage) throws IOException {
+        switch (field) {
+            case "usage" -> usage.any |= threadUsages("id", "java ", usage.threads);
+            case "vmUsage" -> usage.any |= threadUsages("nid", "nid ", usage.threads);
+            case "pausesBefore" -> {
+                usage.before = pauseTotals();
+                usage.any = true;
+            }
+            case "pausesAfter" -> {
+                usage.after = pauseTotals();
+                usage.any = true;
+            }
+            default -> p.skipChildren();
+        }
+    }
+
+    /** [{key, "userNanos", "systemNanos", "allocatedBytes"}], each by RunningThread.identity(): prefix and key. */
+    private boolean threadUsages(String key, String prefix, Map<String, ThreadUsage> into) throws IOException {
+        expect(JsonToken.START_ARRAY);
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            expect(JsonToken.START_OBJECT);
+            Long id = null;
+            Long user = null;
+            Long system = null;
+            Long allocated = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                p.nextToken();
+                Long number = p.currentToken() == JsonToken.VALUE_NUMBER_INT ? p.getLongValue() : null;
+                if (number == null) {
+                    p.skipChildren();
+                } else if (field.equals(key)) {
+                    id = number;
+                } else {
+                    switch (field) {
+                        case "userNanos" -> user = number;
+                        case "systemNanos" -> system = number;
+                        case "allocatedBytes" -> allocated = number;
+                        default -> { }
+                    }
+                }
+            }
+            if (id != null) {
+                into.put(prefix + id, new ThreadUsage(user, system, allocated));
+            }
+        }
+        return true;
+    }
+
+    /** {"nanos", "safepoints": {"count", "atSafepointMillis", "reachingMillis"}, "collectors": [{"name", "count", "millis"}]}. */
+    private PauseTotals pauseTotals() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        long nanos = -1;
+        PauseTotals.Safepoints safepoints = null;
+        List<PauseTotals.Collector> collectors = List.of();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "nanos" -> nanos = p.getValueAsLong(-1);
+                case "safepoints" -> {
+                    Map<String, Long> numbers = numbers();
+                    safepoints = new PauseTotals.Safepoints(numbers.getOrDefault("count", 0L), numbers.getOrDefault("atSafepointMillis", 0L),
+                            numbers.getOrDefault("reachingMillis", 0L));
+                }
+                case "collectors" -> collectors = array(this::collector);
                 default -> p.skipChildren();
             }
         }
-        return new ThreadList(complete, threads, vmThreads, cpuRead);
+        return new PauseTotals(nanos, safepoints, collectors);
+    }
+
+    private PauseTotals.Collector collector() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        String name = null;
+        long count = 0;
+        long millis = 0;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            switch (field) {
+                case "name" -> name = text();
+                case "count" -> count = p.getValueAsLong(0);
+                case "millis" -> millis = p.getValueAsLong(0);
+                default -> p.skipChildren();
+            }
+        }
+        return new PauseTotals.Collector(name, count, millis);
+    }
+
+    /** An object of integer members. */
+    private Map<String, Long> numbers() throws IOException {
+        expect(JsonToken.START_OBJECT);
+        Map<String, Long> numbers = new HashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            p.nextToken();
+            if (p.currentToken() == JsonToken.VALUE_NUMBER_INT) {
+                numbers.put(field, p.getLongValue());
+            } else {
+                p.skipChildren();
+            }
+        }
+        return numbers;
     }
 
     /** The agent's stamps around its CPU reads; null where they are not an object of two numbers. */
@@ -250,6 +370,7 @@ final class AnswerReader {
         List<VmThread> vmThreads = null;
         OwnedSynchronizers synchronizers = null;
         CpuRead cpuRead = null;
+        UsageFields usage = new UsageFields();
         expect(JsonToken.START_OBJECT);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
@@ -271,10 +392,10 @@ final class AnswerReader {
                         part(tree, threads, listener);
                     }
                 }
-                default -> p.skipChildren();
+                default -> usageField(field, usage);
             }
         }
-        return new StackDump(time, lockSource, complete, threads, vmThreads, synchronizers, cpuRead);
+        return new StackDump(time, lockSource, complete, threads, vmThreads, synchronizers, cpuRead, usage.read());
     }
 
     /** {"owned": [{"ownerId", "class", "hash"}, ...]}. */

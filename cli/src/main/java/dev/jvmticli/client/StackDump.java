@@ -16,14 +16,20 @@ import java.util.List;
  *                          their frames; null when not asked for (or an agent of an older build did
  *                          not take them)
  * @param cpuRead           when the agent read the threads' CPU times; null when the answer does not say
+ * @param usage             what was read with them when asked for ({@link StacksRequest#usage()}), null otherwise
  */
 public record StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads,
-                        OwnedSynchronizers synchronizers, CpuRead cpuRead) {
+                        OwnedSynchronizers synchronizers, CpuRead cpuRead, UsageRead usage) {
     public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads) {
-        this(time, lockSource, lockFactsComplete, threads, null, null, null);
+        this(time, lockSource, lockFactsComplete, threads, null, null, null, null);
     }
 
     public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads) {
-        this(time, lockSource, lockFactsComplete, threads, vmThreads, null, null);
+        this(time, lockSource, lockFactsComplete, threads, vmThreads, null, null, null);
+    }
+
+    public StackDump(long time, String lockSource, boolean lockFactsComplete, List<ThreadStack> threads, List<VmThread> vmThreads,
+                     OwnedSynchronizers synchronizers, CpuRead cpuRead) {
+        this(time, lockSource, lockFactsComplete, threads, vmThreads, synchronizers, cpuRead, null);
     }
 }

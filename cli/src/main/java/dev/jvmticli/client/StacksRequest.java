@@ -16,28 +16,34 @@ import java.util.Map;
  * @param synchronizers the ownable synchronizers each thread owns too ({@link StackDump#synchronizers}):
  *                  then frames, owned monitors and synchronizers all come from one dump at one
  *                  safepoint, which walks the heap, as jstack -l's do
+ * @param usage     with each thread's CPU time, its user and system CPU apart and allocated bytes,
+ *                  and the JVM's pause totals before and after ({@link UsageRead}); not with synchronizers
  */
 public record StacksRequest(Collection<Long> threadIds, int maxDepth, boolean frames, boolean owned, boolean vmThreads,
-                            boolean synchronizers) implements AgentRequest {
+                            boolean synchronizers, boolean usage) implements AgentRequest {
     /** The frames of these threads (null: all), maxDepth at most each, with what they wait for. */
     public static StacksRequest of(Collection<Long> threadIds, int maxDepth) {
-        return new StacksRequest(threadIds, maxDepth, true, false, false, false);
+        return new StacksRequest(threadIds, maxDepth, true, false, false, false, false);
     }
 
     public StacksRequest withFrames(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, with, owned, vmThreads, synchronizers);
+        return new StacksRequest(threadIds, maxDepth, with, owned, vmThreads, synchronizers, usage);
     }
 
     public StacksRequest withOwned(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, frames, with, vmThreads, synchronizers);
+        return new StacksRequest(threadIds, maxDepth, frames, with, vmThreads, synchronizers, usage);
     }
 
     public StacksRequest withVmThreads(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, frames, owned, with, synchronizers);
+        return new StacksRequest(threadIds, maxDepth, frames, owned, with, synchronizers, usage);
     }
 
     public StacksRequest withSynchronizers(boolean with) {
-        return new StacksRequest(threadIds, maxDepth, frames, owned, vmThreads, with);
+        return new StacksRequest(threadIds, maxDepth, frames, owned, vmThreads, with, usage);
+    }
+
+    public StacksRequest withUsage(boolean with) {
+        return new StacksRequest(threadIds, maxDepth, frames, owned, vmThreads, synchronizers, with);
     }
 
     @Override
@@ -59,6 +65,9 @@ public record StacksRequest(Collection<Long> threadIds, int maxDepth, boolean fr
         arguments.put("owned", owned);
         if (synchronizers) {
             arguments.put("synchronizers", true);
+        }
+        if (usage) {
+            arguments.put("usage", true);
         }
         return arguments;
     }

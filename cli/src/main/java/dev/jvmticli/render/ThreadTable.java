@@ -1,6 +1,8 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.CpuTop;
+import dev.jvmticli.analysis.PauseDelta;
+import dev.jvmticli.client.PauseTotals;
 import dev.jvmticli.client.RunningThread;
 import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.VmThread;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The {@code threads} table, and the {@code threads --top} table. */
 public final class ThreadTable {
@@ -62,16 +65,52 @@ public final class ThreadTable {
     public record Summary(long count, Map<String, Long> byState, Long mounted, Long pinned) {
     }
 
-    /** One row per thread with its share of one CPU over the interval; busiest first. */
-    public static void printTop(PrintWriter out, List<? extends CpuTop.Entry<?>> rows, long intervalMillis) {
-        out.println("CPU over " + intervalMillis + " ms:");
-        Table table = new Table("ID", "KIND", "NID", "CPU%", "CPU_MS", "STATE", "NAME").alignRight(0, 2, 3, 4);
+    /**
+     * One row per thread with its share of one CPU over the interval, busiest first; with usage
+     * (the snapshots carried it), also its user and system shares and the bytes it allocated per
+     * second: "?" where unknown, "-" for a JVM thread's allocation (it allocates no Java objects).
+     */
+    public static void printTop(PrintWriter out, List<? extends CpuTop.Entry<?>> rows, long intervalNanos, boolean usage) {
+        out.println("CPU over " + intervalNanos / 1_000_000 + " ms:");
+        Table table = usage ? new Table("ID", "KIND", "NID", "CPU%", "USER%", "SYS%", "CPU_MS", "ALLOC/S", "STATE", "NAME").alignRight(0, 2, 3, 4, 5, 6, 7)
+                : new Table("ID", "KIND", "NID", "CPU%", "CPU_MS", "STATE", "NAME").alignRight(0, 2, 3, 4);
         for (CpuTop.Entry<?> row : rows) {
             RunningThread t = row.thread();
-            table.add(id(t), t.kind(), nid(t), String.format(Locale.ROOT, "%.1f", row.cpuPercent()),
-                    cpuMillis(row.cpuNanosInInterval()), orDash(t.state()), t.name());
+            String cpu = String.format(Locale.ROOT, "%.1f", row.cpuPercent());
+            if (usage) {
+                String allocated = t instanceof VmThread ? "-" : row.allocatedBytesInInterval() == null ? "?"
+                        : Sizes.bytes(Math.round(row.allocatedBytesInInterval() * 1e9 / intervalNanos));
+                table.add(id(t), t.kind(), nid(t), cpu, share(row.userNanosInInterval(), intervalNanos), share(row.systemNanosInInterval(), intervalNanos),
+                        cpuMillis(row.cpuNanosInInterval()), allocated, orDash(t.state()), t.name());
+            } else {
+                table.add(id(t), t.kind(), nid(t), cpu, cpuMillis(row.cpuNanosInInterval()), orDash(t.state()), t.name());
+            }
         }
         table.print(out);
+    }
+
+    /**
+     * The JVM's pauses between the reads: the safepoints (count, time at them, time reaching them)
+     * and each collector's collections; a line left out where the JVM did not say.
+     */
+    public static void printPauses(PrintWriter out, PauseDelta pauses) {
+        String over = " in " + pauses.nanos() / 1_000_000 + " ms: ";
+        if (pauses.safepoints() != null) {
+            PauseTotals.Safepoints s = pauses.safepoints();
+            out.println("Safepoints" + over + s.count() + ", " + s.atSafepointMillis() + " ms at them, " + s.reachingMillis()
+                    + " ms reaching them (" + Sizes.percent((s.atSafepointMillis() + s.reachingMillis()) * 1_000_000, pauses.nanos())
+                    + "% of the time)");
+        }
+        if (!pauses.collectors().isEmpty()) {
+            out.println("GC" + over + pauses.collectors().stream()
+                    .map(c -> c.name() + " " + c.count() + (c.count() == 0 ? "" : " (" + c.millis() + " ms)"))
+                    .collect(Collectors.joining(", ")));
+        }
+    }
+
+    /** A share of one CPU over the interval, "?" when unknown. */
+    private static String share(Long nanos, long intervalNanos) {
+        return nanos == null ? "?" : Sizes.percent(nanos, intervalNanos);
     }
 
     /** A Java thread's id; a JVM thread's where it has a java.lang.Thread; else "-". */

@@ -8,6 +8,7 @@ import dev.jvmticli.render.Printable;
 import java.io.IOError;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
 import org.jline.utils.AttributedStringBuilder;
 import org.jline.utils.AttributedStyle;
+import org.jline.utils.Curses;
 import org.jline.utils.InfoCmp;
 
 /**
@@ -37,6 +39,17 @@ final class InteractiveShell {
     private final Terminal terminal;
     private volatile Thread running;
     private volatile boolean cancelled;
+    /** The terminal's string for the capability, "" where it has none. */
+    private static String code(Terminal terminal, InfoCmp.Capability capability) {
+        String template = terminal.getStringCapability(capability);
+        if (template == null) {
+            return "";
+        }
+        StringWriter text = new StringWriter();
+        Curses.tputs(text, template);
+        return text.toString();
+    }
+
     /** The terminal's width, read on the main thread before each command (the exec terminal asks stty each time). */
     private volatile int width;
 
@@ -59,8 +72,9 @@ final class InteractiveShell {
             PrintWriter out = terminal.writer();
             PrintWriter err = errors(terminal, colour && Terminals.colour(2));
             InteractiveShell[] self = new InteractiveShell[1];
-            Shell shell = new Shell(context, target, new Shell.Io(out, err, true, () -> self[0].width,
-                    () -> terminal.puts(InfoCmp.Capability.clear_screen)));
+            Shell.Screen screen = new Shell.Screen(code(terminal, InfoCmp.Capability.clear_screen), code(terminal, InfoCmp.Capability.cursor_home),
+                    code(terminal, InfoCmp.Capability.clr_eol), code(terminal, InfoCmp.Capability.clr_eos));
+            Shell shell = new Shell(context, target, new Shell.Io(out, err, true, () -> self[0].width, screen));
             try {
                 shell.connection().client(); // attach now: a target that cannot be reached fails at once
             } catch (CliFailure failure) {

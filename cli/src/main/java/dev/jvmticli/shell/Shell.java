@@ -65,7 +65,21 @@ public final class Shell {
     private static final int SHELL_OUTPUT_BUFFER = 64 * 1024;
 
     /** Where the shell writes, and what it knows of the screen. */
-    record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Runnable clearScreen) {
+    record Io(PrintWriter out, PrintWriter err, boolean terminal, IntSupplier width, Screen screen) {
+    }
+
+    /**
+     * The terminal's codes that watch redraws with, written in the text: clear the screen, put the
+     * cursor home, erase to the end of the line, erase below the cursor; each "" where the terminal
+     * has none.
+     */
+    record Screen(String clear, String home, String eraseLineEnd, String eraseBelow) {
+        static final Screen NONE = new Screen("", "", "", "");
+
+        /** Whether a frame can be written over the last one: the cursor home and the old text erased. */
+        boolean redrawsInPlace() {
+            return !home.isEmpty() && !eraseLineEnd.isEmpty() && !eraseBelow.isEmpty();
+        }
     }
 
     /**
@@ -119,7 +133,7 @@ public final class Shell {
         if (terminal) {
             return InteractiveShell.run(context, target);
         }
-        Shell shell = new Shell(context, target, new Io(context.out(), context.err(), false, () -> 0, () -> { }));
+        Shell shell = new Shell(context, target, new Io(context.out(), context.err(), false, () -> 0, Screen.NONE));
         try {
             shell.connection.client(); // attach now: a target that cannot be reached fails at once
             Reader lines = commands != null ? new StringReader(commands) : new InputStreamReader(System.in, StandardCharsets.UTF_8);
@@ -278,7 +292,7 @@ public final class Shell {
         PrintWriter err = new PrintWriter(run.err(), true);
         int code;
         try (sink) {
-            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.filters(), sink, err)
+            code = pipeline.words().get(0).equals("watch") ? watch(pipeline.words(), pipeline.filters(), sink, err, io.terminal() && pipeline.file() == null)
                     : runFiltered(pipeline.words(), pipeline.filters(), sink, err);
         } catch (OutputClosed closed) {
             if (!closed.readerGone()) {
@@ -464,7 +478,12 @@ public final class Shell {
         return ExitCode.OK.code();
     }
 
-    private int watch(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err) {
+    /**
+     * Runs the command every interval; on the screen (toScreen), each frame written over the last
+     * one in place (the cursor home, each line's old rest and the old lines below erased), the
+     * screen cleared for the first frame only; elsewhere, frames one after another.
+     */
+    private int watch(List<String> words, List<Filter> filters, PrintWriter out, PrintWriter err, boolean toScreen) {
         ShellLine.Watch watch = ShellLine.Watch.of(words);
         double seconds = 2;
         if (watch.interval() != null) {
@@ -486,6 +505,7 @@ public final class Shell {
         String header = "Every " + (seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds))
                 + "s: " + String.join(" ", command);
         DateTimeFormatter clock = DateTimeFormatter.ofPattern("HH:mm:ss");
+        boolean firstFrame = true;
         while (true) {
             StringWriter frame = new StringWriter();
             int code = runFiltered(command, filters, new PrintWriter(frame), err);
@@ -495,14 +515,10 @@ public final class Shell {
             if (code != 0) {
                 return code;
             }
-            if (io.terminal()) {
-                io.clearScreen().run();
-            }
-            out.write(header + "    " + LocalTime.now().format(clock) + "\n\n" + clip(frame.toString(), io.width().getAsInt()));
-            if (!io.terminal()) {
-                out.write("\n");
-            }
+            String text = header + "    " + LocalTime.now().format(clock) + "\n\n" + clip(frame.toString(), io.width().getAsInt());
+            out.write(toScreen ? onScreen(text, io.screen(), firstFrame) : text + "\n");
             out.flush();
+            firstFrame = false;
             try {
                 StandardOutput.sleep(Math.round(seconds * 1000));
             } catch (InterruptedException e) {
@@ -510,6 +526,22 @@ public final class Shell {
                 return ExitCode.OK.code();
             }
         }
+    }
+
+    /** A frame as written over the screen: over the last frame in place where the screen can, else on a cleared screen. */
+    static String onScreen(String text, Screen screen, boolean firstFrame) {
+        if (firstFrame || !screen.redrawsInPlace()) {
+            return screen.clear() + text;
+        }
+        StringBuilder drawn = new StringBuilder(screen.home());
+        String[] lines = text.split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            drawn.append(lines[i]).append(screen.eraseLineEnd());
+            if (i < lines.length - 1) {
+                drawn.append('\n');
+            }
+        }
+        return drawn.append(screen.eraseBelow()).toString();
     }
 
     /** Cuts each line to width columns (0: no limit), so that a redrawn screen does not wrap. */

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.jvmticli.client.RunningThread;
 import dev.jvmticli.client.ThreadEntry;
+import dev.jvmticli.client.ThreadUsage;
 import dev.jvmticli.client.VmThread;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CpuTopTest {
@@ -22,6 +24,19 @@ class CpuTopTest {
         assertEquals(50.0, top.get(0).cpuPercent(), 1e-9);
         assertEquals(250_000_000L, top.get(1).cpuNanosInInterval(), "a new thread counts all its CPU");
         assertEquals(1.0, top.get(2).cpuPercent(), 1e-9);
+    }
+
+    @Test
+    void usageFiguresAreDifferencesWholeForANewThreadAndUnknownWhereOneReadLacksThem() {
+        List<ThreadEntry> before = List.of(thread(1, 0), thread(2, 0));
+        List<ThreadEntry> after = List.of(thread(1, 300), thread(2, 200), thread(3, 100));
+        Map<String, ThreadUsage> usageBefore = Map.of("java 1", new ThreadUsage(10L, 20L, 1000L), "java 2", new ThreadUsage(null, null, 5L));
+        Map<String, ThreadUsage> usageAfter = Map.of("java 1", new ThreadUsage(110L, 220L, 4000L), "java 2", new ThreadUsage(50L, 50L, 4L),
+                "java 3", new ThreadUsage(70L, 30L, 640L));
+        List<CpuTop.Entry<ThreadEntry>> top = CpuTop.between(before, after, usageBefore, usageAfter, 1000, 3);
+        assertEquals(new CpuTop.Entry<>(after.get(0), 300, 30.0, 100L, 200L, 3000L), top.get(0));
+        assertEquals(new CpuTop.Entry<>(after.get(1), 200, 20.0, null, null, 0L), top.get(1), "unknown before: unknown; never below 0");
+        assertEquals(new CpuTop.Entry<>(after.get(2), 100, 10.0, 70L, 30L, 640L), top.get(2), "a new thread: all of it");
     }
 
     @Test

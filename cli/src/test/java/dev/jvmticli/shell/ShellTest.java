@@ -53,7 +53,7 @@ class ShellTest {
                 }
             }
         };
-        shell = new Shell(launch, self, new Shell.Io(new PrintWriter(out, true), new PrintWriter(err, true), false, () -> 0, () -> { }));
+        shell = new Shell(launch, self, new Shell.Io(new PrintWriter(out, true), new PrintWriter(err, true), false, () -> 0, Shell.Screen.NONE));
     }
 
     @AfterEach
@@ -158,6 +158,15 @@ class ShellTest {
             assertTrue(written.get(1).startsWith("ID "), frames[i]);
         }
         assertEquals("", err.toString());
+    }
+
+    @Test
+    void watchWritesEachFrameAfterTheFirstOverTheLastInPlace() {
+        Shell.Screen screen = new Shell.Screen("<clear>", "<home>", "<eol>", "<eos>");
+        assertEquals("<clear>Every 2s\n\nrow\n", Shell.onScreen("Every 2s\n\nrow\n", screen, true));
+        assertEquals("<home>Every 2s<eol>\n<eol>\nrow<eol>\n<eol><eos>", Shell.onScreen("Every 2s\n\nrow\n", screen, false));
+        Shell.Screen noCursor = new Shell.Screen("<clear>", "", "<eol>", "<eos>");
+        assertEquals("<clear>Every 2s\nrow", Shell.onScreen("Every 2s\nrow", noCursor, false), "without a cursor home: cleared each time");
     }
 
     @Test

@@ -103,4 +103,11 @@ public final class Proc {
         }
         return ticks;
     }
+
+    /** One task's utime and stime (fields 14 and 15 of its stat), in clock ticks. */
+    public static long[] userSystemTicks(long pid, long tid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "task", Long.toString(tid), "stat"));
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+    }
 }
