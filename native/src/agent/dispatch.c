@@ -38,6 +38,8 @@ static const command commands[] = {
     { "memory", cmd_memory },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },
+    { "nativemem.start", cmd_nativemem_start },
+    { "nativemem.stop", cmd_nativemem_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

@@ -67,6 +67,9 @@ class AgentRequestTest {
         assertRead(afterGc);
         assertRead(jit);
         assertRead(profile);
+        NativeMemStartRequest nativeMemory = new NativeMemStartRequest("/lib.so");
+        assertEquals(Map.of("library", "/lib.so"), nativeMemory.arguments());
+        assertRead(nativeMemory);
     }
 
     private static void assertRead(AgentRequest request) {
