@@ -28,6 +28,8 @@
 #define NMT_TIMEOUT_SECONDS 10
 /* Raw bytes per base64 piece of the answer: 64 KiB once encoded. */
 #define PIECE_BYTES (48 * 1024)
+/* async-profiler's `metrics` answer: a dozen short lines. */
+#define METRICS_BYTES 2048
 /* A recording larger than this is not sent (the CLI would need as much again to read it). */
 #define MAX_RECORDING_BYTES (1024LL * 1024 * 1024)
 
@@ -38,6 +40,8 @@ static struct {
     char baseline_error[256];
     unsigned char *piece;
     char *encoded;
+    char metrics[METRICS_BYTES];
+    size_t metrics_len;
 } session = { .recording_fd = -1 };
 
 static void wants(jvmtiCapabilities *c) {
@@ -162,6 +166,26 @@ static void write_recording(json_writer *w) {
     }
 }
 
+static void keep_metrics(const char *buf, size_t size) {
+    size_t room = sizeof session.metrics - 1 - session.metrics_len;
+    size_t n = size < room ? size : room;
+    memcpy(session.metrics + session.metrics_len, buf, n);
+    session.metrics_len += n;
+    session.metrics[session.metrics_len] = '\0';
+}
+
+/* The allocations async-profiler dropped (samples_skipped_total of its metrics): it tries three of
+ * its buffers' locks and drops the event when all are taken. Frees it drops are not counted. */
+static void write_skipped(command_ctx *ctx) {
+    session.metrics_len = 0;
+    session.metrics[0] = '\0';
+    const char *key = "samples_skipped_total ";
+    const char *at = profiler_execute(ctx->jni, "metrics,loglevel=none", keep_metrics) == NULL ? strstr(session.metrics, key) : NULL;
+    if (at != NULL) {
+        json_field_int(ctx->out, "skippedAllocations", strtoll(at + strlen(key), NULL, 10));
+    }
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
     json_writer *w = ctx->out;
@@ -170,6 +194,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_field_cstring(w, "profiler", profiler_library_version());
     json_field_int(w, "durationNanos", elapsed);
     json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    write_skipped(ctx);
     write_native_memory_diff(w);
     write_recording(w);
     json_end_object(w);

@@ -19,6 +19,10 @@ public final class NativeMemoryView {
                 + " (" + t.frees() + "); not freed at the end: " + Sizes.bytes(t.heldBytes()) + " (" + t.held() + ")");
         out.println("(" + t.earlierFrees() + " frees of memory allocated before the window, not sized; the tool's own "
                 + t.ownAllocations() + " allocations, " + Sizes.bytes(t.ownBytes()) + ", left out)");
+        if (report.skippedAllocations() != null && report.skippedAllocations() > 0) {
+            out.println("(async-profiler dropped " + report.skippedAllocations() + " allocations, its buffers all locked at the time; "
+                    + "frees it drops so are not counted, and their blocks show as not freed)");
+        }
         out.println();
         out.println("Native allocation sites, most not freed first:");
         Table sites = new Table("NOT FREED", "CALLS", "ALLOCATED", "CALLS", "FREED", "SITE").alignRight(0, 1, 2, 3, 4);
@@ -56,6 +60,7 @@ public final class NativeMemoryView {
         doc.put("durationNanos", report.durationNanos());
         doc.put("profiler", report.profiler());
         doc.put("totals", calls.totals());
+        doc.put("skippedAllocations", report.skippedAllocations());
         doc.put("sites", calls.sites());
         doc.put("nativeMemoryTracking", nmt);
         doc.put("nativeMemoryDiff", report.nativeMemoryDiff());
