@@ -46,12 +46,12 @@ final class MemoryCommand implements Callable<Integer> {
         "loaded into the target); and NMT's change since a baseline taken at the start, when the JVM tracks it."})
     boolean nativeWindow;
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
-            description = "With --native: how long the window is (default: ${DEFAULT-VALUE}); Ctrl-C ends it early and still reports.")
+    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --native: how long the window is (default: 10s); Ctrl-C ends it early and still reports.")
     Duration duration;
 
-    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "With --native: sites listed (default: ${DEFAULT-VALUE}).")
-    int top;
+    @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10).")
+    Integer top;
 
     MemoryCommand(CliContext context) {
         this.context = context;
@@ -59,7 +59,10 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (top <= 0) {
+        if (!nativeWindow && (duration != null || top != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--duration and --top are options of memory --native");
+        }
+        if (top != null && top <= 0) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
         }
         TargetProcess process = target.resolve();
@@ -86,7 +89,7 @@ final class MemoryCommand implements Callable<Integer> {
     private int nativeWindow(TargetProcess process) {
         try (AgentClient client = context.connect(process)) {
             client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString()), Map.class);
-            SamplingWindow.run(context, client, duration, () -> {
+            SamplingWindow.run(context, client, duration != null ? duration : Duration.ofSeconds(10), () -> {
                 NativeMemReport report = client.call("nativemem.stop", Map.of(), NativeMemReport.class);
                 if (report.recordingError() != null) {
                     throw new CliFailure(ExitCode.FAILURE, "the native allocation recording could not be read: " + report.recordingError());
@@ -102,7 +105,7 @@ final class MemoryCommand implements Callable<Integer> {
                 if (json) {
                     JsonOutput.print(context.out(), NativeMemoryView.document(report, sites, nmt));
                 } else {
-                    NativeMemoryView.print(context.out(), report, sites, nmt, top);
+                    NativeMemoryView.print(context.out(), report, sites, nmt, top != null ? top : 10);
                 }
             });
         }

@@ -113,6 +113,9 @@ class NativeMemoryIT {
             assertTrue(result.out().matches("(?s).*\\n *146.5 KiB +50 +146.5 KiB +50 +0 B +dev\\.jvmticli\\.targets\\.NativeLeakTarget\\.nativeMalloc via "
                     + "Java_dev_jvmticli_targets_NativeLeakTarget_nativeMalloc \\(libnativeleak\\.so\\)\\n.*"), result.out());
             assertTrue(result.out().contains("native memory tracking is off: start the JVM with -XX:NativeMemoryTracking=summary"), result.out());
+            Result alone = CliRun.run("memory", Long.toString(target.pid()), "--duration", "1s");
+            assertEquals(2, alone.exit(), alone.toString());
+            assertTrue(alone.err().startsWith("jvmti-cli: --duration and --top are options of memory --native\n"), alone.toString());
         } finally {
             try (Stream<Path> files = Files.list(work)) {
                 for (Path file : files.toList()) {
