@@ -27,6 +27,7 @@
 #include "request.h"
 #include "safepoint_log.h"
 #include "sha256.h"
+#include "base64.h"
 #include "stack_tree.h"
 #include "task_stat.h"
 #include "thread_state.h"
@@ -944,6 +945,24 @@ static void test_sha256(void) {
     CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0);
 }
 
+static int base64_is(const char *text, const char *expected) {
+    char out[64];
+    size_t n = base64_encode((const unsigned char *)text, strlen(text), out);
+    return n == base64_encoded_size(strlen(text)) && n == strlen(expected) && memcmp(out, expected, n) == 0;
+}
+
+static void test_base64(void) {
+    /* RFC 4648's test vectors: no padding, one and two padding characters */
+    CHECK(base64_is("", ""));
+    CHECK(base64_is("f", "Zg=="));
+    CHECK(base64_is("fo", "Zm8="));
+    CHECK(base64_is("foo", "Zm9v"));
+    CHECK(base64_is("foob", "Zm9vYg=="));
+    CHECK(base64_is("fooba", "Zm9vYmE="));
+    CHECK(base64_is("foobar", "Zm9vYmFy"));
+    CHECK(base64_is("\xff\xfe\xfd", "//79"));
+}
+
 typedef struct {
     char lines[8][32];
     int count;
@@ -1127,6 +1146,7 @@ int main(void) {
     test_task_stat_threads();
     test_lock_fit();
     test_sha256();
+    test_base64();
     test_chunk_lines();
     test_safepoint_log();
     test_trusted_directory();

@@ -42,6 +42,10 @@ void cmd_heap_paths(command_ctx *ctx);
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 
+/* native_memory.c */
+void cmd_nativemem_start(command_ctx *ctx);
+void cmd_nativemem_stop(command_ctx *ctx);
+
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);
 void cmd_profile_stop(command_ctx *ctx);

@@ -42,6 +42,8 @@ static const command commands[] = {
     { "profile.stop", cmd_profile_stop },
     { "pauses.start", cmd_pauses_start },
     { "pauses.stop", cmd_pauses_stop },
+    { "nativemem.start", cmd_nativemem_start },
+    { "nativemem.stop", cmd_nativemem_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

@@ -1,14 +1,27 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.analysis.NativeAllocations;
+import dev.jvmticli.analysis.NmtDiff;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.MemoryReport;
+import dev.jvmticli.client.NativeMemReport;
+import dev.jvmticli.client.NativeMemStartRequest;
+import dev.jvmticli.client.NativeRecording;
+import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.MemoryView;
+import dev.jvmticli.render.NativeMemoryView;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -17,7 +30,8 @@ import picocli.CommandLine.Option;
 @Command(name = "memory", mixinStandardHelpOptions = true,
         description = "Where the process's memory is: heap and each pool, metaspace, code cache, direct and mapped buffers, "
             + "thread stacks, GC counts and times (the JVM's MXBeans); resident memory and its split (the "
-            + "kernel's); the native memory tracking summary.")
+            + "kernel's); the native memory tracking summary. With --native, where native memory goes over a window: "
+            + "allocation sites with what was freed (async-profiler's nativemem), and NMT's change since a baseline.")
 final class MemoryCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -27,13 +41,34 @@ final class MemoryCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
+    @Option(names = "--native", description = {"Where native memory goes over a window: every malloc, calloc, realloc, posix_memalign and",
+        "aligned_alloc call by site, with what was freed before the window ended (async-profiler's nativemem,",
+        "loaded into the target); and NMT's change since a baseline taken at the start, when the JVM tracks it."})
+    boolean nativeWindow;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --native: how long the window is (default: 10s); Ctrl-C ends it early and still reports.")
+    Duration duration;
+
+    @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10).")
+    Integer top;
+
     MemoryCommand(CliContext context) {
         this.context = context;
     }
 
     @Override
     public Integer call() {
+        if (!nativeWindow && (duration != null || top != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--duration and --top are options of memory --native");
+        }
+        if (top != null && top <= 0) {
+            throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
+        }
         TargetProcess process = target.resolve();
+        if (nativeWindow) {
+            return nativeWindow(process);
+        }
         MemoryReport report;
         VmInfo.Flag stackSize;
         try (AgentClient client = context.connect(process)) {
@@ -50,6 +85,42 @@ final class MemoryCommand implements Callable<Integer> {
         }
         return ExitCode.OK.code();
     }
+
+    private int nativeWindow(TargetProcess process) {
+        try (AgentClient client = context.connect(process)) {
+            client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString()), Map.class);
+            SamplingWindow.run(context, client, duration != null ? duration : Duration.ofSeconds(10), () -> {
+                NativeMemReport report = client.call("nativemem.stop", Map.of(), NativeMemReport.class);
+                if (report.recordingError() != null) {
+                    throw new CliFailure(ExitCode.FAILURE, "the native allocation recording could not be read: " + report.recordingError());
+                }
+                List<NativeRecording.Call> calls;
+                try {
+                    calls = NativeRecording.read(report.recording());
+                } catch (IOException e) {
+                    throw new CliFailure(ExitCode.FAILURE, "the native allocation recording could not be read: " + e.getMessage(), e);
+                }
+                NativeAllocations.Result sites = NativeAllocations.of(calls, report.agentTid(), MemoryCommand::jdkClass);
+                NmtDiff.Diff nmt = report.nativeMemoryDiff() == null ? null : NmtDiff.parse(report.nativeMemoryDiff());
+                if (json) {
+                    JsonOutput.print(context.out(), NativeMemoryView.document(report, sites, nmt));
+                } else {
+                    NativeMemoryView.print(context.out(), report, sites, nmt, top != null ? top : 10);
+                }
+            });
+        }
+        return ExitCode.OK.code();
+    }
+
+    /** Whether the class's package is one of the JDK's own modules' (java.*, jdk.*), as this CLI's runtime has them. */
+    private static boolean jdkClass(String className) {
+        int dot = className.lastIndexOf('.');
+        return dot > 0 && JDK_PACKAGES.contains(className.substring(0, dot));
+    }
+
+    private static final Set<String> JDK_PACKAGES = ModuleLayer.boot().modules().stream()
+            .filter(m -> m.getName().startsWith("java.") || m.getName().startsWith("jdk."))
+            .flatMap(m -> m.getPackages().stream()).collect(Collectors.toUnmodifiableSet());
 
     static MemoryReport memory(AgentClient client) {
         return client.call("memory", Map.of(), MemoryReport.class);

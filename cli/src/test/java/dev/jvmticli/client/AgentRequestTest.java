@@ -70,6 +70,9 @@ class AgentRequestTest {
         assertRead(dump);
         assertRead(jit);
         assertRead(profile);
+        NativeMemStartRequest nativeMemory = new NativeMemStartRequest("/lib.so");
+        assertEquals(Map.of("library", "/lib.so"), nativeMemory.arguments());
+        assertRead(nativeMemory);
         HeapPathsRequest paths = new HeapPathsRequest("a.B", 5, 20, 100_000);
         assertEquals(Map.of("className", "a.B", "maxPaths", 5, "maxDepth", 20, "maxObjects", 100_000L), paths.arguments());
         assertRead(paths);

@@ -71,8 +71,8 @@ class DocsIT {
     @BeforeAll
     void startTargets() {
         Jdks.Jdk oldest = Jdks.stream().min(Comparator.comparingInt(Jdks.Jdk::feature)).orElseThrow();
-        // the tour profiles it
-        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()).profiled());
+        // the tour profiles it, and records its native memory (memory --native)
+        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()).nativeMemoryRecorded());
         if (oldest.feature() < 21) {
             targets.put("no-virtual-threads", targets.get("demo"));
         } else {

@@ -36,6 +36,7 @@ public final class TargetJvm implements AutoCloseable {
     private final String description;
     private final List<Thread> pumps;
     private volatile boolean profiled;
+    private volatile boolean nativeMemoryRecorded;
     private volatile long anotherAgentSinceNanos = Long.MAX_VALUE;
 
     /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
@@ -201,6 +202,20 @@ public final class TargetJvm implements AutoCloseable {
     public TargetJvm profiled() {
         profiled = true;
         return this;
+    }
+
+    /**
+     * This target's native memory is to be recorded (`memory --native`: async-profiler in JFR mode, after
+     * which the JNI checker prints one warning about async-profiler's own code, {@link JniWarningCheck#PROFILER_JFR_TIMER}).
+     */
+    public TargetJvm nativeMemoryRecorded() {
+        profiled = true;
+        nativeMemoryRecorded = true;
+        return this;
+    }
+
+    boolean isNativeMemoryRecorded() {
+        return nativeMemoryRecorded;
     }
 
     boolean isProfiled() {

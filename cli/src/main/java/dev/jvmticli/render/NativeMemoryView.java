@@ -1,0 +1,71 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.NativeAllocations;
+import dev.jvmticli.analysis.NmtDiff;
+import dev.jvmticli.client.NativeMemReport;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** `memory --native`: the window's allocation sites with what was freed, then NMT's change since its baseline. */
+public final class NativeMemoryView {
+    private NativeMemoryView() {
+    }
+
+    public static void print(PrintWriter out, NativeMemReport report, NativeAllocations.Result calls, NmtDiff.Diff nmt, int top) {
+        NativeAllocations.Totals t = calls.totals();
+        out.println(t.allocations() + " allocations in " + Sizes.seconds(report.durationNanos()) + " s (malloc, calloc, realloc, posix_memalign, aligned_alloc: async-profiler "
+                + report.profiler() + "): " + Sizes.bytes(t.allocatedBytes()) + "; freed in the window: " + Sizes.bytes(t.freedBytes())
+                + " (" + t.frees() + "); not freed at the end: " + Sizes.bytes(t.heldBytes()) + " (" + t.held() + ")");
+        out.println("(" + t.earlierFrees() + " frees of memory allocated before the window, not sized; the tool's own "
+                + t.ownAllocations() + " allocations, " + Sizes.bytes(t.ownBytes()) + ", left out)");
+        if (report.skippedAllocations() != null && report.skippedAllocations() > 0) {
+            out.println("(async-profiler dropped " + report.skippedAllocations() + " allocations, its buffers all locked at the time; "
+                    + "frees it drops so are not counted, and their blocks show as not freed)");
+        }
+        out.println();
+        out.println("Native allocation sites, most not freed first:");
+        Table sites = new Table("NOT FREED", "CALLS", "ALLOCATED", "CALLS", "FREED", "SITE").alignRight(0, 1, 2, 3, 4);
+        calls.sites().stream().limit(top).forEach(s -> sites.add(Sizes.bytes(s.heldBytes()), Long.toString(s.held()),
+                Sizes.bytes(s.allocatedBytes()), Long.toString(s.allocations()), Sizes.bytes(s.freedBytes()),
+                s.site() + " via " + s.via()));
+        sites.print(out);
+        out.println();
+        if (nmt == null) {
+            String text = report.nativeMemoryDiff() != null ? report.nativeMemoryDiff() : report.nativeMemoryTrackingError();
+            out.println(text == null || text.contains("not enabled")
+                    ? "native memory tracking is off: start the JVM with -XX:NativeMemoryTracking=summary to see its change here"
+                    : "native memory tracking's diff could not be read: " + text.strip().lines().findFirst().orElse(""));
+        } else {
+            out.println("Native memory tracking, committed and its change since the baseline taken at the window's start:");
+            Table categories = new Table("COMMITTED", "CHANGE", "MALLOC CHANGE", "CATEGORY").alignRight(0, 1, 2);
+            categories.add(Sizes.bytes(nmt.total().committedBytes()), signed(nmt.total().committedChangeBytes()), "", "Total");
+            for (NmtDiff.Category c : nmt.categories()) {
+                if (c.committedChangeBytes() != 0 || c.mallocChangeBytes() != 0) {
+                    categories.add(Sizes.bytes(c.committedBytes()), signed(c.committedChangeBytes()),
+                            signed(c.mallocChangeBytes()) + " (" + (c.mallocCountChange() >= 0 ? "+" : "") + c.mallocCountChange() + ")", c.name());
+                }
+            }
+            categories.print(out);
+        }
+        out.flush();
+    }
+
+    private static String signed(long bytes) {
+        return (bytes > 0 ? "+" : "") + Sizes.bytes(bytes);
+    }
+
+    public static Map<String, Object> document(NativeMemReport report, NativeAllocations.Result calls, NmtDiff.Diff nmt) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("durationNanos", report.durationNanos());
+        doc.put("profiler", report.profiler());
+        doc.put("totals", calls.totals());
+        doc.put("skippedAllocations", report.skippedAllocations());
+        doc.put("sites", calls.sites());
+        doc.put("nativeMemoryTracking", nmt);
+        doc.put("nativeMemoryDiff", report.nativeMemoryDiff());
+        doc.put("nativeMemoryTrackingError", report.nativeMemoryTrackingError());
+        doc.put("recordingBytes", report.recordingBytes());
+        return doc;
+    }
+}

@@ -1,0 +1,232 @@
+/* `nativemem.start` / `nativemem.stop` (`memory --native`): where native memory went over a
+ * window, from two sources that see it differently.
+ * - async-profiler's nativemem mode (profiler_library.h): every malloc, calloc, realloc,
+ *   posix_memalign and aligned_alloc call through a library's import table, with its stack, and
+ *   every free, each with its address. Only its JFR output keeps the frees, so the recording goes
+ *   to a memfd the agent made (async-profiler opens /proc/self/fd/N): nothing touches the target's
+ *   file system. At stop the recording is streamed to the CLI in base64 pieces, and the CLI matches
+ *   frees to allocations by address.
+ * - the JVM's native memory tracking, when the JVM runs with it: VM.native_memory baseline at
+ *   start, summary.diff at stop (diagnostic_command.h), as text for the CLI to read.
+ * The answer names the agent thread's OS thread id: its own allocations are the tool's, not the
+ * target's. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "answer.h"
+#include "base64.h"
+#include "diagnostic_command.h"
+#include "profiler_library.h"
+#include "session.h"
+
+#define NMT_MAX_ANSWER (1u << 20)
+#define NMT_TIMEOUT_SECONDS 10
+/* Raw bytes per base64 piece of the answer: 64 KiB once encoded. */
+#define PIECE_BYTES (48 * 1024)
+/* async-profiler's `metrics` answer: a dozen short lines. */
+#define METRICS_BYTES 2048
+/* A recording larger than this is not sent (the CLI would need as much again to read it). */
+#define MAX_RECORDING_BYTES (1024LL * 1024 * 1024)
+
+static struct {
+    session_state run;
+    int recording_fd;               /* the memfd async-profiler writes its JFR into, or -1 */
+    char *baseline;                 /* VM.native_memory baseline's text, or NULL with baseline_error */
+    char baseline_error[256];
+    unsigned char *piece;
+    char *encoded;
+    char metrics[METRICS_BYTES];
+    size_t metrics_len;
+} session = { .recording_fd = -1 };
+
+static void wants(jvmtiCapabilities *c) {
+    (void)c;
+}
+
+static void add_callbacks(jvmtiEventCallbacks *c) {
+    (void)c;
+}
+
+static int check(command_ctx *ctx) {
+    if (request_string(ctx->req, "library") == NULL) {
+        command_fail(ctx, "bad_request", "missing \"library\": the path of the profiling library");
+        return -1;
+    }
+    return 0;
+}
+
+static void close_recording(void) {
+    if (session.recording_fd >= 0) {
+        close(session.recording_fd);
+        session.recording_fd = -1;
+    }
+    free(session.baseline);
+    session.baseline = NULL;
+    free(session.piece);
+    session.piece = NULL;
+    free(session.encoded);
+    session.encoded = NULL;
+}
+
+static int open_native_memory(command_ctx *ctx) {
+    char message[512];
+    if (profiler_library_load(request_string(ctx->req, "library"), message, sizeof message) != 0) {
+        command_fail(ctx, "profiler_unavailable", message);
+        return -1;
+    }
+    session.piece = malloc(PIECE_BYTES);
+    session.encoded = malloc(base64_encoded_size(PIECE_BYTES));
+    session.recording_fd = (int)syscall(SYS_memfd_create, "jvmti-cli nativemem", 1u /* MFD_CLOEXEC */);
+    if (session.piece == NULL || session.encoded == NULL || session.recording_fd < 0) {
+        snprintf(message, sizeof message, "cannot make the recording's memory file: %s",
+                 session.recording_fd < 0 ? strerror(errno) : "out of memory");
+        command_fail(ctx, "no_memory", message);
+        close_recording();
+        return -1;
+    }
+    size_t length = 0;
+    session.baseline_error[0] = '\0';
+    session.baseline = diagnostic_command_run("VM.native_memory baseline", NMT_MAX_ANSWER, NMT_TIMEOUT_SECONDS,
+                                              session.baseline_error, sizeof session.baseline_error, &length);
+    char command[160];
+    snprintf(command, sizeof command, "start,nativemem=0,jfr,file=/proc/self/fd/%d,quiet,loglevel=none", session.recording_fd);
+    const char *error = profiler_execute(ctx->jni, command, NULL);
+    if (error != NULL) {
+        snprintf(message, sizeof message, "async-profiler did not start: %s", error);
+        command_fail(ctx, "profiler_failed", message);
+        close_recording();
+        return -1;
+    }
+    return 0;
+}
+
+static void stop_profiler(JNIEnv *jni) {
+    (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+}
+
+static void write_started(json_writer *w) {
+    json_begin_object(w);
+    json_field_cstring(w, "profiler", profiler_library_version());
+    json_end_object(w);
+}
+
+static void write_native_memory_diff(json_writer *w) {
+    if (session.baseline == NULL) {
+        json_field_cstring(w, "nativeMemoryTrackingError", session.baseline_error);
+        return;
+    }
+    json_field_cstring(w, "nativeMemoryBaseline", session.baseline);
+    char error[256] = "";
+    size_t length = 0;
+    char *diff = diagnostic_command_run("VM.native_memory summary.diff", NMT_MAX_ANSWER, NMT_TIMEOUT_SECONDS, error, sizeof error, &length);
+    if (diff == NULL) {
+        json_field_cstring(w, "nativeMemoryTrackingError", error);
+        return;
+    }
+    json_field_string(w, "nativeMemoryDiff", diff, length);
+    free(diff);
+}
+
+/* The recording as base64 pieces; its size, or -1 with why in the answer's recordingError. */
+static void write_recording(json_writer *w) {
+    struct stat st;
+    if (fstat(session.recording_fd, &st) != 0) {
+        json_field_cstring(w, "recordingError", strerror(errno));
+        return;
+    }
+    json_field_int(w, "recordingBytes", (int64_t)st.st_size);
+    if (st.st_size > MAX_RECORDING_BYTES) {
+        json_field_cstring(w, "recordingError", "the recording is larger than 1 GiB: try a shorter window");
+        return;
+    }
+    json_begin_array_field(w, "recording");
+    off_t at = 0;
+    const char *error = NULL;
+    while (at < st.st_size && error == NULL) {
+        ssize_t n = pread(session.recording_fd, session.piece, PIECE_BYTES, at);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            error = n < 0 ? strerror(errno) : "the recording shrank while read";
+            break;
+        }
+        size_t encoded = base64_encode(session.piece, (size_t)n, session.encoded);
+        json_string(w, session.encoded, encoded);
+        at += n;
+    }
+    json_end_array(w);
+    if (error != NULL) {
+        json_field_cstring(w, "recordingError", error);
+    }
+}
+
+static void keep_metrics(const char *buf, size_t size) {
+    size_t room = sizeof session.metrics - 1 - session.metrics_len;
+    size_t n = size < room ? size : room;
+    memcpy(session.metrics + session.metrics_len, buf, n);
+    session.metrics_len += n;
+    session.metrics[session.metrics_len] = '\0';
+}
+
+/* The allocations async-profiler dropped (samples_skipped_total of its metrics): it tries three of
+ * its buffers' locks and drops the event when all are taken. Frees it drops are not counted. */
+static void write_skipped(command_ctx *ctx) {
+    session.metrics_len = 0;
+    session.metrics[0] = '\0';
+    const char *key = "samples_skipped_total ";
+    const char *at = profiler_execute(ctx->jni, "metrics,loglevel=none", keep_metrics) == NULL ? strstr(session.metrics, key) : NULL;
+    if (at != NULL) {
+        json_field_int(ctx->out, "skippedAllocations", strtoll(at + strlen(key), NULL, 10));
+    }
+}
+
+static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
+    (void)gcs;
+    json_writer *w = ctx->out;
+    command_result(ctx);
+    json_begin_object(w);
+    json_field_cstring(w, "profiler", profiler_library_version());
+    json_field_int(w, "durationNanos", elapsed);
+    json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    write_skipped(ctx);
+    write_native_memory_diff(w);
+    write_recording(w);
+    json_end_object(w);
+}
+
+static int close_native_memory(void) {
+    close_recording();
+    return 0;
+}
+
+static const session_engine engine = {
+    .what = "native memory profiling",
+    .lock_name = "jvmti-cli nativemem",
+    .capability = "none",
+    .wants = wants,
+    .events = NULL,
+    .event_count = 0,
+    .counts_gcs = 0,
+    .callbacks = add_callbacks,
+    .check = check,
+    .open = open_native_memory,
+    .quiesce = stop_profiler,
+    .started = write_started,
+    .report = write_report,
+    .close = close_native_memory,
+    .state = &session.run,
+};
+
+void cmd_nativemem_start(command_ctx *ctx) {
+    session_start(&engine, ctx);
+}
+
+void cmd_nativemem_stop(command_ctx *ctx) {
+    session_stop(&engine, ctx);
+}
