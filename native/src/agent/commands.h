@@ -36,6 +36,12 @@ void cmd_heap(command_ctx *ctx);
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 
+/* trace.c */
+void cmd_trace_start(command_ctx *ctx);
+void cmd_trace_bytes(command_ctx *ctx);
+void cmd_trace_install(command_ctx *ctx);
+void cmd_trace_stop(command_ctx *ctx);
+
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);
 void cmd_profile_stop(command_ctx *ctx);

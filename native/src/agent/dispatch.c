@@ -38,6 +38,10 @@ static const command commands[] = {
     { "memory", cmd_memory },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },
+    { "trace.start", cmd_trace_start },
+    { "trace.bytes", cmd_trace_bytes },
+    { "trace.install", cmd_trace_install },
+    { "trace.stop", cmd_trace_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

@@ -46,6 +46,7 @@ public final class JvmtiCli implements Callable<Integer> {
             ContentionCommand.class,
             ProfileCommand.class,
             JitCommand.class,
+            TraceCommand.class,
             HeapCommand.class,
             MemoryCommand.class,
             DetachCommand.class,
