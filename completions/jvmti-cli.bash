@@ -165,6 +165,7 @@ function _complete_jvmti-cli() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} pauses" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} profile" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} jit" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} trace" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} heap" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} memory" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} detach" ];    then _picocli_jvmti-cli; return $?; fi
@@ -185,21 +186,23 @@ function _complete_jvmti-cli() {
   local cmds8=(pauses)
   local cmds9=(profile)
   local cmds10=(jit)
-  local cmds11=(heap)
-  local cmds12=(memory)
-  local cmds13=(detach)
-  local cmds14=(shell)
-  local cmds15=(demo)
-  local cmds16=(agent-path)
-  local cmds17=(help)
+  local cmds11=(trace)
+  local cmds12=(heap)
+  local cmds13=(memory)
+  local cmds14=(detach)
+  local cmds15=(shell)
+  local cmds16=(demo)
+  local cmds17=(agent-path)
+  local cmds18=(help)
 
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_jvmti-cli_help; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
-  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_jvmti-cli_help; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
+  if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_trace; return $?; fi
   if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
   if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_profile; return $?; fi
   if CompWordsContainsArray "${cmds8[@]}"; then _picocli_jvmti-cli_pauses; return $?; fi
@@ -222,7 +225,7 @@ function _picocli_jvmti-cli() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit heap memory detach shell demo agent-path help"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace heap memory detach shell demo agent-path help"
   local flag_opts="'--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--timeout'"
 
@@ -654,6 +657,42 @@ function _picocli_jvmti-cli_jit() {
   fi
 }
 
+# Generates completions for the options and subcommands of the `trace` subcommand.
+function _picocli_jvmti-cli_trace() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--threshold' '--top' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--duration')
+      return
+      ;;
+    '--threshold')
+      return
+      ;;
+    '--top')
+      return
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
 # Generates completions for the options and subcommands of the `heap` subcommand.
 function _picocli_jvmti-cli_heap() {
   # Get completion data
@@ -858,7 +897,7 @@ function _picocli_jvmti-cli_help() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit heap memory detach shell demo agent-path"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace heap memory detach shell demo agent-path"
   local flag_opts="'-h' '--help' '--verbose'"
   local arg_opts="'--timeout'"
 

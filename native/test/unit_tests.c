@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "base64.h"
+#include "latency_histogram.h"
 #include "big_block.h"
 #include "chunk_lines.h"
 #include "stack_counts.h"
@@ -931,6 +933,50 @@ static void digest_of(const char *text, size_t repeat, char out[65]) {
     sha256_hex(&h, out);
 }
 
+static void test_base64_json(void) {
+    sink_buffer b;
+    const uint8_t bytes[] = { 0xCA, 0xFE, 0xBA, 0xBE, 0x00 };
+    const char *expected[] = { "\"\"", "\"yg==\"", "\"yv4=\"", "\"yv66\"", "\"yv66vg==\"", "\"yv66vgA=\"" };
+    for (size_t n = 0; n <= sizeof bytes; n++) {
+        start(&b);
+        base64_write_json(&writer, bytes, n);
+        json_flush(&writer);
+        CHECK(strcmp(b.data, expected[n]) == 0);
+        uint8_t back[8];
+        long len = base64_decode(b.data + 1, b.len - 2, back, sizeof back);
+        CHECK(len == (long)n && memcmp(back, bytes, n) == 0);
+        free(b.data);
+    }
+    uint8_t out[4];
+    CHECK(base64_decode("yv66vg==", 8, out, 3) == -1);   /* does not fit */
+    CHECK(base64_decode("yv6", 3, out, sizeof out) == -1); /* not a multiple of 4 */
+    CHECK(base64_decode("y=66", 4, out, sizeof out) == -1);
+    CHECK(base64_decode("yv=6", 4, out, sizeof out) == -1);
+    CHECK(base64_decode("yv6!", 4, out, sizeof out) == -1);
+}
+
+static void test_latency_histogram(void) {
+    /* every bucket's bounds meet the next one's, and a value falls in the bucket whose bounds hold it */
+    for (int bucket = 0; bucket + 1 < LATENCY_BUCKETS; bucket++) {
+        CHECK(latency_bucket_high(bucket) == latency_bucket_low(bucket + 1));
+        CHECK(latency_bucket(latency_bucket_low(bucket)) == bucket);
+        CHECK(latency_bucket(latency_bucket_high(bucket) - 1) == bucket);
+        uint64_t low = latency_bucket_low(bucket);
+        uint64_t width = latency_bucket_high(bucket) - low;
+        CHECK(low < 64 ? width == 1 : width * 64 <= low); /* at most 1/64 of its lower bound wide */
+    }
+    CHECK(latency_bucket(UINT64_MAX) == LATENCY_BUCKETS - 1);
+    CHECK(latency_bucket((uint64_t)1 << 41) == LATENCY_BUCKETS - 1);
+    latency_histogram *h = malloc(sizeof *h);
+    latency_reset(h);
+    latency_record(h, 1000000, 0);
+    latency_record(h, 20000000, 1);
+    latency_record(h, 7, 0);
+    CHECK(h->calls == 3 && h->errors == 1 && h->total_nanos == 21000007 && h->max_nanos == 20000000 && h->min_nanos == 7);
+    CHECK(h->counts[7] == 1 && h->counts[latency_bucket(1000000)] == 1);
+    free(h);
+}
+
 static void test_sha256(void) {
     char hex[65];
     digest_of("", 1, hex);
@@ -1147,6 +1193,8 @@ int main(void) {
     test_lock_fit();
     test_sha256();
     test_base64();
+    test_base64_json();
+    test_latency_histogram();
     test_chunk_lines();
     test_safepoint_log();
     test_trusted_directory();

@@ -46,6 +46,12 @@ void cmd_memory(command_ctx *ctx);
 void cmd_nativemem_start(command_ctx *ctx);
 void cmd_nativemem_stop(command_ctx *ctx);
 
+/* trace.c */
+void cmd_trace_start(command_ctx *ctx);
+void cmd_trace_bytes(command_ctx *ctx);
+void cmd_trace_install(command_ctx *ctx);
+void cmd_trace_stop(command_ctx *ctx);
+
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);
 void cmd_profile_stop(command_ctx *ctx);

@@ -44,6 +44,10 @@ static const command commands[] = {
     { "pauses.stop", cmd_pauses_stop },
     { "nativemem.start", cmd_nativemem_start },
     { "nativemem.stop", cmd_nativemem_stop },
+    { "trace.start", cmd_trace_start },
+    { "trace.bytes", cmd_trace_bytes },
+    { "trace.install", cmd_trace_install },
+    { "trace.stop", cmd_trace_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

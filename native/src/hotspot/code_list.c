@@ -36,7 +36,7 @@ static int parse_line(const char *line, const char *end, code_list_entry *out) {
     if (bracket == NULL || sscanf(bracket, "[%llx, %llx - %llx%c", &nmethod, &begin, &stop, &close) != 4 || close != ']') {
         return 0;
     }
-    *out = (code_list_entry){ begin, stop, nmethod, id, level, CODE_LIST_BCI_UNKNOWN, 0 };
+    *out = (code_list_entry){ begin, stop, nmethod, id, level, state, CODE_LIST_BCI_UNKNOWN, 0 };
     return 1;
 }
 
@@ -123,4 +123,31 @@ void code_list_free(code_list *list) {
     free(list->entries);
     list->entries = NULL;
     list->count = 0;
+}
+
+static int by_compile_id(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a;
+    int32_t y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int64_t code_list_left_use(const code_list *before, const code_list *after) {
+    int32_t *in_use = malloc((after->count + 1) * sizeof *in_use);
+    if (in_use == NULL) {
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < after->count; i++) {
+        if (after->entries[i].state == 0) {
+            in_use[n++] = after->entries[i].compile_id;
+        }
+    }
+    qsort(in_use, n, sizeof *in_use, by_compile_id);
+    int64_t left = 0;
+    for (size_t i = 0; i < before->count; i++) {
+        int32_t id = before->entries[i].compile_id;
+        left += before->entries[i].state == 0 && bsearch(&id, in_use, n, sizeof *in_use, by_compile_id) == NULL;
+    }
+    free(in_use);
+    return left;
 }

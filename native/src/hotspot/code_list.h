@@ -23,6 +23,7 @@ typedef struct {
     uint64_t nmethod;
     int32_t compile_id;
     int32_t level;      /* 0: a native or method-handle wrapper, 1-3: C1, 4: C2 */
+    int32_t state;      /* 0: in use; else not entrant (or not used) */
     int32_t entry_bci;  /* -1: the method's normal entry, >= 0: OSR at that bci, or CODE_LIST_BCI_UNKNOWN */
     uint64_t instructions_end; /* where the stubs begin, or 0 when unknown */
 } code_list_entry;
@@ -41,5 +42,9 @@ int code_list_read(code_list *list);
 /* The entry whose code, or whose instructions, are exactly [code_begin, code_end), or NULL. */
 const code_list_entry *code_list_find(const code_list *list, uint64_t code_begin, uint64_t code_end);
 void code_list_free(code_list *list);
+
+/* How many nmethods in use in before are, in after, not in use or gone (by compile id): the code
+ * made not entrant, deoptimized, between the two lists. */
+int64_t code_list_left_use(const code_list *before, const code_list *after);
 
 #endif

@@ -34,7 +34,7 @@ class PackageLayersTest {
             List.of("analysis"),                     // pure work over the records
             List.of("client"),                       // the agent's protocol: requests, answers, records
             List.of("attach"),                       // /proc, HotSpot's attach protocol
-            List.of("failure", "demo", "payload", "files")); // exit codes; the demo JVM; the agent library's jar; files made safely
+            List.of("failure", "demo", "payload", "files", "instrument")); // exit codes; the demo JVM; the agent library's jar; files made safely; class files rewritten
 
     private static final Pattern IMPORT = Pattern.compile("import (?:static )?dev\\.jvmticli\\.(\\w+)\\..*;");
 

@@ -47,6 +47,7 @@ public final class JvmtiCli implements Callable<Integer> {
             PausesCommand.class,
             ProfileCommand.class,
             JitCommand.class,
+            TraceCommand.class,
             HeapCommand.class,
             MemoryCommand.class,
             DetachCommand.class,

@@ -9,7 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A small JVM whose threads sit in known states: one busy, one sleeping, one in Object.wait,
  * two blocked on a monitor another thread holds, one parked on a ReentrantLock another thread
- * owns, and two in a monitor deadlock. It prints {@code READY <pid>} once they are in place and
+ * owns, two in a monitor deadlock, and one placing orders (a method that takes 2 ms, every tenth
+ * call 20 ms, and fails every 25th call, for `trace`). It prints {@code READY <pid>} once they are in place and
  * exits when its standard input closes (or after an hour, whichever comes first).
  */
 public final class DemoTarget {
@@ -28,6 +29,7 @@ public final class DemoTarget {
         CountDownLatch deadlockHalves = new CountDownLatch(2);
         start("demo-busy", DemoTarget::spin);
         start("demo-sleeper", () -> sleepForever());
+        start("demo-orders", DemoTarget::takeOrders);
         start("demo-waiter", () -> {
             synchronized (WAIT_LOCK) {
                 while (true) {
@@ -126,6 +128,23 @@ public final class DemoTarget {
             if ((x & 0xFFFFF) == 0) {
                 sink = x;
             }
+        }
+    }
+
+    private static void takeOrders() {
+        for (int order = 1;; order++) {
+            try {
+                placeOrder(order);
+            } catch (IllegalStateException | InterruptedException refused) {
+                // counted by the caller's caller in a real shop; here the demo just goes on
+            }
+        }
+    }
+
+    static void placeOrder(int order) throws InterruptedException {
+        Thread.sleep(order % 10 == 0 ? 20 : 2);
+        if (order % 25 == 0) {
+            throw new IllegalStateException("order " + order + " refused");
         }
     }
 

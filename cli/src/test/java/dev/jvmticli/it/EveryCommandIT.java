@@ -34,8 +34,8 @@ class EveryCommandIT {
     private static final Set<String> LIFECYCLE = Set.of("detach");
     /** Names no command reads, beside those the agent does. */
     private static final List<String> UNREAD = List.of("id2", "tid", "tids", "thread", "ids", "name", "names", "state", "states",
-            "depth", "max", "limit", "top", "intervalMillis", "millis", "seconds", "count", "sort", "filter", "kind", "events",
-            "class", "method", "path");
+            "depth", "max", "limit", "intervalMillis", "millis", "seconds", "count", "sort", "filter", "kind", "events",
+            "method", "path");
     /** The parser takes 24 fields; with v, id and cmd, 21 arguments a request. */
     private static final int ARGUMENTS_PER_REQUEST = 21;
     private static final List<String> VALUES = List.of("null", "true", "-1", "0", "-9223372036854775808", "9223372036854775807",

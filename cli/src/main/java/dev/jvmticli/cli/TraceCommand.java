@@ -1,0 +1,82 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.TraceReport;
+import dev.jvmticli.client.TraceSession;
+import dev.jvmticli.failure.CliFailure;
+import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.JsonOutput;
+import dev.jvmticli.render.TraceView;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "trace", mixinStandardHelpOptions = true,
+        description = "Time every call of the methods a pattern names for a while: calls, percentiles, errors, the slowest calls' stacks;"
+                + " the classes are put back byte for byte at the end.")
+final class TraceCommand implements Callable<Integer> {
+    /** The most of the slowest calls the agent keeps. */
+    static final int MAX_TOP = 100;
+
+    private final CliContext context;
+
+    @Mixin
+    TargetOption target;
+
+    @Parameters(index = "1", paramLabel = "<pattern>",
+            description = "Class.method, as package.Class.method: '*' matches any run of characters in either part"
+                    + " (com.shop.*Service.place*); the JDK's classes only when the class is named without '*'.")
+    String pattern;
+
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to trace (default: ${DEFAULT-VALUE}); Ctrl-C stops early and still reports.")
+    Duration duration;
+
+    @Option(names = "--threshold", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Also group the stacks of the calls that took at least DURATION.")
+    Duration threshold;
+
+    @Option(names = "--top", paramLabel = "N", defaultValue = "5", description = "Rows per table and slowest calls kept (default: ${DEFAULT-VALUE}, at most 100).")
+    int top;
+
+    @Option(names = "--json", description = "Print one JSON document instead of tables.")
+    boolean json;
+
+    TraceCommand(CliContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public Integer call() {
+        if (top <= 0 || top > MAX_TOP) {
+            throw new CliFailure(ExitCode.USAGE, "--top takes a number from 1 to " + MAX_TOP);
+        }
+        int dot = pattern.lastIndexOf('.');
+        if (dot <= 0 || dot == pattern.length() - 1 || pattern.contains("?")) {
+            throw new CliFailure(ExitCode.USAGE, "'" + pattern + "' is not Class.method (package.Class.method, '*' for any run of characters)");
+        }
+        String classGlob = pattern.substring(0, dot);
+        Pattern method = Glob.toPattern(pattern.substring(dot + 1));
+        long thresholdNanos = threshold == null ? 0 : threshold.toNanos();
+        try (AgentClient client = context.connect(target)) {
+            TraceSession.Installed installed = TraceSession.install(client, classGlob, name -> method.matcher(name).matches(), thresholdNanos, top);
+            context.err().printf("tracing %d method(s) in %d class(es) for %s%n", installed.methods().size(),
+                    installed.started().classes().size(), duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms");
+            context.err().flush();
+            SamplingWindow.run(context, client, duration, () -> print(installed, TraceSession.stop(client)));
+        }
+        return ExitCode.OK.code();
+    }
+
+    private void print(TraceSession.Installed installed, TraceReport report) {
+        if (json) {
+            JsonOutput.print(context.out(), TraceView.document(installed, report, top));
+        } else {
+            TraceView.print(context.out(), installed, report, top);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package dev.jvmticli.instrument;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.jvmticli.probe.TraceProbe;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The probes LatencyProbes adds, run for real: the rewritten class is defined in a loader of its own
+ * (so the JVM verifies it against its stack map frames) and calls a Java stand-in for the probe class.
+ */
+class LatencyProbesTest {
+    @Test
+    void everyExitOfEveryProbedMethodIsReportedOnceAndTheClassVerifies() throws Exception {
+        byte[] original;
+        try (InputStream in = Sample.class.getResourceAsStream("Sample.class")) {
+            original = in.readAllBytes();
+        }
+        LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(original, name -> !name.equals("calls"), i -> (7 << 16) | i);
+        assertEquals(List.of("loop", "reusesSlots", "catchesItsOwn", "throwsOut"),
+                rewritten.methods().stream().map(LatencyProbes.ProbedMethod::name).toList(), "constructors and unwanted methods are left alone");
+        Class<?> probed = new OneClassLoader(Sample.class.getName(), rewritten.bytes()).loadClass(Sample.class.getName());
+        Object sample = probed.getConstructor().newInstance();
+        TraceProbe.EXITS.clear();
+
+        assertEquals(Sample.loop(10), call(probed, null, "loop", 10));
+        assertEquals(0L, call(probed, sample, "reusesSlots", ""));
+        assertEquals(3L, call(probed, sample, "reusesSlots", "abc"));
+        assertEquals(-1, call(probed, null, "catchesItsOwn", "x"));
+        assertEquals(42, call(probed, null, "catchesItsOwn", "42"));
+        call(probed, null, "throwsOut", false);
+        InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> call(probed, null, "throwsOut", true));
+        assertEquals(IllegalStateException.class, thrown.getCause().getClass(), "the exception goes on unchanged");
+
+        int base = 7 << 16;
+        assertEquals(List.of("returned " + base, "returned " + (base + 1), "returned " + (base + 1), "returned " + (base + 2),
+                "returned " + (base + 2), "returned " + (base + 3), "threw " + (base + 3)), TraceProbe.EXITS);
+    }
+
+    @Test
+    void theProbeClassDeclaresTheNativesTheAgentBinds() throws Exception {
+        Class<?> probe = new OneClassLoader(ProbeClass.NAME.replace('/', '.'), ProbeClass.bytes()).loadClass(ProbeClass.NAME.replace('/', '.'));
+        for (String name : List.of("returned", "threw")) {
+            Method m = probe.getDeclaredMethod(name, int.class, long.class);
+            assertEquals(java.lang.reflect.Modifier.PUBLIC | java.lang.reflect.Modifier.STATIC | java.lang.reflect.Modifier.NATIVE,
+                    m.getModifiers());
+        }
+    }
+
+    private static Object call(Class<?> type, Object target, String name, Object argument) throws Exception {
+        for (Method m : type.getDeclaredMethods()) {
+            if (m.getName().equals(name)) {
+                return m.invoke(target, argument);
+            }
+        }
+        throw new AssertionError(name);
+    }
+
+    /** Defines one class from bytes (verified, as any class off the boot path); the rest from its parent. */
+    private static final class OneClassLoader extends ClassLoader {
+        private final String name;
+        private final byte[] bytes;
+
+        OneClassLoader(String name, byte[] bytes) {
+            super(LatencyProbesTest.class.getClassLoader());
+            this.name = name;
+            this.bytes = bytes;
+        }
+
+        @Override
+        protected Class<?> loadClass(String className, boolean resolve) throws ClassNotFoundException {
+            if (!className.equals(name)) {
+                return super.loadClass(className, resolve);
+            }
+            synchronized (getClassLoadingLock(className)) {
+                Class<?> loaded = findLoadedClass(className);
+                return loaded != null ? loaded : defineClass(className, bytes, 0, bytes.length);
+            }
+        }
+    }
+}

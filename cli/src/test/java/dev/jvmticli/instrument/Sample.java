@@ -1,0 +1,46 @@
+package dev.jvmticli.instrument;
+
+/** Methods of shapes that need stack map frames, for LatencyProbesTest to rewrite and run. */
+public final class Sample {
+    private int calls;
+
+    public Sample() {
+    }
+
+    public static int loop(int n) {
+        int sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += i % 3 == 0 ? i : -1;
+        }
+        return sum;
+    }
+
+    public long reusesSlots(String s) {
+        calls++;
+        if (s.isEmpty()) {
+            long zero = 0;
+            return zero;
+        }
+        Object o = s;
+        double d = s.length();
+        return (long) d + o.hashCode() % 1;
+    }
+
+    public static int catchesItsOwn(String s) {
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    public static void throwsOut(boolean really) {
+        if (really) {
+            throw new IllegalStateException("out");
+        }
+    }
+
+    public int calls() {
+        return calls;
+    }
+}

@@ -1,0 +1,85 @@
+package dev.jvmticli.targets;
+
+import dev.jvmticli.testing.TargetMain;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A target that knows its own latencies: {@code run N} makes N calls of {@link Orders#place} from
+ * {@link #checkout}, each sleeping a time drawn from a known distribution (1 ms 90%, 20 ms 9%,
+ * 100 ms 1%; a fixed seed), every 50th call throwing instead of returning; each call is timed with
+ * System.nanoTime around it. {@code record} answers the exact percentiles of every call since the
+ * last {@code reset}, by rank ceil(p * n): {@code calls=N errors=E p50=.. p90=.. p99=.. p999=.. max=..}
+ * (nanoseconds). Written in Java 11, the oldest JDK targets run on.
+ */
+public final class LatencyTarget {
+    private static final Random DRAW = new Random(34);
+    private static final List<Long> RECORD = new ArrayList<>();
+    private static int calls;
+    private static int errors;
+
+    private LatencyTarget() {
+    }
+
+    /** The traced class: its one method sleeps, or throws. */
+    public static final class Orders {
+        private Orders() {
+        }
+
+        static void place(long millis, boolean fail) throws InterruptedException {
+            Thread.sleep(millis);
+            if (fail) {
+                throw new IllegalStateException("order refused");
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        TargetMain.serve(line -> {
+            if (line.startsWith("run ")) {
+                return "ran " + checkout(Integer.parseInt(line.substring(4)));
+            }
+            if (line.equals("reset")) {
+                RECORD.clear();
+                calls = 0;
+                errors = 0;
+                return "reset";
+            }
+            if (line.equals("record")) {
+                return record();
+            }
+            return "unknown command " + line;
+        });
+    }
+
+    private static int checkout(int n) {
+        for (int i = 0; i < n; i++) {
+            double u = DRAW.nextDouble();
+            long millis = u < 0.90 ? 1 : u < 0.99 ? 20 : 100;
+            boolean fail = ++calls % 50 == 0;
+            long start = System.nanoTime();
+            try {
+                Orders.place(millis, fail);
+            } catch (IllegalStateException | InterruptedException e) {
+                errors++;
+            }
+            RECORD.add(System.nanoTime() - start);
+        }
+        return n;
+    }
+
+    private static String record() {
+        long[] sorted = RECORD.stream().mapToLong(Long::longValue).sorted().toArray();
+        StringBuilder answer = new StringBuilder("calls=" + sorted.length + " errors=" + errors);
+        double[] ps = {0.5, 0.9, 0.99, 0.999};
+        String[] names = {"p50", "p90", "p99", "p999"};
+        for (int i = 0; i < ps.length; i++) {
+            int rank = Math.max(1, (int) Math.ceil(ps[i] * sorted.length));
+            answer.append(' ').append(names[i]).append('=').append(sorted.length == 0 ? 0 : sorted[rank - 1]);
+        }
+        answer.append(" max=").append(sorted.length == 0 ? 0 : sorted[sorted.length - 1]);
+        return answer.toString() + " all=" + Arrays.toString(sorted).replace(" ", "");
+    }
+}

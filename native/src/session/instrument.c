@@ -1,0 +1,155 @@
+#include "instrument.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "sha256.h"
+
+typedef enum { HOOK_RECORD, HOOK_INSTALL, HOOK_RESTORE } hook_mode;
+
+/* What the hook does during the one RetransformClasses under way (agent thread only). */
+static struct {
+    hook_mode mode;
+    instrumented_class *classes;
+    int count;
+    int recorded_into_restored; /* HOOK_RECORD after a restore: hash only */
+    int failed;                 /* the hook could not do its part (no memory) */
+    pthread_t caller;           /* the thread in RetransformClasses: the hook serves it alone */
+} hook;
+
+static instrumented_class *ours(JNIEnv *jni, jclass being_redefined) {
+    for (int i = 0; being_redefined != NULL && i < hook.count; i++) {
+        if ((*jni)->IsSameObject(jni, being_redefined, hook.classes[i].klass)) {
+            return &hook.classes[i];
+        }
+    }
+    return NULL;
+}
+
+static void hash(const unsigned char *data, jint len, char out[65]) {
+    sha256 h;
+    sha256_init(&h);
+    sha256_update(&h, data, (size_t)len);
+    sha256_hex(&h, out);
+}
+
+static void JNICALL on_class_file(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_redefined, jobject loader, const char *name,
+                                  jobject protection_domain, jint len, const unsigned char *data, jint *new_len,
+                                  unsigned char **new_data) {
+    (void)loader;
+    (void)name;
+    (void)protection_domain;
+    if (__atomic_load_n(&hook.classes, __ATOMIC_ACQUIRE) == NULL || !pthread_equal(pthread_self(), hook.caller)) {
+        return;
+    }
+    instrumented_class *c = ours(jni, being_redefined);
+    if (c == NULL) {
+        return;
+    }
+    if (hook.mode == HOOK_RECORD && hook.recorded_into_restored) {
+        hash(data, len, c->restored_sha256);
+    } else if (hook.mode == HOOK_RECORD) {
+        free(c->original);
+        c->original = malloc((size_t)len);
+        if (c->original == NULL) {
+            hook.failed = 1;
+            return;
+        }
+        memcpy(c->original, data, (size_t)len);
+        c->original_len = len;
+        hash(data, len, c->original_sha256);
+    } else if (hook.mode == HOOK_INSTALL) {
+        unsigned char *copy = NULL;
+        if ((*jvmti)->Allocate(jvmti, c->replacement_len, &copy) != JVMTI_ERROR_NONE) {
+            hook.failed = 1;
+            return;
+        }
+        memcpy(copy, c->replacement, (size_t)c->replacement_len);
+        *new_len = c->replacement_len;
+        *new_data = copy;
+    }
+}
+
+void instrument_callbacks(jvmtiEventCallbacks *callbacks) {
+    callbacks->ClassFileLoadHook = on_class_file;
+}
+
+/* One RetransformClasses of every class with the hook in mode. HotSpot turns ClassFileLoadHook on
+ * for every thread only (a class may load before its thread exists), so the hook itself serves
+ * only the calling thread, and the classes being redefined that are ours. */
+static jvmtiError retransform(instrumented_class *classes, int count, hook_mode mode, const char **what) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jclass *list = malloc((size_t)count * sizeof *list);
+    if (list == NULL) {
+        *what = "out of memory";
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < count; i++) {
+        list[i] = classes[i].klass;
+    }
+    hook.mode = mode;
+    hook.count = count;
+    hook.failed = 0;
+    hook.caller = pthread_self();
+    __atomic_store_n(&hook.classes, classes, __ATOMIC_RELEASE);
+    jvmtiError err = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+    *what = "SetEventNotificationMode(ClassFileLoadHook)";
+    if (err == JVMTI_ERROR_NONE) {
+        err = (*jvmti)->RetransformClasses(jvmti, count, list);
+        *what = "RetransformClasses";
+        (void)(*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, NULL);
+        if (err == JVMTI_ERROR_NONE && hook.failed) {
+            *what = "out of memory in ClassFileLoadHook";
+            err = JVMTI_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    __atomic_store_n(&hook.classes, NULL, __ATOMIC_RELEASE);
+    free(list);
+    return err;
+}
+
+jvmtiError instrument_read(instrumented_class *classes, int count, const char **what) {
+    hook.recorded_into_restored = 0;
+    jvmtiError err = retransform(classes, count, HOOK_RECORD, what);
+    for (int i = 0; err == JVMTI_ERROR_NONE && i < count; i++) {
+        if (classes[i].original == NULL) {
+            *what = "ClassFileLoadHook (no bytes for a class)";
+            err = JVMTI_ERROR_INTERNAL;
+        }
+    }
+    return err;
+}
+
+jvmtiError instrument_install(instrumented_class *classes, int count, const char **what) {
+    for (int i = 0; i < count; i++) {
+        if (classes[i].replacement == NULL || classes[i].replacement_filled != classes[i].replacement_len) {
+            *what = "the new bytes of a class are incomplete";
+            return JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        }
+    }
+    return retransform(classes, count, HOOK_INSTALL, what);
+}
+
+jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what) {
+    jvmtiError err = retransform(classes, count, HOOK_RESTORE, what);
+    if (err == JVMTI_ERROR_NONE) {
+        hook.recorded_into_restored = 1;
+        err = retransform(classes, count, HOOK_RECORD, what);
+        hook.recorded_into_restored = 0;
+    }
+    return err;
+}
+
+void instrument_free(JNIEnv *jni, instrumented_class *classes, int count) {
+    for (int i = 0; i < count; i++) {
+        if (jni != NULL && classes[i].klass != NULL) {
+            (*jni)->DeleteGlobalRef(jni, classes[i].klass);
+        }
+        free(classes[i].signature);
+        free(classes[i].original);
+        free(classes[i].replacement);
+        memset(&classes[i], 0, sizeof classes[i]);
+    }
+}

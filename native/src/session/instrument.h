@@ -1,0 +1,48 @@
+/* The one instrumentation engine: classes whose bytecode a session replaces, and put back.
+ *
+ * The agent never rewrites a class file itself: it reads each class's bytes through a
+ * RetransformClasses whose ClassFileLoadHook records what the JVM hands it (the class as loaded,
+ * or as HotSpot reconstitutes it), gives them to the client, takes the client's rewritten bytes,
+ * and installs them with one RetransformClasses whose hook hands them out. HotSpot verifies and
+ * loads every new version before it replaces any class, so a refusal changes nothing. Restoring is
+ * a RetransformClasses whose hook changes nothing: each class goes back to the bytes it was loaded
+ * with. A last read then checks, by SHA-256, that the bytes are the ones read at the start.
+ *
+ * The hook is on only around these calls and only for the agent's own thread, so no class loaded
+ * meanwhile by the application passes through it. Only the agent thread calls this module. */
+#ifndef JVMTICLI_INSTRUMENT_H
+#define JVMTICLI_INSTRUMENT_H
+
+#include <jni.h>
+#include <jvmti.h>
+#include <stdint.h>
+
+typedef struct {
+    jclass klass;               /* global ref */
+    char *signature;            /* malloc'd, "Lp/C;" */
+    uint8_t *original;          /* malloc'd, as read at the start */
+    jint original_len;
+    char original_sha256[65];
+    uint8_t *replacement;       /* malloc'd, the client's bytes */
+    jint replacement_len;
+    jint replacement_filled;
+    char restored_sha256[65];   /* as read after the restore; "" until then */
+} instrumented_class;
+
+/* Sets the ClassFileLoadHook callback (for events_install). */
+void instrument_callbacks(jvmtiEventCallbacks *callbacks);
+
+/* Reads the bytes of each class into original (and its hash). JVMTI_ERROR_NONE, or the error of
+ * the call that failed (what names it). */
+jvmtiError instrument_read(instrumented_class *classes, int count, const char **what);
+
+/* Installs every class's replacement in one RetransformClasses: all, or (on an error) none. */
+jvmtiError instrument_install(instrumented_class *classes, int count, const char **what);
+
+/* Puts every class back as it was loaded, then reads it again into restored_sha256. */
+jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what);
+
+/* Frees what the classes hold (global refs, bytes); jni NULL leaks the global refs. */
+void instrument_free(JNIEnv *jni, instrumented_class *classes, int count);
+
+#endif
