@@ -36,7 +36,7 @@ static const command commands[] = {
     { "jit", cmd_jit },
     { "heap", cmd_heap },
     { "heap.dump", cmd_heap_dump },
-    { "heapPaths", cmd_heap_paths },
+    { "heap.paths", cmd_heap_paths },
     { "memory", cmd_memory },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },

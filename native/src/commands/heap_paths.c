@@ -631,7 +631,7 @@ void cmd_heap_paths(command_ctx *ctx) {
     int64_t max_objects = request_int(ctx->req, "maxObjects", 1000000);
     if (class_arg == NULL || class_arg[0] == '\0' || max_paths < 1 || max_paths > PATHS_MAX || max_depth < 1 || max_depth > DEPTH_MAX
             || max_objects < OBJECTS_MIN || max_objects > OBJECTS_MAX) {
-        command_fail(ctx, "bad_request", "heapPaths takes a className, maxPaths from 1 to 1000, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
+        command_fail(ctx, "bad_request", "heap.paths takes a className, maxPaths from 1 to 1000, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
         return;
     }
     JNIEnv *jni = ctx->jni;

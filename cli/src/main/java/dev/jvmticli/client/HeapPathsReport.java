@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
- * The answer to {@code heapPaths}. objects and roots are what the walk reached (classes apart:
+ * The answer to {@code heap.paths}. objects and roots are what the walk reached (classes apart:
  * each is a root of its own); agentBytes the most memory the agent's tables took at once;
  * instances the asked class's instances strongly reachable from a root other than the agent's
  * own thread, unreachedInstances those the walk reached only from it or through a Reference's referent. pathCount counts every distinct path; paths has

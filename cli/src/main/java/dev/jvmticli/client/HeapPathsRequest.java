@@ -15,7 +15,7 @@ import java.util.Map;
 public record HeapPathsRequest(String className, int maxPaths, int maxDepth, long maxObjects) implements AgentRequest {
     @Override
     public String command() {
-        return "heapPaths";
+        return "heap.paths";
     }
 
     @Override
