@@ -113,3 +113,30 @@ void jni_reserve_locals(JNIEnv *jni, jint count) {
         jni_cleared_exception(jni); /* the OutOfMemoryError it throws; the references exist anyway */
     }
 }
+
+jobject jni_platform_class_loader(JNIEnv *jni) {
+    jclass loader_class = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+    if (jni_failed(jni, loader_class)) {
+        return NULL;
+    }
+    jmethodID get = (*jni)->GetStaticMethodID(jni, loader_class, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;");
+    jobject loader = jni_failed(jni, get) ? NULL : (*jni)->CallStaticObjectMethod(jni, loader_class, get);
+    if (jni_failed(jni, loader)) {
+        loader = NULL;
+    }
+    (*jni)->DeleteLocalRef(jni, loader_class);
+    return loader;
+}
+
+int jni_defined_by_jdk(JNIEnv *jni, jvmtiEnv *jvmti, jclass klass, jobject platform) {
+    jobject loader = NULL;
+    if ((*jvmti)->GetClassLoader(jvmti, klass, &loader) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    if (loader == NULL) {
+        return 1;
+    }
+    int jdk = platform == NULL ? -1 : (*jni)->IsSameObject(jni, loader, platform) == JNI_TRUE;
+    (*jni)->DeleteLocalRef(jni, loader);
+    return jdk;
+}

@@ -3,6 +3,7 @@
 #define JVMTICLI_JNI_UTIL_H
 
 #include <jni.h>
+#include <jvmti.h>
 
 /* Clears a pending Java exception; returns 1 if there was one. */
 int jni_cleared_exception(JNIEnv *jni);
@@ -64,5 +65,12 @@ jlong jni_read_long(JNIEnv *jni, jobject target, const jni_accessor *value);
 
 /* A String value as a malloc'd modified UTF-8 copy, as jni_call_string makes it. */
 char *jni_read_string(JNIEnv *jni, jobject target, const jni_accessor *value);
+
+/* ClassLoader.getPlatformClassLoader() as a local reference, NULL when it cannot be had. */
+jobject jni_platform_class_loader(JNIEnv *jni);
+
+/* 1 when the boot or the platform loader (platform, from jni_platform_class_loader) defined klass,
+ * 0 for another loader, -1 when it cannot be told. */
+int jni_defined_by_jdk(JNIEnv *jni, jvmtiEnv *jvmti, jclass klass, jobject platform);
 
 #endif

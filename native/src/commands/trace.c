@@ -256,33 +256,6 @@ static int binary_name(const char *signature, char *out, size_t cap) {
     return 0;
 }
 
-/* Whether the class was defined by the boot or the platform loader. */
-static int jdk_class(JNIEnv *jni, jclass klass, jobject platform_loader) {
-    jobject loader = NULL;
-    if ((*the_agent.jvmti)->GetClassLoader(the_agent.jvmti, klass, &loader) != JVMTI_ERROR_NONE) {
-        return 1;
-    }
-    int jdk = loader == NULL || (platform_loader != NULL && (*jni)->IsSameObject(jni, loader, platform_loader));
-    if (loader != NULL) {
-        (*jni)->DeleteLocalRef(jni, loader);
-    }
-    return jdk;
-}
-
-static jobject platform_loader(JNIEnv *jni) {
-    jclass loader_class = (*jni)->FindClass(jni, "java/lang/ClassLoader");
-    if (jni_failed(jni, loader_class)) {
-        return NULL;
-    }
-    jmethodID get = (*jni)->GetStaticMethodID(jni, loader_class, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;");
-    jobject loader = jni_failed(jni, get) ? NULL : (*jni)->CallStaticObjectMethod(jni, loader_class, get);
-    if (jni_failed(jni, loader)) {
-        loader = NULL;
-    }
-    (*jni)->DeleteLocalRef(jni, loader_class);
-    return loader;
-}
-
 /* A class in a named module (the JDK's) reads only what it declares: it is made to read the probe's
  * module (the boot loader's unnamed one). 0, or -1 with ctx answered. */
 static int let_read_probe(command_ctx *ctx, jclass klass) {
@@ -323,7 +296,7 @@ static int find_classes(command_ctx *ctx, const char *glob) {
         return -1;
     }
     jni_reserve_locals(jni, count);
-    jobject platform = platform_loader(jni);
+    jobject platform = jni_platform_class_loader(jni);
     int matched = 0;
     int failed = 0;
     char name[1024];
@@ -334,7 +307,7 @@ static int find_classes(command_ctx *ctx, const char *glob) {
                 && (*jvmti)->GetClassSignature(jvmti, loaded[i], &signature, NULL) == JVMTI_ERROR_NONE
                 && binary_name(signature, name, sizeof name) == 0 && glob_matches(glob, name)
                 && (*jvmti)->IsModifiableClass(jvmti, loaded[i], &modifiable) == JVMTI_ERROR_NONE && modifiable;
-        if (wanted && !explicit_name && jdk_class(jni, loaded[i], platform)) {
+        if (wanted && !explicit_name && jni_defined_by_jdk(jni, jvmti, loaded[i], platform) != 0) {
             trace.skipped_jdk++;
             wanted = 0;
         }
@@ -346,7 +319,7 @@ static int find_classes(command_ctx *ctx, const char *glob) {
             if (c->signature == NULL || c->klass == NULL) {
                 command_fail(ctx, "no_memory", "cannot keep the classes");
                 failed = 1;
-            } else if (explicit_name && jdk_class(jni, loaded[i], platform) && let_read_probe(ctx, loaded[i]) != 0) {
+            } else if (explicit_name && jni_defined_by_jdk(jni, jvmti, loaded[i], platform) != 0 && let_read_probe(ctx, loaded[i]) != 0) {
                 failed = 1;
             }
         }

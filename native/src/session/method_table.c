@@ -80,37 +80,9 @@ static void write_jvmti_string(json_writer *w, char *s) {
     }
 }
 
-static jobject platform_loader(JNIEnv *jni) {
-    jclass loader_class = (*jni)->FindClass(jni, "java/lang/ClassLoader");
-    if (jni_failed(jni, loader_class)) {
-        return NULL;
-    }
-    jmethodID get = (*jni)->GetStaticMethodID(jni, loader_class, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;");
-    jobject loader = jni_failed(jni, get) ? NULL : (*jni)->CallStaticObjectMethod(jni, loader_class, get);
-    if (jni_failed(jni, loader)) {
-        loader = NULL;
-    }
-    (*jni)->DeleteLocalRef(jni, loader_class);
-    return loader;
-}
-
-/* 1 when the boot or the platform loader defined the class, 0 for another loader, -1 unknown. */
-static int defined_by_jdk(JNIEnv *jni, jclass declaring, jobject platform) {
-    jobject loader = NULL;
-    if ((*the_agent.jvmti)->GetClassLoader(the_agent.jvmti, declaring, &loader) != JVMTI_ERROR_NONE) {
-        return -1;
-    }
-    if (loader == NULL) {
-        return 1;
-    }
-    int jdk = platform == NULL ? -1 : (*jni)->IsSameObject(jni, loader, platform) == JNI_TRUE;
-    (*jni)->DeleteLocalRef(jni, loader);
-    return jdk;
-}
-
 void method_table_write(method_table *t, JNIEnv *jni, json_writer *w) {
     jvmtiEnv *jvmti = the_agent.jvmti;
-    jobject platform = t->with_origin ? platform_loader(jni) : NULL;
+    jobject platform = t->with_origin ? jni_platform_class_loader(jni) : NULL;
     json_begin_array(w);
     for (size_t i = 0; i < t->count; i++) {
         jmethodID m = t->methods[i].method;
@@ -124,7 +96,7 @@ void method_table_write(method_table *t, JNIEnv *jni, json_writer *w) {
                 class_sig = NULL;
             }
             if (t->with_origin) {
-                jdk = defined_by_jdk(jni, declaring, platform);
+                jdk = jni_defined_by_jdk(jni, the_agent.jvmti, declaring, platform);
             }
             (*jni)->DeleteLocalRef(jni, declaring);
         }

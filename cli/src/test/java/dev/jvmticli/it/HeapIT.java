@@ -12,6 +12,7 @@ import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -174,26 +175,34 @@ class HeapIT {
             assertEquals(0, result.exit(), result.toString());
             JsonNode safepoints = Json.parse(result.out()).path("histograms").get(0).path("safepoints");
             // the safepoints the command counted are the last ones logged, the walk (GC_HeapInspection) last of all
-            List<String> logged = new ArrayList<>();
-            List<Long> totals = new ArrayList<>();
-            for (String line : Files.readAllLines(log)) {
-                Matcher m = SAFEPOINT.matcher(line);
-                if (m.find()) {
-                    logged.add(m.group(1));
-                    totals.add(Long.parseLong(m.group(2)));
-                }
-            }
-            int walk = logged.lastIndexOf("GC_HeapInspection");
-            int count = safepoints.path("count").asInt();
-            assertTrue(walk >= 0 && count >= 1 && walk + 1 >= count, "counted " + safepoints + "; the target logged " + logged);
-            long loggedNanos = totals.subList(walk + 1 - count, walk + 1).stream().mapToLong(Long::longValue).sum();
-            long loggedMillis = loggedNanos / 1_000_000;
-            long reported = safepoints.path("atSafepointMillis").asLong() + safepoints.path("reachingMillis").asLong();
-            assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
-                    "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
+            assertPauseIsTheLogged(log, "GC_HeapInspection", safepoints);
         } finally {
             Files.deleteIfExists(log);
         }
+    }
+
+    /**
+     * The pause a command reported (its "safepoints": count, at and reaching) is what the target's
+     * -Xlog:safepoint log gave its last safepoints, the one of operation last of all, within rounding.
+     */
+    static void assertPauseIsTheLogged(Path log, String operation, JsonNode safepoints) throws IOException {
+        List<String> logged = new ArrayList<>();
+        List<Long> totals = new ArrayList<>();
+        for (String line : Files.readAllLines(log)) {
+            Matcher m = SAFEPOINT.matcher(line);
+            if (m.find()) {
+                logged.add(m.group(1));
+                totals.add(Long.parseLong(m.group(2)));
+            }
+        }
+        int walk = logged.lastIndexOf(operation);
+        int count = safepoints.path("count").asInt();
+        assertTrue(walk >= 0 && count >= 1 && walk + 1 >= count, "counted " + safepoints + "; the target logged " + logged);
+        long loggedNanos = totals.subList(walk + 1 - count, walk + 1).stream().mapToLong(Long::longValue).sum();
+        long loggedMillis = loggedNanos / 1_000_000;
+        long reported = safepoints.path("atSafepointMillis").asLong() + safepoints.path("reachingMillis").asLong();
+        assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
+                "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
     }
 
     @ParameterizedTest

@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,24 +128,7 @@ class HeapPathsIT {
             long held = counts(target.ask("counts")).get("static");
             JsonNode doc = paths(target, "$ByStatic");
             assertRoot(onlyPath(doc, held), "staticField", TARGET, "CACHE");
-            List<String> logged = new ArrayList<>();
-            List<Long> totals = new ArrayList<>();
-            for (String line : Files.readAllLines(log)) {
-                Matcher m = HeapIT.SAFEPOINT.matcher(line);
-                if (m.find()) {
-                    logged.add(m.group(1));
-                    totals.add(Long.parseLong(m.group(2)));
-                }
-            }
-            JsonNode safepoints = doc.path("safepoints");
-            int walk = logged.lastIndexOf("HeapWalkOperation");
-            int count = safepoints.path("count").asInt();
-            assertTrue(walk >= 0 && count >= 1 && walk + 1 >= count, "counted " + safepoints + "; the target logged " + logged);
-            long loggedNanos = totals.subList(walk + 1 - count, walk + 1).stream().mapToLong(Long::longValue).sum();
-            long loggedMillis = loggedNanos / 1_000_000;
-            long reported = safepoints.path("atSafepointMillis").asLong() + safepoints.path("reachingMillis").asLong();
-            assertTrue(Math.abs(reported - loggedMillis) <= 2 + loggedMillis / 20,
-                    "reported " + safepoints + ", logged " + loggedNanos + " ns in " + logged.subList(walk + 1 - count, walk + 1));
+            HeapIT.assertPauseIsTheLogged(log, "HeapWalkOperation", doc.path("safepoints"));
         } finally {
             Files.deleteIfExists(log);
         }
