@@ -28,6 +28,16 @@ static instrumented_class *ours(JNIEnv *jni, jclass being_redefined) {
     return NULL;
 }
 
+/* A copy in JVMTI memory, which HotSpot takes over when the hook hands it out; NULL without memory. */
+static unsigned char *jvmti_copy(jvmtiEnv *jvmti, const unsigned char *data, jint len) {
+    unsigned char *copy = NULL;
+    if ((*jvmti)->Allocate(jvmti, len, &copy) != JVMTI_ERROR_NONE) {
+        return NULL;
+    }
+    memcpy(copy, data, (size_t)len);
+    return copy;
+}
+
 static void hash(const unsigned char *data, jint len, char out[65]) {
     sha256 h;
     sha256_init(&h);
@@ -60,15 +70,25 @@ static void JNICALL on_class_file(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_red
         memcpy(c->original, data, (size_t)len);
         c->original_len = len;
         hash(data, len, c->original_sha256);
-    } else if (hook.mode == HOOK_INSTALL) {
-        unsigned char *copy = NULL;
-        if ((*jvmti)->Allocate(jvmti, c->replacement_len, &copy) != JVMTI_ERROR_NONE) {
+        /* Handed back unchanged, the bytes become the class file HotSpot keeps for the class (its
+         * first transformation caches what it was given), so every later retransformation, the
+         * restore's too, starts from exactly them. Handed nothing, HotSpot caches at the install
+         * a class file reconstituted from the version this read made, which JDK 17 writes without
+         * the StackMapTables of a class of its CDS archive (it keeps none for a class it does not
+         * verify, the boot loader's): docs/trace.md. */
+        *new_data = jvmti_copy(jvmti, data, len);
+        if (*new_data == NULL) {
             hook.failed = 1;
             return;
         }
-        memcpy(copy, c->replacement, (size_t)c->replacement_len);
+        *new_len = len;
+    } else if (hook.mode == HOOK_INSTALL) {
+        *new_data = jvmti_copy(jvmti, c->replacement, c->replacement_len);
+        if (*new_data == NULL) {
+            hook.failed = 1;
+            return;
+        }
         *new_len = c->replacement_len;
-        *new_data = copy;
     }
 }
 

@@ -32,7 +32,8 @@ typedef struct {
 /* Sets the ClassFileLoadHook callback (for events_install). */
 void instrument_callbacks(jvmtiEventCallbacks *callbacks);
 
-/* Reads the bytes of each class into original (and its hash). JVMTI_ERROR_NONE, or the error of
+/* Reads the bytes of each class into original (and its hash), and hands them back unchanged so that
+ * HotSpot keeps them as the class file the restore returns to. JVMTI_ERROR_NONE, or the error of
  * the call that failed (what names it). */
 jvmtiError instrument_read(instrumented_class *classes, int count, const char **what);
 
