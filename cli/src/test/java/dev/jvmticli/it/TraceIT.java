@@ -13,6 +13,7 @@ import dev.jvmticli.client.TraceStartRequest;
 import dev.jvmticli.client.TraceStarted;
 import dev.jvmticli.instrument.ProbeClass;
 import dev.jvmticli.targets.LatencyTarget;
+import dev.jvmticli.targets.WideTarget;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
@@ -190,6 +191,68 @@ class TraceIT {
         }
     }
 
+    /**
+     * The bounds: 32 classes of 9 methods each (WideTarget's Part in 32 loaders) are too many
+     * methods, refused in one line (exit 1) after the classes were read and before anything was
+     * installed (each Class's own count of its redefinitions); their m1 alone is within the bounds and traced; a 33rd class is refused before any
+     * class is read: no Part class redefined, by each Class's own count.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void refusesPastItsBoundsInOneLineAndInstrumentsNothing(Jdks.Jdk jdk) throws Exception {
+        String part = "dev.jvmticli.targets.WideTarget$Part";
+        try (TargetJvm target = TargetJvm.start(jdk, WideTarget.class, List.of("--add-opens", "java.base/java.lang=ALL-UNNAMED"))) {
+            String pid = Long.toString(target.pid());
+            assertEquals("loaded 32", target.ask("load 32"));
+            assertEquals("redefinitions 0", target.ask("redefinitions"));
+            Result tooManyMethods = CliRun.run("trace", pid, part + ".*", "--duration", "1s");
+            assertEquals(1, tooManyMethods.exit(), tooManyMethods.toString());
+            assertEquals("jvmti-cli: 288 methods match; a session traces at most 256: name fewer", tooManyMethods.err().strip());
+            assertEquals("", tooManyMethods.out());
+            assertNoSession(target.pid());
+            // each class read once (a retransformation that changes nothing), none installed (a second) nor put back
+            assertEquals("redefinitions 32", target.ask("redefinitions"));
+
+            Process cli = startTraceOf(jdk, pid, part + ".m1", "--duration", "120s", "--json");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitTracing(cli, 32);
+            assertEquals("called 32", target.ask("call"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            assertEquals(32, report.get("methods").size(), report.toString());
+            for (JsonNode method : report.get("methods")) {
+                assertEquals(1, method.get("calls").asLong(), report.toString());
+            }
+            assertEquals(32, report.get("classes").size(), report.toString());
+            for (JsonNode c : report.get("classes")) {
+                assertEquals(c.get("sha256").asText(), c.get("restoredSha256").asText(), report.toString());
+            }
+
+            assertEquals("loaded 33", target.ask("load 1"));
+            String redefinitions = target.ask("redefinitions");
+            Result tooManyClasses = CliRun.run("trace", pid, part + ".m1", "--duration", "1s");
+            assertEquals(1, tooManyClasses.exit(), tooManyClasses.toString());
+            assertEquals("jvmti-cli: agent: 33 loaded classes match; a session instruments at most 32: name fewer (too_many_classes)",
+                    tooManyClasses.err().strip());
+            assertNoSession(target.pid());
+            assertEquals(redefinitions, target.ask("redefinitions"), "no Part class redefined, not even read");
+            assertEquals("called 33", target.ask("call"));
+
+            List<String> stderr = target.stderr().stream()
+                    .filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    private static void assertNoSession(long pid) throws IOException {
+        try (RawAgentSocket socket = new RawAgentSocket(pid)) {
+            socket.send("{\"v\":4,\"id\":1,\"cmd\":\"trace.stop\"}\n");
+            String answer = socket.readLine();
+            assertTrue(answer != null && answer.contains("\"not_running\""), answer);
+        }
+    }
+
     /** Each percentile within the histogram's error (1/128) of the exact value at its rank, plus 100 us for the probe's own time. */
     private static void assertPercentiles(JsonNode report, Map<String, Long> truth) {
         JsonNode method = report.get("methods").get(0);
@@ -275,9 +338,13 @@ class TraceIT {
 
     /** Waits for the CLI's "tracing ..." line on stderr: the probes are in. */
     private static void awaitTracing(Process cli) throws IOException {
+        awaitTracing(cli, 1);
+    }
+
+    private static void awaitTracing(Process cli, int classes) throws IOException {
         BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
         String line = err.readLine();
-        assertTrue(line != null && line.startsWith("tracing ") && line.contains(" method(s) in 1 class(es) for "), String.valueOf(line));
+        assertTrue(line != null && line.startsWith("tracing ") && line.contains(" method(s) in " + classes + " class(es) for "), String.valueOf(line));
         CompletableFuture.runAsync(() -> read(cli.getErrorStream()));
     }
 
