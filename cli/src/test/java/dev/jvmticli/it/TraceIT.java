@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.objectweb.asm.ClassReader;
@@ -142,6 +143,43 @@ class TraceIT {
             assertEquals(original, shortTraceSha(pid));
 
             // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach, not trace
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    /**
+     * The same 400 calls made by 8 virtual threads at once (the newest JDK, 21 or later): counted,
+     * each percentile within the histogram's error of the target's own record, errors exact, and
+     * the slowest calls the target's slowest with their virtual thread's own frames under them.
+     */
+    @Test
+    void callsFromVirtualThreadsMatchTheTargetsOwnRecord() throws Exception {
+        Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new AssertionError("the build needs a JDK 21 or later for virtual threads"));
+        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertEquals("ran 5", target.ask("run 5"));
+            assertEquals("reset", target.ask("reset"));
+            Process cli = startTrace(jdk, pid, "--duration", "120s", "--json", "--top", "3");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitTracing(cli);
+            assertEquals("ran " + CALLS, target.ask("vrun " + CALLS + " 8"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            Map<String, Long> truth = record(target.ask("record"));
+            assertPercentiles(report, truth);
+            assertEquals(classState(report).get("sha256").asText(), classState(report).get("restoredSha256").asText(), report.toString());
+            JsonNode slowest = report.get("slowest");
+            assertEquals(3, slowest.size(), report.toString());
+            for (int i = 0; i < 3; i++) {
+                JsonNode call = slowest.get(i);
+                long exact = truth.get("slowest" + i);
+                assertTrue(Math.abs(call.get("nanos").asLong() - exact) <= exact / 100 + 100_000, exact + " ns: " + call);
+                assertTrue(call.get("frames").get(0).asText().startsWith("dev.jvmticli.targets.LatencyTarget$Orders.place:"), call.toString());
+                assertTrue(call.get("frames").get(1).asText().startsWith("dev.jvmticli.targets.LatencyTarget.lambda$checkoutVirtually$"),
+                        call.toString());
+            }
             List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, "the target's stderr");
         }

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A target that knows its own latencies: {@code run N} makes N calls of {@link Orders#place} from
@@ -12,7 +14,8 @@ import java.util.Random;
  * 100 ms 1%; a fixed seed), every 50th call throwing instead of returning; each call is timed with
  * System.nanoTime around it. {@code record} answers the exact percentiles of every call since the
  * last {@code reset}, by rank ceil(p * n): {@code calls=N errors=E p50=.. p90=.. p99=.. p999=.. max=..}
- * (nanoseconds). Written in Java 11, the oldest JDK targets run on.
+ * (nanoseconds). {@code vrun N T} makes the same N calls from T virtual threads at once (JDK 21+),
+ * from {@link #checkoutVirtually}. Written in Java 11, the oldest JDK targets run on.
  */
 public final class LatencyTarget {
     private static final Random DRAW = new Random(34);
@@ -41,10 +44,12 @@ public final class LatencyTarget {
             if (line.startsWith("run ")) {
                 return "ran " + checkout(Integer.parseInt(line.substring(4)));
             }
+            if (line.startsWith("vrun ")) {
+                String[] nt = line.substring(5).split(" ");
+                return "ran " + checkoutVirtually(Integer.parseInt(nt[0]), Integer.parseInt(nt[1]));
+            }
             if (line.equals("reset")) {
-                RECORD.clear();
-                calls = 0;
-                errors = 0;
+                reset();
                 return "reset";
             }
             if (line.equals("record")) {
@@ -54,23 +59,76 @@ public final class LatencyTarget {
         });
     }
 
+    private static synchronized void reset() {
+        RECORD.clear();
+        calls = 0;
+        errors = 0;
+    }
+
     private static int checkout(int n) {
         for (int i = 0; i < n; i++) {
             double u = DRAW.nextDouble();
             long millis = u < 0.90 ? 1 : u < 0.99 ? 20 : 100;
             boolean fail = ++calls % 50 == 0;
             long start = System.nanoTime();
+            boolean threw = false;
             try {
                 Orders.place(millis, fail);
             } catch (IllegalStateException | InterruptedException e) {
-                errors++;
+                threw = true;
             }
-            RECORD.add(System.nanoTime() - start);
+            note(System.nanoTime() - start, threw);
         }
         return n;
     }
 
-    private static String record() {
+    /**
+     * The same draws as checkout's, the calls made by {@code threads} virtual threads at once (JDK
+     * 21+, through reflection), each its share in turn; a sleeping virtual thread leaves its carrier.
+     */
+    private static int checkoutVirtually(int n, int threads) {
+        long[] millis = new long[n];
+        boolean[] fail = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            double u = DRAW.nextDouble();
+            millis[i] = u < 0.90 ? 1 : u < 0.99 ? 20 : 100;
+            fail[i] = ++calls % 50 == 0;
+        }
+        try {
+            ExecutorService executor = VirtualThreadsTarget.executor("checkout-");
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                executor.execute(() -> {
+                    for (int i = first; i < n; i += threads) {
+                        long start = System.nanoTime();
+                        boolean threw = false;
+                        try {
+                            Orders.place(millis[i], fail[i]);
+                        } catch (IllegalStateException | InterruptedException e) {
+                            threw = true;
+                        }
+                        note(System.nanoTime() - start, threw);
+                    }
+                });
+            }
+            executor.shutdown();
+            if (!executor.awaitTermination(5, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the virtual threads did not end");
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return n;
+    }
+
+    private static synchronized void note(long nanos, boolean threw) {
+        RECORD.add(nanos);
+        if (threw) {
+            errors++;
+        }
+    }
+
+    private static synchronized String record() {
         long[] sorted = RECORD.stream().mapToLong(Long::longValue).sorted().toArray();
         StringBuilder answer = new StringBuilder("calls=" + sorted.length + " errors=" + errors);
         double[] ps = {0.5, 0.9, 0.99, 0.999};
