@@ -55,6 +55,7 @@ static struct {
     int installed;
     latency_histogram *methods;
     int method_count;
+    int stacked_count;                  /* the ids below it keep their slow calls' stacks; the rest (callees) are timed only */
     uint64_t threshold_nanos;           /* 0: none */
     int top;
     slow_call *slowest;
@@ -130,7 +131,7 @@ static void record(jint id, jlong start, int error) {
         uint64_t nanos = end > start ? (uint64_t)(end - start) : 0;
         latency_record(&trace.methods[method], nanos, error);
         int slow = trace.slow_count < trace.top || nanos > __atomic_load_n(&trace.slow_floor, __ATOMIC_RELAXED);
-        if (slow || (trace.threshold_nanos > 0 && nanos >= trace.threshold_nanos)) {
+        if (method < trace.stacked_count && (slow || (trace.threshold_nanos > 0 && nanos >= trace.threshold_nanos))) {
             take_stack(nanos, method, error);
         }
     }
@@ -714,8 +715,9 @@ void cmd_trace_bytes(command_ctx *ctx) {
     json_end_object(ctx->out);
 }
 
-/* Installs every class's new bytes at once: methods (the probes' ids run 0..methods-1), threshold
- * (nanoseconds, 0: none), top (the slowest calls kept). A refusal ends the session. */
+/* Installs every class's new bytes at once: methods (the probes' ids run 0..methods-1), stackedMethods
+ * (the ids below it keep their slowest calls' stacks, the others are only timed; default: all),
+ * threshold (nanoseconds, 0: none), top (the slowest calls kept). A refusal ends the session. */
 void cmd_trace_install(command_ctx *ctx) {
     if (!before_install(ctx)) {
         return;
@@ -723,8 +725,10 @@ void cmd_trace_install(command_ctx *ctx) {
     int64_t method_count = request_int(ctx->req, "methods", -1);
     int64_t threshold = request_int(ctx->req, "thresholdNanos", 0);
     int64_t top = request_int(ctx->req, "top", 10);
-    if (method_count < 1 || method_count > TRACE_MAX_METHODS || threshold < 0 || top < 1 || top > TRACE_MAX_TOP) {
-        command_fail(ctx, "bad_request", "methods must be 1 to 256, thresholdNanos 0 or more, top 1 to 100");
+    int64_t stacked_count = request_int(ctx->req, "stackedMethods", method_count);
+    if (method_count < 1 || method_count > TRACE_MAX_METHODS || stacked_count < 1 || stacked_count > method_count || threshold < 0
+            || top < 1 || top > TRACE_MAX_TOP) {
+        command_fail(ctx, "bad_request", "methods must be 1 to 256, stackedMethods 1 to methods, thresholdNanos 0 or more, top 1 to 100");
         return;
     }
     trace.methods = malloc((size_t)method_count * sizeof *trace.methods);
@@ -743,6 +747,7 @@ void cmd_trace_install(command_ctx *ctx) {
     trace.threshold_nanos = (uint64_t)threshold;
     trace.top = (int)top;
     trace.method_count = (int)method_count;
+    trace.stacked_count = (int)stacked_count;
     const char *what = NULL;
     code_list before;
     code_before(&before);

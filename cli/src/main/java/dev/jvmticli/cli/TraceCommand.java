@@ -43,6 +43,10 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", defaultValue = "5", description = "Rows per table and slowest calls kept (default: ${DEFAULT-VALUE}, at most 100).")
     int top;
 
+    @Option(names = "--depth", paramLabel = "N", defaultValue = "0",
+            description = "1: also time every call the traced methods make, per callee (where inside them the time goes); 0: not (default).")
+    int depth;
+
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
@@ -52,6 +56,9 @@ final class TraceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (depth < 0 || depth > 1) {
+            throw new CliFailure(ExitCode.USAGE, "--depth takes 0 or 1");
+        }
         if (top <= 0 || top > MAX_TOP) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a number from 1 to " + MAX_TOP);
         }
@@ -63,8 +70,9 @@ final class TraceCommand implements Callable<Integer> {
         Pattern method = Glob.toPattern(pattern.substring(dot + 1));
         long thresholdNanos = threshold == null ? 0 : threshold.toNanos();
         try (AgentClient client = context.connect(target)) {
-            TraceSession.Installed installed = TraceSession.install(client, classGlob, name -> method.matcher(name).matches(), thresholdNanos, top);
-            context.err().printf("tracing %d method(s) in %d class(es) for %s%n", installed.methods().size(),
+            TraceSession.Installed installed = TraceSession.install(client, classGlob, name -> method.matcher(name).matches(), thresholdNanos, top,
+                    depth == 1);
+            context.err().printf("tracing %d method(s) in %d class(es) for %s%n", installed.traced(),
                     installed.started().classes().size(), duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms");
             context.err().flush();
             SamplingWindow.run(context, client, duration, () -> print(installed, TraceSession.stop(client)));

@@ -23,21 +23,50 @@ public final class TraceView {
                             long max, long total, long errors) {
     }
 
+    /** A call a traced method makes (--depth 1): the caller, the callee's row, and its share of the caller's total time. */
+    public record CalleeRow(String caller, String callerDescriptor, MethodRow callee, double shareOfCaller) {
+    }
+
+    /** The traced methods' rows, the most total time first. */
     public static List<MethodRow> rows(TraceSession.Installed installed, TraceReport report) {
         List<MethodRow> rows = new ArrayList<>();
-        double seconds = Math.max(1e-9, report.durationNanos() / 1e9);
         for (int i = 0; i < report.methods().size() && i < installed.methods().size(); i++) {
-            TraceReport.MethodLatency m = report.methods().get(i);
-            TraceSession.TracedMethod traced = installed.methods().get(i);
-            long[] p = new long[PERCENTILES.length];
-            for (int k = 0; k < p.length; k++) {
-                p[k] = Latency.percentile(m.buckets(), m.minNanos(), m.maxNanos(), PERCENTILES[k]);
+            if (installed.methods().get(i).caller() < 0) {
+                rows.add(row(installed, report, i));
             }
-            rows.add(new MethodRow(name(traced), traced.descriptor(), m.calls(), m.calls() / seconds, p[0], p[1], p[2], p[3], m.maxNanos(),
-                    m.totalNanos(), m.errors()));
         }
         rows.sort(Comparator.comparingLong(MethodRow::total).reversed());
         return rows;
+    }
+
+    /** The callees' rows, by caller (the callers as rows orders them), each caller's the most total time first. */
+    public static List<CalleeRow> calleeRows(TraceSession.Installed installed, TraceReport report) {
+        List<CalleeRow> rows = new ArrayList<>();
+        for (int i = 0; i < report.methods().size() && i < installed.methods().size(); i++) {
+            int caller = installed.methods().get(i).caller();
+            if (caller >= 0) {
+                MethodRow callerRow = row(installed, report, caller);
+                MethodRow callee = row(installed, report, i);
+                rows.add(new CalleeRow(callerRow.method(), callerRow.descriptor(), callee,
+                        callerRow.total() == 0 ? 0 : (double) callee.total() / callerRow.total()));
+            }
+        }
+        List<String> callers = rows(installed, report).stream().map(r -> r.method() + r.descriptor()).toList();
+        rows.sort(Comparator.comparingInt((CalleeRow r) -> callers.indexOf(r.caller() + r.callerDescriptor()))
+                .thenComparing(Comparator.comparingLong((CalleeRow r) -> r.callee().total()).reversed()));
+        return rows;
+    }
+
+    private static MethodRow row(TraceSession.Installed installed, TraceReport report, int i) {
+        double seconds = Math.max(1e-9, report.durationNanos() / 1e9);
+        TraceReport.MethodLatency m = report.methods().get(i);
+        TraceSession.TracedMethod traced = installed.methods().get(i);
+        long[] p = new long[PERCENTILES.length];
+        for (int k = 0; k < p.length; k++) {
+            p[k] = Latency.percentile(m.buckets(), m.minNanos(), m.maxNanos(), PERCENTILES[k]);
+        }
+        return new MethodRow(name(traced), traced.descriptor(), m.calls(), m.calls() / seconds, p[0], p[1], p[2], p[3], m.maxNanos(),
+                m.totalNanos(), m.errors());
     }
 
     private static String name(TraceSession.TracedMethod m) {
@@ -66,6 +95,9 @@ public final class TraceView {
         doc.put("durationNanos", report.durationNanos());
         doc.put("percentileRelativeError", Latency.RELATIVE_ERROR);
         doc.put("methods", rows(installed, report));
+        if (installed.traced() < installed.methods().size()) {
+            doc.put("callees", calleeRows(installed, report));
+        }
         List<Map<String, Object>> slowest = new ArrayList<>();
         report.slowest().stream().sorted(Comparator.comparingLong(TraceReport.SlowCall::nanos).reversed()).limit(top).forEach(c -> {
             Map<String, Object> call = new LinkedHashMap<>();
@@ -101,7 +133,7 @@ public final class TraceView {
     public static void print(PrintWriter out, TraceSession.Installed installed, TraceReport report, int top) {
         List<MethodRow> rows = rows(installed, report);
         out.printf(Locale.ROOT, "Traced %d method(s) in %d class(es) for %s; percentiles within %.1f%% (log-linear histogram)%n%n",
-                installed.methods().size(), installed.started().classes().size(), Sizes.seconds(report.durationNanos()) + "s",
+                installed.traced(), installed.started().classes().size(), Sizes.seconds(report.durationNanos()) + "s",
                 Latency.RELATIVE_ERROR * 100);
         Table table = new Table("METHOD", "CALLS", "CALLS/S", "P50", "P90", "P99", "P99.9", "MAX", "TOTAL", "ERRORS")
                 .alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9);
@@ -114,6 +146,7 @@ public final class TraceView {
         if (rows.size() > top) {
             out.printf("(%d more method(s); --top shows more)%n", rows.size() - top);
         }
+        printCallees(out, calleeRows(installed, report), rows.subList(0, Math.min(top, rows.size())), top);
         List<TraceReport.SlowCall> slowest = report.slowest().stream()
                 .sorted(Comparator.comparingLong(TraceReport.SlowCall::nanos).reversed()).limit(top).toList();
         if (!slowest.isEmpty()) {
@@ -151,6 +184,30 @@ public final class TraceView {
             out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%n", restored(report), report.classes().size());
         }
         out.flush();
+    }
+
+    /** For each caller shown, the calls it makes (--depth 1), --top of them, with their share of its total time. */
+    private static void printCallees(PrintWriter out, List<CalleeRow> callees, List<MethodRow> callers, int top) {
+        for (MethodRow caller : callers) {
+            List<CalleeRow> own = callees.stream().filter(c -> c.caller().equals(caller.method()) && c.callerDescriptor().equals(caller.descriptor()))
+                    .toList();
+            if (own.isEmpty()) {
+                continue;
+            }
+            out.printf("%nCalls made by %s (depth 1):%n", Printable.text(caller.method()));
+            Table table = new Table("CALLEE", "CALLS", "P50", "P90", "P99", "P99.9", "MAX", "TOTAL", "OF CALLER", "ERRORS")
+                    .alignRight(1, 2, 3, 4, 5, 6, 7, 8, 9);
+            for (CalleeRow c : own.subList(0, Math.min(top, own.size()))) {
+                MethodRow r = c.callee();
+                table.add(Printable.text(r.method()), Long.toString(r.calls()), duration(r.p50()), duration(r.p90()), duration(r.p99()),
+                        duration(r.p999()), duration(r.max()), duration(r.total()), String.format(Locale.ROOT, "%.1f%%", c.shareOfCaller() * 100),
+                        Long.toString(r.errors()));
+            }
+            table.print(out);
+            if (own.size() > top) {
+                out.printf("(%d more callee(s); --top shows more)%n", own.size() - top);
+            }
+        }
     }
 
     private static void printFrames(PrintWriter out, TraceReport report, long[][] frames) {

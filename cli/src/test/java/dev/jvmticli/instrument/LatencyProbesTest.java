@@ -21,7 +21,8 @@ class LatencyProbesTest {
         try (InputStream in = Sample.class.getResourceAsStream("Sample.class")) {
             original = in.readAllBytes();
         }
-        LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(original, name -> !name.equals("calls"), i -> (7 << 16) | i);
+        LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(original, name -> !name.equals("calls") && !name.equals("callsOthers"),
+                i -> (7 << 16) | i);
         assertEquals(List.of("loop", "reusesSlots", "catchesItsOwn", "throwsOut"),
                 rewritten.methods().stream().map(LatencyProbes.ProbedMethod::name).toList(), "constructors and unwanted methods are left alone");
         Class<?> probed = new OneClassLoader(Sample.class.getName(), rewritten.bytes()).loadClass(Sample.class.getName());
@@ -40,6 +41,41 @@ class LatencyProbesTest {
         int base = 7 << 16;
         assertEquals(List.of("returned " + base, "returned " + (base + 1), "returned " + (base + 1), "returned " + (base + 2),
                 "returned " + (base + 2), "returned " + (base + 3), "threw " + (base + 3)), TraceProbe.EXITS);
+    }
+
+    /**
+     * Depth 1: each call the probed method makes is reported under its callee's id, once, as returned
+     * or as threw wherever the exception lands (the method's own handler, or out of the method, before
+     * the method's own exit); the class verifies with the two new locals in every frame.
+     */
+    @Test
+    void everyCallAProbedMethodMakesIsReportedOnceUnderItsCallee() throws Exception {
+        byte[] original;
+        try (InputStream in = Sample.class.getResourceAsStream("Sample.class")) {
+            original = in.readAllBytes();
+        }
+        List<LatencyProbes.Callee> callees = new java.util.ArrayList<>();
+        LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(original, name -> name.equals("callsOthers"), i -> 7 + i, (caller, callee) -> {
+            assertEquals(0, caller);
+            if (!callees.contains(callee)) {
+                callees.add(callee);
+            }
+            return 100 + callees.indexOf(callee);
+        });
+        assertEquals(List.of(new LatencyProbes.Callee("java/lang/String", "length", "()I"),
+                new LatencyProbes.Callee("java/lang/Integer", "parseInt", "(Ljava/lang/String;)I"),
+                new LatencyProbes.Callee("dev/jvmticli/instrument/Sample", "throwsOut", "(Z)V")), callees);
+        Class<?> probed = new OneClassLoader(Sample.class.getName(), rewritten.bytes()).loadClass(Sample.class.getName());
+        TraceProbe.EXITS.clear();
+
+        assertEquals(14, call(probed, null, "callsOthers", "12"));
+        assertEquals(-1, call(probed, null, "callsOthers", "x"));
+        InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> call(probed, null, "callsOthers", "500"));
+        assertEquals(IllegalStateException.class, thrown.getCause().getClass(), "the exception goes on unchanged");
+
+        assertEquals(List.of("returned 100", "returned 101", "returned 102", "returned 7",
+                "returned 100", "threw 101", "returned 102", "returned 7",
+                "returned 100", "returned 101", "threw 102", "threw 7"), TraceProbe.EXITS);
     }
 
     @Test

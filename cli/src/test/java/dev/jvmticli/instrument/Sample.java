@@ -40,6 +40,18 @@ public final class Sample {
         }
     }
 
+    /** Calls three others: one returns, one may throw into its own handler, one may throw out of it. */
+    public static int callsOthers(String s) {
+        int n = s.length();
+        try {
+            n += Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            n = -n;
+        }
+        throwsOut(n > 100);
+        return n;
+    }
+
     public int calls() {
         return calls;
     }

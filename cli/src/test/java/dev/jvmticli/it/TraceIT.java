@@ -186,6 +186,75 @@ class TraceIT {
     }
 
     /**
+     * --depth 1: pay's callees timed against pay's own record of charge and reserve (each percentile
+     * within the histogram's error plus 100 us), every callee's calls and errors exact (reserve throws
+     * into pay's handler, check out of pay), and only pay's own calls among the slowest.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void depthOneTimesTheCallsTheTracedMethodMakes(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertEquals("paid 1", target.ask("pay 1")); // the classes are loaded
+            assertEquals("reset", target.ask("reset"));
+            Process cli = startTraceOf(jdk, pid, "dev.jvmticli.targets.LatencyTarget$Payments.pay", "--depth", "1", "--duration", "120s",
+                    "--json", "--top", "3");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitTracing(cli);
+            assertEquals("paid 192", target.ask("pay 200")); // 8 audits fail
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            Map<String, Long> truth = new HashMap<>();
+            for (String field : target.ask("payments").split(" ")) {
+                String[] kv = field.split("=", 2);
+                truth.put(kv[0], Long.parseLong(kv[1]));
+            }
+            assertEquals(200, truth.get("calls"));
+
+            JsonNode pay = report.get("methods").get(0);
+            assertEquals(1, report.get("methods").size(), report.toString());
+            assertEquals(200, pay.get("calls").asLong(), report.toString());
+            assertEquals(8, pay.get("errors").asLong(), report.toString());
+            Map<String, JsonNode> callees = new HashMap<>();
+            for (JsonNode c : report.get("callees")) {
+                assertEquals("dev.jvmticli.targets.LatencyTarget$Payments.pay", c.get("caller").asText(), c.toString());
+                callees.put(c.get("callee").get("method").asText(), c.get("callee"));
+            }
+            assertCallee(callees, "dev.jvmticli.targets.LatencyTarget$Bank.charge", 200, 0, report);
+            assertCallee(callees, "dev.jvmticli.targets.LatencyTarget$Stock.reserve", 200, truth.get("reserve_errors"), report);
+            assertEquals(20, truth.get("reserve_errors"));
+            assertCallee(callees, "dev.jvmticli.targets.LatencyTarget$Audit.check", 200, 8, report);
+            assertCallee(callees, "java.lang.System.nanoTime", 600, 0, report);
+            for (String callee : List.of("charge", "reserve")) {
+                JsonNode row = callees.get(callee.equals("charge") ? "dev.jvmticli.targets.LatencyTarget$Bank.charge"
+                        : "dev.jvmticli.targets.LatencyTarget$Stock.reserve");
+                for (String p : List.of("p50", "p90", "p99", "max")) {
+                    long exact = truth.get(callee + "_" + p);
+                    long traced = row.get(p).asLong();
+                    System.out.printf("%s %s: traced %d ns, the target's own %d ns%n", callee, p, traced, exact);
+                    assertTrue(Math.abs(traced - exact) <= exact / 128 + 100_000, callee + " " + p + ": traced " + traced + " ns, the target's own "
+                            + exact + " ns; " + report);
+                }
+            }
+            for (JsonNode call : report.get("slowest")) {
+                assertEquals("dev.jvmticli.targets.LatencyTarget$Payments.pay", call.get("method").asText(), call.toString());
+            }
+            assertEquals(classState(report, "Ldev/jvmticli/targets/LatencyTarget$Payments;").get("sha256").asText(),
+                    classState(report, "Ldev/jvmticli/targets/LatencyTarget$Payments;").get("restoredSha256").asText());
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    private static void assertCallee(Map<String, JsonNode> callees, String name, long calls, long errors, JsonNode report) {
+        JsonNode row = callees.get(name);
+        assertTrue(row != null, name + " not among the callees: " + report);
+        assertEquals(calls, row.get("calls").asLong(), name + ": " + report);
+        assertEquals(errors, row.get("errors").asLong(), name + ": " + report);
+    }
+
+    /**
      * The JDK's classes only when named without a wildcard: {@code java.util.Rand*} finds nothing and
      * says why; {@code java.util.Random.nextDouble} (java.base, a named module, made to read the
      * probe's) counts exactly the calls checkout made, Random (a class of the CDS archive) is put back
@@ -307,9 +376,13 @@ class TraceIT {
     }
 
     private static JsonNode classState(JsonNode report) {
+        return classState(report, ORDERS);
+    }
+
+    private static JsonNode classState(JsonNode report, String signature) {
         JsonNode classes = report.get("classes");
         assertEquals(1, classes.size(), report.toString());
-        assertEquals(ORDERS, classes.get(0).get("name").asText());
+        assertEquals(signature, classes.get(0).get("name").asText());
         return classes.get(0);
     }
 

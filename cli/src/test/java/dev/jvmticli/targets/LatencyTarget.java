@@ -15,11 +15,17 @@ import java.util.concurrent.TimeUnit;
  * System.nanoTime around it. {@code record} answers the exact percentiles of every call since the
  * last {@code reset}, by rank ceil(p * n): {@code calls=N errors=E p50=.. p90=.. p99=.. p999=.. max=..}
  * (nanoseconds). {@code vrun N T} makes the same N calls from T virtual threads at once (JDK 21+),
- * from {@link #checkoutVirtually}. Written in Java 11, the oldest JDK targets run on.
+ * from {@link #checkoutVirtually}. {@code pay N} makes N calls of {@link Payments#pay} (whose callees
+ * have known latencies and errors), {@code payments} answers pay's own record of them. Written in
+ * Java 11, the oldest JDK targets run on.
  */
 public final class LatencyTarget {
     private static final Random DRAW = new Random(34);
     private static final List<Long> RECORD = new ArrayList<>();
+    private static final Random PAY_DRAW = new Random(35);
+    private static final List<Long> CHARGES = new ArrayList<>();
+    private static final List<Long> RESERVES = new ArrayList<>();
+    private static int reserveErrors;
     private static int calls;
     private static int errors;
 
@@ -39,6 +45,63 @@ public final class LatencyTarget {
         }
     }
 
+    /**
+     * The method traced with its callees: Bank.charge sleeps the time drawn (2 ms 80%, 30 ms 20%),
+     * Stock.reserve 5 ms and throws every 10th call (pay catches it), Audit.check throws every 25th
+     * call (out of pay). pay times charge and reserve itself, with System.nanoTime around each.
+     */
+    public static final class Payments {
+        private Payments() {
+        }
+
+        static void pay(long chargeMillis, boolean refused, boolean audited) throws InterruptedException {
+            long t0 = System.nanoTime();
+            Bank.charge(chargeMillis);
+            long t1 = System.nanoTime();
+            boolean reserveThrew = false;
+            try {
+                Stock.reserve(refused);
+            } catch (IllegalStateException e) {
+                reserveThrew = true;
+            }
+            long t2 = System.nanoTime();
+            notePayment(t1 - t0, t2 - t1, reserveThrew);
+            Audit.check(audited);
+        }
+    }
+
+    static final class Bank {
+        private Bank() {
+        }
+
+        static void charge(long millis) throws InterruptedException {
+            Thread.sleep(millis);
+        }
+    }
+
+    static final class Stock {
+        private Stock() {
+        }
+
+        static void reserve(boolean refused) throws InterruptedException {
+            Thread.sleep(5);
+            if (refused) {
+                throw new IllegalStateException("out of stock");
+            }
+        }
+    }
+
+    static final class Audit {
+        private Audit() {
+        }
+
+        static void check(boolean fails) {
+            if (fails) {
+                throw new IllegalStateException("audit failed");
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         TargetMain.serve(line -> {
             if (line.startsWith("run ")) {
@@ -47,6 +110,12 @@ public final class LatencyTarget {
             if (line.startsWith("vrun ")) {
                 String[] nt = line.substring(5).split(" ");
                 return "ran " + checkoutVirtually(Integer.parseInt(nt[0]), Integer.parseInt(nt[1]));
+            }
+            if (line.startsWith("pay ")) {
+                return "paid " + payments(Integer.parseInt(line.substring(4)));
+            }
+            if (line.equals("payments")) {
+                return paymentsRecord();
             }
             if (line.equals("reset")) {
                 reset();
@@ -61,6 +130,9 @@ public final class LatencyTarget {
 
     private static synchronized void reset() {
         RECORD.clear();
+        CHARGES.clear();
+        RESERVES.clear();
+        reserveErrors = 0;
         calls = 0;
         errors = 0;
     }
@@ -119,6 +191,44 @@ public final class LatencyTarget {
             throw new IllegalStateException(e);
         }
         return n;
+    }
+
+    private static int payments(int n) {
+        int failed = 0;
+        for (int i = 1; i <= n; i++) {
+            long millis = PAY_DRAW.nextDouble() < 0.8 ? 2 : 30;
+            try {
+                Payments.pay(millis, i % 10 == 0, i % 25 == 0);
+            } catch (IllegalStateException | InterruptedException e) {
+                failed++;
+            }
+        }
+        return n - failed;
+    }
+
+    private static synchronized void notePayment(long chargeNanos, long reserveNanos, boolean reserveThrew) {
+        CHARGES.add(chargeNanos);
+        RESERVES.add(reserveNanos);
+        if (reserveThrew) {
+            reserveErrors++;
+        }
+    }
+
+    /** charge and reserve: {@code NAME_p50=.. NAME_p90=.. NAME_p99=.. NAME_max=..} (nanoseconds, by rank ceil(p * n)), and reserve's errors. */
+    private static synchronized String paymentsRecord() {
+        return "calls=" + CHARGES.size() + " reserve_errors=" + reserveErrors + percentiles("charge", CHARGES) + percentiles("reserve", RESERVES);
+    }
+
+    private static String percentiles(String name, List<Long> record) {
+        long[] sorted = record.stream().mapToLong(Long::longValue).sorted().toArray();
+        StringBuilder answer = new StringBuilder();
+        double[] ps = {0.5, 0.9, 0.99};
+        String[] names = {"p50", "p90", "p99"};
+        for (int i = 0; i < ps.length; i++) {
+            int rank = Math.max(1, (int) Math.ceil(ps[i] * sorted.length));
+            answer.append(' ').append(name).append('_').append(names[i]).append('=').append(sorted.length == 0 ? 0 : sorted[rank - 1]);
+        }
+        return answer.append(' ').append(name).append("_max=").append(sorted.length == 0 ? 0 : sorted[sorted.length - 1]).toString();
     }
 
     private static synchronized void note(long nanos, boolean threw) {
