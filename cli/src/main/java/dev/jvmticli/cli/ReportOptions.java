@@ -37,18 +37,28 @@ public final class ReportOptions {
             throw new CliFailure(ExitCode.USAGE, "--json and --collapsed are alternatives: choose one");
         }
         if (html != null) {
-            try {
-                OutputFile.checkAhead(html);
-            } catch (UnsafePathException e) {
-                throw new CliFailure(ExitCode.USAGE, "--html " + e.getMessage());
-            } catch (IOException e) {
-                throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
-            }
+            checkHtml(html);
         }
     }
 
     /** Writes the page; says so on stdout after a table, on stderr when stdout carries data. */
     void writeHtml(CliContext context, String page) {
+        writeHtml(context, html, json || collapsed, page);
+    }
+
+    /** Refuses an --html path before the command runs: one the CLI would not write through, or cannot write. */
+    static void checkHtml(Path html) {
+        try {
+            OutputFile.checkAhead(html);
+        } catch (UnsafePathException e) {
+            throw new CliFailure(ExitCode.USAGE, "--html " + e.getMessage());
+        } catch (IOException e) {
+            throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
+        }
+    }
+
+    /** Writes the page to html; says so on stderr when stdout carries data, else on stdout. */
+    static void writeHtml(CliContext context, Path html, boolean stdoutCarriesData, String page) {
         try (OutputStream file = OutputFile.open(html, false)) {
             file.write(page.getBytes(StandardCharsets.UTF_8));
         } catch (UnsafePathException e) {
@@ -56,6 +66,6 @@ public final class ReportOptions {
         } catch (IOException e) {
             throw new CliFailure(ExitCode.FAILURE, "cannot write " + html + ": " + OutputFile.reason(e), e);
         }
-        (json || collapsed ? context.err() : context.out()).println("wrote " + html);
+        (stdoutCarriesData ? context.err() : context.out()).println("wrote " + html);
     }
 }

@@ -5,8 +5,10 @@ import dev.jvmticli.client.TraceReport;
 import dev.jvmticli.client.TraceSession;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.FlameGraph;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.TraceView;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
@@ -50,6 +52,14 @@ final class TraceCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
+    @Option(names = "--collapsed", description = "Print the slow calls' stacks collapsed (root;...;leaf nanoseconds), as flame graph tools read them:"
+            + " the calls over --threshold by stack, or without it the --top slowest calls.")
+    boolean collapsed;
+
+    @Option(names = "--html", paramLabel = "FILE", description = "Also write the slow calls' stacks as a self-contained flame graph page to FILE"
+            + " (never through a link, never over another user's file).")
+    Path html;
+
     TraceCommand(CliContext context) {
         this.context = context;
     }
@@ -61,6 +71,12 @@ final class TraceCommand implements Callable<Integer> {
         }
         if (top <= 0 || top > MAX_TOP) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a number from 1 to " + MAX_TOP);
+        }
+        if (json && collapsed) {
+            throw new CliFailure(ExitCode.USAGE, "--json and --collapsed are alternatives: choose one");
+        }
+        if (html != null) {
+            ReportOptions.checkHtml(html);
         }
         int dot = pattern.lastIndexOf('.');
         if (dot <= 0 || dot == pattern.length() - 1 || pattern.contains("?")) {
@@ -81,7 +97,13 @@ final class TraceCommand implements Callable<Integer> {
     }
 
     private void print(TraceSession.Installed installed, TraceReport report) {
-        if (json) {
+        if (html != null) {
+            ReportOptions.writeHtml(context, html, json || collapsed, FlameGraph.html("Slow calls of " + pattern + " in JVM " + target.target + ", nanoseconds", "ns",
+                    TraceView.flame(report, top)));
+        }
+        if (collapsed) {
+            context.out().print(FlameGraph.collapsed(TraceView.flame(report, top)));
+        } else if (json) {
             JsonOutput.print(context.out(), TraceView.document(installed, report, top));
         } else {
             TraceView.print(context.out(), installed, report, top);

@@ -85,6 +85,29 @@ public final class TraceView {
         return lines;
     }
 
+    /**
+     * The slow calls' stacks for a flame graph, outermost frame first, weighed in nanoseconds: the
+     * calls over the threshold by stack when there is one, else the top slowest calls.
+     */
+    public static List<FlameGraph.Sample> flame(TraceReport report, int top) {
+        List<FlameGraph.Sample> samples = new ArrayList<>();
+        if (report.thresholdNanos() > 0) {
+            for (TraceReport.StackGroup g : report.overThreshold()) {
+                samples.add(new FlameGraph.Sample(outermostFirst(frames(report, g.frames())), g.totalNanos()));
+            }
+        } else {
+            report.slowest().stream().sorted(Comparator.comparingLong(TraceReport.SlowCall::nanos).reversed()).limit(top)
+                    .forEach(c -> samples.add(new FlameGraph.Sample(outermostFirst(frames(report, c.frames())), c.nanos())));
+        }
+        return samples;
+    }
+
+    private static List<String> outermostFirst(List<String> innermostFirst) {
+        List<String> frames = new ArrayList<>(innermostFirst);
+        java.util.Collections.reverse(frames);
+        return frames;
+    }
+
     /** How many classes came back with the bytes they were read with at the start. */
     public static long restored(TraceReport report) {
         return report.classes().stream().filter(c -> c.sha256().equals(c.restoredSha256())).count();

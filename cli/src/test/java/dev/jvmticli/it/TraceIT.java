@@ -28,6 +28,8 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -37,6 +39,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.objectweb.asm.ClassReader;
@@ -255,6 +258,45 @@ class TraceIT {
     }
 
     /**
+     * --collapsed and --html: the calls over the threshold by stack, outermost frame first, weighed in
+     * nanoseconds: as much time as the target's own record of its calls over 15 ms (within 1% plus
+     * 100 us a call), each stack ending in place under checkout; the page written.
+     */
+    @Test
+    void collapsedStacksWeighTheCallsOverTheThreshold(@TempDir Path directory) throws Exception {
+        Jdks.Jdk jdk = Jdks.current();
+        Path page = directory.resolve("slow.html");
+        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertEquals("ran 5", target.ask("run 5"));
+            assertEquals("reset", target.ask("reset"));
+            Process cli = startTrace(jdk, pid, "--duration", "120s", "--threshold", "15ms", "--collapsed", "--html", page.toString());
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitTracing(cli);
+            assertEquals("ran " + CALLS, target.ask("run " + CALLS));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            String collapsed = out.get();
+            Map<String, Long> truth = record(target.ask("record"));
+            long calls = truth.get("over15ms");
+            long nanos = truth.get("over15msNanos");
+            long weight = 0;
+            for (String line : collapsed.strip().split("\n")) {
+                int space = line.lastIndexOf(' ');
+                String[] frames = line.substring(0, space).split(";");
+                assertTrue(frames[frames.length - 1].startsWith("dev.jvmticli.targets.LatencyTarget$Orders.place:"), line);
+                assertTrue(frames[frames.length - 2].startsWith("dev.jvmticli.targets.LatencyTarget.checkout:"), line);
+                weight += Long.parseLong(line.substring(space + 1));
+            }
+            assertTrue(calls > 10, truth.toString());
+            // as the slowest calls are held to the target's own: within 1% plus 100 us a call
+            assertTrue(Math.abs(weight - nanos) <= nanos / 100 + calls * 100_000, "collapsed " + weight + " ns, the target's own " + nanos + " ns: " + collapsed);
+            String html = Files.readString(page);
+            assertTrue(html.contains("Slow calls of " + PLACE) && html.contains("LatencyTarget$Orders.place"), "the page");
+        }
+    }
+
+    /**
      * The JDK's classes only when named without a wildcard: {@code java.util.Rand*} finds nothing and
      * says why; {@code java.util.Random.nextDouble} (java.base, a named module, made to read the
      * probe's) counts exactly the calls checkout made, Random (a class of the CDS archive) is put back
@@ -427,6 +469,8 @@ class TraceIT {
                 String list = kv[1].substring(1, kv[1].length() - 1);
                 long[] all = Arrays.stream(list.split(",")).mapToLong(Long::parseLong).sorted().toArray();
                 values.put("over50ms", Arrays.stream(all).filter(n -> n >= 50_000_000L).count());
+                values.put("over15ms", Arrays.stream(all).filter(n -> n >= 15_000_000L).count());
+                values.put("over15msNanos", Arrays.stream(all).filter(n -> n >= 15_000_000L).sum());
                 for (int i = 0; i < 3; i++) {
                     values.put("slowest" + i, all[all.length - 1 - i]);
                 }
