@@ -664,8 +664,8 @@ function _picocli_jvmti-cli_trace() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--threshold' '--top' '--timeout'"
+  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--threshold' '--top' '--depth' '--html' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -678,6 +678,15 @@ function _picocli_jvmti-cli_trace() {
       ;;
     '--top')
       return
+      ;;
+    '--depth')
+      return
+      ;;
+    '--html')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
       ;;
     '--timeout')
       return
