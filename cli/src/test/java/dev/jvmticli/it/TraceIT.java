@@ -17,6 +17,7 @@ import dev.jvmticli.targets.WideTarget;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
@@ -160,32 +161,49 @@ class TraceIT {
     void callsFromVirtualThreadsMatchTheTargetsOwnRecord() throws Exception {
         Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new AssertionError("the build needs a JDK 21 or later for virtual threads"));
         try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
-            String pid = Long.toString(target.pid());
-            assertEquals("ran 5", target.ask("run 5"));
-            assertEquals("reset", target.ask("reset"));
-            Process cli = startTrace(jdk, pid, "--duration", "120s", "--json", "--top", "3");
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
-            awaitTracing(cli);
-            assertEquals("ran " + CALLS, target.ask("vrun " + CALLS + " 8"));
-            cli.toHandle().destroy();
-            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
-            JsonNode report = Json.parse(out.get());
-            Map<String, Long> truth = record(target.ask("record"));
-            assertPercentiles(report, truth);
-            assertEquals(classState(report).get("sha256").asText(), classState(report).get("restoredSha256").asText(), report.toString());
-            JsonNode slowest = report.get("slowest");
-            assertEquals(3, slowest.size(), report.toString());
-            for (int i = 0; i < 3; i++) {
-                JsonNode call = slowest.get(i);
-                long exact = truth.get("slowest" + i);
-                assertTrue(Math.abs(call.get("nanos").asLong() - exact) <= exact / 100 + 100_000, exact + " ns: " + call);
-                assertTrue(call.get("frames").get(0).asText().startsWith("dev.jvmticli.targets.LatencyTarget$Orders.place:"), call.toString());
-                assertTrue(call.get("frames").get(1).asText().startsWith("dev.jvmticli.targets.LatencyTarget.lambda$checkoutVirtually$"),
-                        call.toString());
-            }
-            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
-            assertEquals(List.of(), stderr, "the target's stderr");
+            assertVirtualThreadCalls(target, jdk);
         }
+    }
+
+    /** The same on Debian 13's OpenJDK 21, in its root and a mount namespace of its own (.ci/roots; DebianRootsIT). */
+    @Test
+    void callsFromVirtualThreadsOnOpenJdk21InItsOwnRoot() throws Exception {
+        DebianRoots.RootJdk jdk = DebianRoots.jdks().filter(j -> j.feature() == 21).findFirst()
+                .orElseThrow(() -> new AssertionError("no root with JDK 21"));
+        Path library = Path.of(CliRun.run("agent-path").out().strip());
+        Path classes = DebianRoots.classes(jdk.root(), library, LatencyTarget.class);
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(), LatencyTarget.class,
+                List.of())) {
+            assertVirtualThreadCalls(target, Jdks.current());
+        }
+    }
+
+    private static void assertVirtualThreadCalls(TargetJvm target, Jdks.Jdk cliJdk) throws Exception {
+        String pid = Long.toString(target.pid());
+        assertEquals("ran 5", target.ask("run 5"));
+        assertEquals("reset", target.ask("reset"));
+        Process cli = startTrace(cliJdk, pid, "--duration", "120s", "--json", "--top", "3");
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+        awaitTracing(cli);
+        assertEquals("ran " + CALLS, target.ask("vrun " + CALLS + " 8"));
+        cli.toHandle().destroy();
+        assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+        JsonNode report = Json.parse(out.get());
+        Map<String, Long> truth = record(target.ask("record"));
+        assertPercentiles(report, truth);
+        assertEquals(classState(report).get("sha256").asText(), classState(report).get("restoredSha256").asText(), report.toString());
+        JsonNode slowest = report.get("slowest");
+        assertEquals(3, slowest.size(), report.toString());
+        for (int i = 0; i < 3; i++) {
+            JsonNode call = slowest.get(i);
+            long exact = truth.get("slowest" + i);
+            assertTrue(Math.abs(call.get("nanos").asLong() - exact) <= exact / 100 + 100_000, exact + " ns: " + call);
+            assertTrue(call.get("frames").get(0).asText().startsWith("dev.jvmticli.targets.LatencyTarget$Orders.place:"), call.toString());
+            assertTrue(call.get("frames").get(1).asText().startsWith("dev.jvmticli.targets.LatencyTarget.lambda$checkoutVirtually$"),
+                    call.toString());
+        }
+        List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+        assertEquals(List.of(), stderr, "the target's stderr");
     }
 
     /**
