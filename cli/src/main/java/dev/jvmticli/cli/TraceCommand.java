@@ -103,6 +103,7 @@ final class TraceCommand implements Callable<Integer> {
         }
         if (collapsed) {
             context.out().print(FlameGraph.collapsed(TraceView.flame(report, top)));
+            context.out().flush(); // after Ctrl-C or SIGTERM the JVM exits once this returns
         } else if (json) {
             JsonOutput.print(context.out(), TraceView.document(installed, report, top));
         } else {
