@@ -61,6 +61,7 @@ static void JNICALL on_class_file(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_red
         c->original_len = len;
         hash(data, len, c->original_sha256);
     } else if (hook.mode == HOOK_INSTALL) {
+        hash(data, len, c->replaced_sha256);
         unsigned char *copy = NULL;
         if ((*jvmti)->Allocate(jvmti, c->replacement_len, &copy) != JVMTI_ERROR_NONE) {
             hook.failed = 1;

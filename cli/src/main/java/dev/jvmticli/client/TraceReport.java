@@ -9,7 +9,7 @@ import java.util.List;
  * slowest: the slowest calls with their stacks; overThreshold: the calls at or over the threshold,
  * grouped by method, stack and how they ended (error: by an exception). Frames are {@code [frame method index, bci, line]}, innermost (the
  * traced method) first, indexing frameMethods. classes say each class's SHA-256 when read at the start
- * and again after it was put back. cost: the JVM's metaspace and code cache bytes in use before the
+ * ({@link ClassState}), when the new bytes went in and after it was put back. cost: the JVM's metaspace and code cache bytes in use before the
  * classes were first read and after they were put back, and the compiled methods the session's
  * retransforms made not entrant (HotSpot's Compiler.codelist before and after each; -1: unknown).
  */
@@ -19,7 +19,18 @@ public record TraceReport(long durationNanos, long thresholdNanos, long droppedS
     public record Cost(long metaspaceBefore, long metaspaceAfter, long codeCacheBefore, long codeCacheAfter, long deoptimized) {
     }
 
-    public record ClassState(String name, String sha256, String restoredSha256) {
+    /**
+     * A class's SHA-256 as the session first read it, as the JVM held it when the new bytes went in
+     * (replaced; empty when they never did), and as read after it was put back. The first two differ
+     * for a JDK class from the CDS archive on JDK 17: HotSpot drops the stack maps of a class it does
+     * not verify when it parses it, so any retransform, the first read's own too, leaves it without them.
+     */
+    public record ClassState(String name, String sha256, String replacedSha256, String restoredSha256) {
+        /** Whether the class came back with the bytes it had before the new ones went in. */
+        public boolean putBack() {
+            String before = replacedSha256 == null || replacedSha256.isEmpty() ? sha256 : replacedSha256;
+            return before.equals(restoredSha256);
+        }
     }
 
     public record MethodLatency(long calls, long errors, long totalNanos, long maxNanos, long minNanos, long[][] buckets) {
