@@ -103,6 +103,33 @@ class ExceptionsIT {
         }
     }
 
+    /**
+     * HotSpot verifies no class of the boot loader by default, Throwable's new bytes included; under
+     * BytecodeVerificationLocal it does, and takes them. It then also keeps Throwable's stack maps, so
+     * every read of Throwable, the first one's too, has the same bytes.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theVerifierTakesTheProbedThrowable(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class,
+                List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal"))) {
+            String pid = Long.toString(target.pid());
+            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitCounting(cli);
+            assertEquals("ran ise=400 declined=100 nfe=20", target.ask("run 100"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            assertCount(report, "java.lang.IllegalStateException", 400);
+            JsonNode throwable = report.get("classes").get(0);
+            assertEquals(throwable.get("sha256").asText(), throwable.get("replacedSha256").asText(), report.toString());
+            assertEquals(throwable.get("sha256").asText(), throwable.get("restoredSha256").asText(), report.toString());
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
     private static JsonNode row(JsonNode report, String exception) {
         for (JsonNode row : report.get("exceptions")) {
             if (row.get("exception").asText().equals(exception)) {
