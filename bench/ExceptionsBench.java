@@ -6,7 +6,7 @@ import java.lang.management.ManagementFactory;
  * exceptions, as a service that uses them for control flow). Prints STARTED, then after the warm-up
  * the exceptions made over the measuring window as "OPS <per wall second> <per CPU second of the
  * worker>" (the second is steadier on a shared machine, and still counts the probe, which runs on
- * the worker), then DONE.
+ * the worker), then DONE, and waits to be killed.
  */
 public final class ExceptionsBench {
     static volatile long made;
@@ -50,5 +50,6 @@ public final class ExceptionsBench {
         double cpuSeconds = (cpuAfter - cpuBefore) / 1e9;
         System.out.printf("OPS %.0f %.0f%n", (after - before) / seconds, (after - before) / cpuSeconds);
         System.out.println("DONE");
+        Thread.sleep(Long.MAX_VALUE); // the script ends it, once the session it measured has reported
     }
 }
