@@ -694,7 +694,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 }
 
 static const session_engine engine = {
-    .what = "tracing",
+    .what = "instrumentation (trace or exceptions)",
     .lock_name = "jvmti-cli trace",
     .capability = "can_retransform_classes",
     .wants = wants,

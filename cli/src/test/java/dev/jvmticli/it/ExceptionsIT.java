@@ -92,7 +92,7 @@ class ExceptionsIT {
             awaitCounting(first);
             Result second = CliRun.run("exceptions", pid, "--duration", "1s");
             assertEquals(1, second.exit(), second.toString());
-            assertTrue(second.err().contains("is already running for another client") && second.err().contains("(busy)"), second.toString());
+            assertTrue(second.err().contains("instrumentation (trace or exceptions) is already running for another client") && second.err().contains("(busy)"), second.toString());
             first.destroyForcibly();
             awaitSessionEnded(target.pid());
             assertEquals(original, shortSessionSha(pid));
