@@ -51,6 +51,7 @@ void cmd_trace_start(command_ctx *ctx);
 void cmd_trace_bytes(command_ctx *ctx);
 void cmd_trace_install(command_ctx *ctx);
 void cmd_trace_stop(command_ctx *ctx);
+void cmd_exceptions_start(command_ctx *ctx);
 
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);

@@ -48,6 +48,8 @@ static const command commands[] = {
     { "trace.bytes", cmd_trace_bytes },
     { "trace.install", cmd_trace_install },
     { "trace.stop", cmd_trace_stop },
+    { "exceptions.start", cmd_exceptions_start },
+    { "exceptions.stop", cmd_trace_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

@@ -13,7 +13,12 @@
  * carries the session's generation, so a call still running in an old version of a method after its
  * session counts in no later one. A call is counted in its method's latency histogram
  * (latency_histogram.h) without a lock; its stack is taken (GetStackTrace, on its own thread) only
- * when it is among the slowest so far or over the threshold. */
+ * when it is among the slowest so far or over the threshold.
+ *
+ * `exceptions.start` begins the same session over java.lang.Throwable, named here (the one JDK
+ * class the tool names itself): the client's bytecode calls TraceProbe.created(id, this) at the end
+ * of each of Throwable's constructors, counted by exception_counts.h; `exceptions.stop` is
+ * trace.stop. One instrumentation session at a time, trace or exceptions: a second is `busy`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,7 @@
 #include "answer.h"
 #include "base64.h"
 #include "code_list.h"
+#include "exception_counts.h"
 #include "instrument.h"
 #include "jni_util.h"
 #include "latency_histogram.h"
@@ -38,6 +44,7 @@
 #define TRACE_GROUP_SLOTS 1024
 #define TRACE_PROBE_CLASS "dev/jvmticli/probe/TraceProbe"
 #define TRACE_ID_BITS 16
+#define EXCEPTIONS_CLASS "java.lang.Throwable"
 
 typedef struct {
     uint64_t nanos;
@@ -47,8 +54,11 @@ typedef struct {
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
 } slow_call;
 
+typedef enum { PROBES_LATENCY, PROBES_EXCEPTIONS } probe_kind;
+
 static struct {
     session_state run;
+    probe_kind kind;
     int generation;                     /* of the session now (or last) running */
     instrumented_class classes[TRACE_MAX_CLASSES];
     int class_count;
@@ -69,7 +79,10 @@ static struct {
     int64_t deoptimized;                /* nmethods made not entrant by the session's retransforms; -1: unknown */
     const char *restore_failure;        /* NULL, or what failed when the classes were put back */
     jvmtiError restore_error;
+    exception_counts exceptions;        /* PROBES_EXCEPTIONS */
 } trace;
+
+static probe_kind starting = PROBES_LATENCY; /* the kind the start under way asks for (agent thread) */
 
 static jclass probe_class; /* global ref; the class stays in the boot loader for the JVM's life */
 
@@ -150,6 +163,17 @@ static void JNICALL probe_threw(JNIEnv *jni, jclass probe, jint id, jlong start)
     record(id, start, 1);
 }
 
+static void JNICALL probe_created(JNIEnv *jni, jclass probe, jint id, jobject throwable) {
+    (void)probe;
+    if (!gate_enter(&trace.run.gate)) {
+        return;
+    }
+    if ((id >> TRACE_ID_BITS) == trace.generation && trace.kind == PROBES_EXCEPTIONS) {
+        exception_counts_record(&trace.exceptions, jni, throwable);
+    }
+    gate_leave(&trace.run.gate);
+}
+
 /* The probe class if an earlier agent of this JVM defined it: in the boot loader only (a class of
  * that name on the application's class path is not it), NULL when there is none. */
 static jclass defined_probe(JNIEnv *jni) {
@@ -216,8 +240,9 @@ static int bind_probe(command_ctx *ctx) {
     JNINativeMethod natives[] = {
         { "returned", "(IJ)V", (void *)probe_returned },
         { "threw", "(IJ)V", (void *)probe_threw },
+        { "created", "(ILjava/lang/Throwable;)V", (void *)probe_created },
     };
-    if ((*jni)->RegisterNatives(jni, probe_class, natives, 2) != 0) {
+    if ((*jni)->RegisterNatives(jni, probe_class, natives, 3) != 0) {
         jni_cleared_exception(jni);
         command_fail(ctx, "jni_error", "cannot bind the probe class's native methods (RegisterNatives): a probe class of another"
                      " jvmti-cli version is in this JVM");
@@ -438,6 +463,9 @@ static void wants(jvmtiCapabilities *c) {
 }
 
 static int check(command_ctx *ctx) {
+    if (starting == PROBES_EXCEPTIONS) {
+        return 0;
+    }
     const char *glob = request_string(ctx->req, "classes");
     if (glob == NULL || *glob == '\0' || strlen(glob) > 512) {
         command_fail(ctx, "bad_request", "classes must be a glob over class names, at most 512 characters");
@@ -457,6 +485,7 @@ static void free_tables(JNIEnv *jni) {
     trace.slow_count = 0;
     trace.top = 0;
     stack_table_free(&trace.over_threshold);
+    exception_counts_free(&trace.exceptions, jni);
 }
 
 static int open_session(command_ctx *ctx) {
@@ -473,8 +502,15 @@ static int open_session(command_ctx *ctx) {
     trace.restore_error = JVMTI_ERROR_NONE;
     trace.metaspace_after = trace.code_cache_after = -1;
     trace.deoptimized = 0;
-    if (bind_probe(ctx) != 0 || find_classes(ctx, request_string(ctx->req, "classes")) != 0) {
+    trace.kind = starting;
+    const char *classes = trace.kind == PROBES_EXCEPTIONS ? EXCEPTIONS_CLASS : request_string(ctx->req, "classes");
+    if (bind_probe(ctx) != 0 || find_classes(ctx, classes) != 0) {
         free_tables(ctx->jni);
+        return -1;
+    }
+    if (trace.kind == PROBES_EXCEPTIONS && exception_counts_init(&trace.exceptions, ctx->jni, trace.run.lock) != 0) {
+        free_tables(ctx->jni);
+        command_fail(ctx, "no_memory", "cannot allocate the exception tables");
         return -1;
     }
     return 0;
@@ -575,22 +611,15 @@ static void write_classes(json_writer *w) {
         json_begin_object(w);
         json_field_mutf8(w, "name", trace.classes[i].signature);
         json_field_cstring(w, "sha256", trace.classes[i].original_sha256);
+        json_field_cstring(w, "replacedSha256", trace.classes[i].replaced_sha256);
         json_field_cstring(w, "restoredSha256", trace.classes[i].restored_sha256);
         json_end_object(w);
     }
     json_end_array(w);
 }
 
-static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
-    (void)gcs;
-    json_writer *w = ctx->out;
-    method_table methods;
-    int have_methods = method_table_init(&methods, (size_t)(trace.slow_count + trace.over_threshold.used) * STACK_MAX_FRAMES + 16) == 0;
-    command_result(ctx);
-    json_begin_object(w);
+static void write_session(json_writer *w, jlong elapsed) {
     json_field_int(w, "durationNanos", elapsed);
-    json_field_int(w, "thresholdNanos", (int64_t)trace.threshold_nanos);
-    json_field_int(w, "droppedStacks", (int64_t)trace.dropped_stacks);
     if (trace.restore_failure != NULL && trace.restore_error != JVMTI_ERROR_NONE) {
         json_field_cstring(w, "restoreFailure", trace.restore_failure);
     }
@@ -602,6 +631,37 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_field_int(w, "deoptimized", trace.deoptimized);
     json_end_object(w);
     write_classes(w);
+}
+
+/* The exceptions counted: their frames' methods say whether the JDK defined their class. */
+static void write_exceptions_report(command_ctx *ctx, jlong elapsed) {
+    json_writer *w = ctx->out;
+    method_table methods;
+    int have_methods = method_table_init(&methods, trace.exceptions.stacks.used * STACK_MAX_FRAMES + 16) == 0;
+    methods.with_origin = 1;
+    command_result(ctx);
+    json_begin_object(w);
+    write_session(w, elapsed);
+    exception_counts_write(&trace.exceptions, w, have_methods ? &methods : NULL);
+    json_key(w, "frameMethods");
+    method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
+    json_end_object(w);
+}
+
+static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
+    (void)gcs;
+    if (trace.kind == PROBES_EXCEPTIONS) {
+        write_exceptions_report(ctx, elapsed);
+        return;
+    }
+    json_writer *w = ctx->out;
+    method_table methods;
+    int have_methods = method_table_init(&methods, (size_t)(trace.slow_count + trace.over_threshold.used) * STACK_MAX_FRAMES + 16) == 0;
+    command_result(ctx);
+    json_begin_object(w);
+    write_session(w, elapsed);
+    json_field_int(w, "thresholdNanos", (int64_t)trace.threshold_nanos);
+    json_field_int(w, "droppedStacks", (int64_t)trace.dropped_stacks);
     write_methods(w);
     json_begin_array_field(w, "slowest");
     for (int i = 0; i < trace.slow_count; i++) {
@@ -635,7 +695,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 }
 
 static const session_engine engine = {
-    .what = "tracing",
+    .what = "instrumentation (trace or exceptions)",
     .lock_name = "jvmti-cli trace",
     .capability = "can_retransform_classes",
     .wants = wants,
@@ -655,6 +715,12 @@ static const session_engine engine = {
 
 void cmd_trace_start(command_ctx *ctx) {
     session_start(&engine, ctx);
+}
+
+void cmd_exceptions_start(command_ctx *ctx) {
+    starting = PROBES_EXCEPTIONS;
+    session_start(&engine, ctx);
+    starting = PROBES_LATENCY;
 }
 
 void cmd_trace_stop(command_ctx *ctx) {

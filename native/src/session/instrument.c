@@ -83,6 +83,7 @@ static void JNICALL on_class_file(jvmtiEnv *jvmti, JNIEnv *jni, jclass being_red
         }
         *new_len = len;
     } else if (hook.mode == HOOK_INSTALL) {
+        hash(data, len, c->replaced_sha256);
         *new_data = jvmti_copy(jvmti, c->replacement, c->replacement_len);
         if (*new_data == NULL) {
             hook.failed = 1;

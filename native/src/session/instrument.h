@@ -6,7 +6,11 @@
  * and installs them with one RetransformClasses whose hook hands them out. HotSpot verifies and
  * loads every new version before it replaces any class, so a refusal changes nothing. Restoring is
  * a RetransformClasses whose hook changes nothing: each class goes back to the bytes it was loaded
- * with. A last read then checks, by SHA-256, that the bytes are the ones read at the start.
+ * with. A last read then checks, by SHA-256, that the bytes are the ones the class had when the new
+ * ones went in. Those can differ from the first read's: HotSpot keeps no stack maps for a class it
+ * does not verify (the boot loader's, by default) when it parses one, so once a JDK class that came
+ * from the CDS archive (which keeps them) has been retransformed, even by the first read, it reads
+ * without them (JDK 17).
  *
  * The hook is on only around these calls and only for the agent's own thread, so no class loaded
  * meanwhile by the application passes through it. Only the agent thread calls this module. */
@@ -26,6 +30,7 @@ typedef struct {
     uint8_t *replacement;       /* malloc'd, the client's bytes */
     jint replacement_len;
     jint replacement_filled;
+    char replaced_sha256[65];   /* what the JVM held when the new bytes went in; "" until then */
     char restored_sha256[65];   /* as read after the restore; "" until then */
 } instrumented_class;
 

@@ -48,6 +48,7 @@ public final class JvmtiCli implements Callable<Integer> {
             ProfileCommand.class,
             JitCommand.class,
             TraceCommand.class,
+            ExceptionsCommand.class,
             HeapCommand.class,
             MemoryCommand.class,
             DetachCommand.class,

@@ -109,8 +109,8 @@ public final class TraceView {
     }
 
     /** How many classes came back with the bytes they were read with at the start. */
-    public static long restored(TraceReport report) {
-        return report.classes().stream().filter(c -> c.sha256().equals(c.restoredSha256())).count();
+    public static long restored(List<TraceReport.ClassState> classes) {
+        return classes.stream().filter(TraceReport.ClassState::putBack).count();
     }
 
     public static Map<String, Object> document(TraceSession.Installed installed, TraceReport report, int top) {
@@ -197,16 +197,20 @@ public final class TraceView {
         if (!installed.tooLarge().isEmpty()) {
             out.printf("%nNot traced (a probe would make them longer than the JVM allows): %d method(s)%n", installed.tooLarge().size());
         }
-        TraceReport.Cost cost = report.cost();
+        printCost(out, report.cost(), report.restoreFailure(), report.classes());
+        out.flush();
+    }
+
+    /** The session's cost to the JVM, and whether every class came back with the bytes it had. */
+    static void printCost(PrintWriter out, TraceReport.Cost cost, String restoreFailure, List<TraceReport.ClassState> classes) {
         out.printf("%nCost: metaspace %s, code cache %s (in use after the classes were put back, against before they were first read);"
                 + " %s compiled method(s) deoptimized by the session%n", change(cost.metaspaceBefore(), cost.metaspaceAfter()),
                 change(cost.codeCacheBefore(), cost.codeCacheAfter()), cost.deoptimized() < 0 ? "unknown" : Long.toString(cost.deoptimized()));
-        if (report.restoreFailure() != null) {
-            out.printf("Classes NOT put back: %s%n", Printable.text(report.restoreFailure()));
+        if (restoreFailure != null) {
+            out.printf("Classes NOT put back: %s%n", Printable.text(restoreFailure));
         } else {
-            out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%n", restored(report), report.classes().size());
+            out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%n", restored(classes), classes.size());
         }
-        out.flush();
     }
 
     /** For each caller shown, the calls it makes (--depth 1), --top of them, with their share of its total time. */

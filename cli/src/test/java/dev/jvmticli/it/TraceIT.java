@@ -126,7 +126,7 @@ class TraceIT {
             awaitTracing(first);
             Result second = CliRun.run("trace", pid, PLACE, "--duration", "1s");
             assertEquals(1, second.exit(), second.toString());
-            assertTrue(second.err().contains("tracing is already running for another client") && second.err().contains("(busy)"),
+            assertTrue(second.err().contains("instrumentation (trace or exceptions) is already running for another client") && second.err().contains("(busy)"),
                     second.toString());
             first.destroyForcibly();
             awaitSessionEnded(target.pid());

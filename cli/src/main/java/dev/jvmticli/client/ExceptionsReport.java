@@ -1,0 +1,22 @@
+package dev.jvmticli.client;
+
+import java.util.List;
+
+/**
+ * The answer to {@code exceptions.stop}: every Throwable created in the window counted by its class
+ * (exceptions; unlisted: those of classes past the agent's bound), and, at most stacksPerSecond times a
+ * second for each class, its creating thread's stack (stacks, grouped: exception indexes exceptions,
+ * count is the stacks taken; frames {@code [frame method index, bci, line]}, innermost first, from
+ * Throwable's constructor, indexing frameMethods, whose jdk says whether the JDK defined the class) and
+ * its message, as its constructor got it (up to 3 distinct ones; nullMessages: a sampled one had none).
+ * droppedStacks: stacks taken that found no room. classes and cost as in {@link TraceReport}.
+ */
+public record ExceptionsReport(long durationNanos, String restoreFailure, TraceReport.Cost cost, List<TraceReport.ClassState> classes,
+                               int stacksPerSecond, long unlisted, long droppedStacks, List<ExceptionClass> exceptions,
+                               List<Stack> stacks, List<MethodRef> frameMethods) {
+    public record ExceptionClass(String name, long count, long sampled, boolean nullMessages, List<String> messages) {
+    }
+
+    public record Stack(int exception, long count, long[][] frames) {
+    }
+}

@@ -1,0 +1,228 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.ExceptionsTarget;
+import dev.jvmticli.testing.CliProcess;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.RawAgentSocket;
+import dev.jvmticli.testing.TargetJvm;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@code exceptions} against a target that counts the exceptions it makes ({@link ExceptionsTarget}):
+ * each class's count within 5% of the target's, the site of each the target's method that made it
+ * (through the JDK's Integer.parseInt for one, through the target's own constructor chain for
+ * another), the messages sampled; java.lang.Throwable's bytes (SHA-256) the same after the session
+ * and after a SIGKILLed CLI; a second CLI told busy; nothing on the target's stderr.
+ */
+class ExceptionsIT {
+    private static final String TARGET = "dev.jvmticli.targets.ExceptionsTarget$";
+    private static final java.util.regex.Pattern DYNAMIC_AGENT_WARNING = java.util.regex.Pattern.compile(
+            "^WARNING: (A JVM TI agent has been loaded dynamically|If a serviceability tool is in use|Dynamic loading of agents)");
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void countsSitesAndMessagesMatchTheTargetsOwnAndThrowableComesBack(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertTrue(target.ask("run 5").startsWith("ran "));
+
+            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "10");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitCounting(cli);
+            Map<String, Long> made = made(target.ask("run 2000"));
+            cli.toHandle().destroy(); // SIGTERM: the window ends early, the report still comes
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+
+            assertCount(report, "java.lang.IllegalStateException", made.get("ise"));
+            assertCount(report, "dev.jvmticli.targets.ExceptionsTarget$PaymentDeclined", made.get("declined"));
+            assertCount(report, "java.lang.NumberFormatException", made.get("nfe"));
+            assertEquals(TARGET + "Stock.reserve", site(report, "java.lang.IllegalStateException"), report.toString());
+            assertEquals(TARGET + "Payments.charge", site(report, "dev.jvmticli.targets.ExceptionsTarget$PaymentDeclined"), report.toString());
+            assertEquals(TARGET + "Orders.quantity", site(report, "java.lang.NumberFormatException"), report.toString());
+            assertTrue(origin(report, "java.lang.NumberFormatException").startsWith("java.lang.NumberFormatException.forInputString"),
+                    report.toString());
+            assertMessages(report, "java.lang.IllegalStateException", "stock ");
+            assertMessages(report, "dev.jvmticli.targets.ExceptionsTarget$PaymentDeclined", "declined card ");
+            assertMessages(report, "java.lang.NumberFormatException", "For input string: \"qty");
+            JsonNode throwable = report.get("classes").get(0);
+            assertEquals("Ljava/lang/Throwable;", throwable.get("name").asText());
+            // the bytes Throwable had when the probe went in (on JDK 17 not the first read's: see ClassState)
+            String original = throwable.get("replacedSha256").asText();
+            assertEquals(original, throwable.get("restoredSha256").asText(), report.toString());
+
+            // the CLI killed: the agent puts Throwable back when the connection closes
+            Process killed = startExceptions(jdk, pid, "--duration", "120s");
+            awaitCounting(killed);
+            killed.destroyForcibly();
+            awaitSessionEnded(target.pid());
+            assertTrue(target.ask("run 10").startsWith("ran ise=40 "));
+            assertEquals(original, shortSessionSha(pid));
+
+            // a second CLI is told the JVM is instrumented already
+            Process first = startExceptions(jdk, pid, "--duration", "120s");
+            awaitCounting(first);
+            Result second = CliRun.run("exceptions", pid, "--duration", "1s");
+            assertEquals(1, second.exit(), second.toString());
+            assertTrue(second.err().contains("instrumentation (trace or exceptions) is already running for another client") && second.err().contains("(busy)"), second.toString());
+            first.destroyForcibly();
+            awaitSessionEnded(target.pid());
+            assertEquals(original, shortSessionSha(pid));
+
+            // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach, not exceptions
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    /**
+     * HotSpot verifies no class of the boot loader by default, Throwable's new bytes included; under
+     * BytecodeVerificationLocal it does, and takes them. It then also keeps Throwable's stack maps, so
+     * every read of Throwable, the first one's too, has the same bytes.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theVerifierTakesTheProbedThrowable(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class,
+                List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal"))) {
+            String pid = Long.toString(target.pid());
+            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitCounting(cli);
+            assertEquals("ran ise=400 declined=100 nfe=20", target.ask("run 100"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            assertCount(report, "java.lang.IllegalStateException", 400);
+            JsonNode throwable = report.get("classes").get(0);
+            assertEquals(throwable.get("sha256").asText(), throwable.get("replacedSha256").asText(), report.toString());
+            assertEquals(throwable.get("sha256").asText(), throwable.get("restoredSha256").asText(), report.toString());
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    private static JsonNode row(JsonNode report, String exception) {
+        for (JsonNode row : report.get("exceptions")) {
+            if (row.get("exception").asText().equals(exception)) {
+                return row;
+            }
+        }
+        throw new AssertionError(exception + " not reported: " + report);
+    }
+
+    private static void assertCount(JsonNode report, String exception, long truth) {
+        long counted = row(report, exception).get("count").asLong();
+        assertTrue(Math.abs(counted - truth) <= truth / 20, exception + ": counted " + counted + ", the target made " + truth);
+    }
+
+    /** The class's site without its line: {@code pkg.Class.method}. */
+    private static String site(JsonNode report, String exception) {
+        JsonNode site = row(report, exception).get("site");
+        assertNotNull(site, report.toString());
+        return site.asText().replaceFirst(":\\d+$", "");
+    }
+
+    private static String origin(JsonNode report, String exception) {
+        return row(report, exception).get("origin").asText();
+    }
+
+    private static void assertMessages(JsonNode report, String exception, String prefix) {
+        JsonNode messages = row(report, exception).get("messages");
+        assertEquals(3, messages.size(), report.toString());
+        List<String> seen = new ArrayList<>();
+        for (JsonNode message : messages) {
+            assertTrue(message.asText().startsWith(prefix), message.toString());
+            seen.add(message.asText());
+        }
+        assertEquals(3, seen.stream().distinct().count(), seen.toString());
+    }
+
+    /** A short session: Throwable's SHA-256 as its start read it (what the session before left), which it also puts back. */
+    private static String shortSessionSha(String pid) {
+        Result run = CliRun.run("exceptions", pid, "--duration", "300ms", "--json");
+        assertEquals(0, run.exit(), run.toString());
+        JsonNode throwable = Json.parse(run.out()).get("classes").get(0);
+        assertEquals(throwable.get("sha256").asText(), throwable.get("replacedSha256").asText(), run.out());
+        assertEquals(throwable.get("sha256").asText(), throwable.get("restoredSha256").asText(), run.out());
+        return throwable.get("sha256").asText();
+    }
+
+    private static Map<String, Long> made(String answer) {
+        assertTrue(answer.startsWith("ran "), answer);
+        Map<String, Long> made = new HashMap<>();
+        for (String field : answer.substring(4).split(" ")) {
+            String[] kv = field.split("=", 2);
+            made.put(kv[0], Long.parseLong(kv[1]));
+        }
+        assertEquals(Arrays.asList(8000L, 2000L, 400L), Arrays.asList(made.get("ise"), made.get("declined"), made.get("nfe")), answer);
+        return made;
+    }
+
+    private static Process startExceptions(Jdks.Jdk jdk, String pid, String... options) {
+        String[] args = Stream.concat(Stream.of("exceptions", pid), Arrays.stream(options)).toArray(String[]::new);
+        return CliProcess.start(List.of(), jdk, CliProcess.jar(), args);
+    }
+
+    /** Waits for the CLI's "counting exceptions ..." line on stderr: the probe is in. */
+    private static void awaitCounting(Process cli) throws IOException {
+        BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
+        String line = err.readLine();
+        assertTrue(line != null && line.startsWith("counting exceptions for "), String.valueOf(line));
+        CompletableFuture.runAsync(() -> read(cli.getErrorStream()));
+    }
+
+    private static void awaitSessionEnded(long pid) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        String answer = "";
+        while (System.nanoTime() < deadline) {
+            try (RawAgentSocket socket = new RawAgentSocket(pid)) {
+                socket.send("{\"v\":4,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
+                answer = socket.readLine();
+                if (answer != null && answer.contains("\"not_running\"")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                answer = notYet.toString();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the exceptions session did not end within 30 s: " + answer);
+    }
+
+    private static String read(InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

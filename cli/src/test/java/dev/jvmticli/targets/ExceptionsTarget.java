@@ -1,0 +1,104 @@
+package dev.jvmticli.targets;
+
+import dev.jvmticli.testing.TargetMain;
+
+/**
+ * A target that knows which exceptions it made: {@code run N} runs N ticks of about a millisecond
+ * each on the thread {@code orders}; a tick creates and catches 4 IllegalStateExceptions in
+ * {@link Stock#reserve} ("stock I"), one {@link PaymentDeclined} (the target's own class, a
+ * constructor chain of its own) in {@link Payments#charge} ("declined card I"), and every 5th tick
+ * one NumberFormatException that Integer.parseInt makes for {@link Orders#quantity}. It answers how
+ * many of each it made: {@code ran ise=.. declined=.. nfe=..}. Written in Java 11, the oldest JDK
+ * targets run on.
+ */
+public final class ExceptionsTarget {
+    private ExceptionsTarget() {
+    }
+
+    /** The target's own exception: a chain of its own constructors above Exception's. */
+    public static final class PaymentDeclined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        PaymentDeclined(int card) {
+            this("declined card " + card);
+        }
+
+        private PaymentDeclined(String message) {
+            super(message);
+        }
+    }
+
+    static final class Stock {
+        private Stock() {
+        }
+
+        static void reserve(int item) {
+            throw new IllegalStateException("stock " + item);
+        }
+    }
+
+    static final class Payments {
+        private Payments() {
+        }
+
+        static void charge(int card) throws PaymentDeclined {
+            throw new PaymentDeclined(card);
+        }
+    }
+
+    static final class Orders {
+        private Orders() {
+        }
+
+        static int quantity(int tick) {
+            return Integer.parseInt("qty" + tick);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        TargetMain.serve(line -> {
+            if (!line.startsWith("run ")) {
+                return "unknown command " + line;
+            }
+            int ticks = Integer.parseInt(line.substring(4));
+            long[] made = new long[3];
+            Thread orders = new Thread(() -> run(ticks, made), "orders");
+            orders.start();
+            try {
+                orders.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "ran ise=" + made[0] + " declined=" + made[1] + " nfe=" + made[2];
+        });
+    }
+
+    private static void run(int ticks, long[] made) {
+        for (int tick = 0; tick < ticks; tick++) {
+            for (int i = 0; i < 4; i++) {
+                try {
+                    Stock.reserve(tick * 4 + i);
+                } catch (IllegalStateException e) {
+                    made[0]++;
+                }
+            }
+            try {
+                Payments.charge(tick);
+            } catch (PaymentDeclined e) {
+                made[1]++;
+            }
+            if (tick % 5 == 0) {
+                try {
+                    Orders.quantity(tick);
+                } catch (NumberFormatException e) {
+                    made[2]++;
+                }
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+}

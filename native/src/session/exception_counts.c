@@ -1,0 +1,204 @@
+#include "exception_counts.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "jni_util.h"
+
+/* Set while this thread is inside the probe: a Throwable its JNI calls create is not counted. */
+static __thread int inside_probe;
+
+int exception_counts_init(exception_counts *t, JNIEnv *jni, jrawMonitorID lock) {
+    memset(t, 0, sizeof *t);
+    t->lock = lock;
+    t->agent_jni = jni;
+    jclass throwable = (*jni)->FindClass(jni, "java/lang/Throwable");
+    t->detail_message = jni_failed(jni, throwable) ? NULL : (*jni)->GetFieldID(jni, throwable, "detailMessage", "Ljava/lang/String;");
+    if (throwable != NULL) {
+        (*jni)->DeleteLocalRef(jni, throwable);
+    }
+    if (jni_failed(jni, t->detail_message)) {
+        return -1;
+    }
+    t->classes = calloc(EXCEPTION_MAX_CLASSES, sizeof *t->classes);
+    if (t->classes == NULL || stack_table_init(&t->stacks, EXCEPTION_STACK_SLOTS) != 0) {
+        exception_counts_free(t, jni);
+        return -1;
+    }
+    return 0;
+}
+
+void exception_counts_free(exception_counts *t, JNIEnv *jni) {
+    for (int i = 0; t->classes != NULL && i < t->class_count; i++) {
+        if (jni != NULL) {
+            (*jni)->DeleteGlobalRef(jni, t->classes[i].klass);
+        }
+    }
+    free(t->classes);
+    stack_table_free(&t->stacks);
+    memset(t, 0, sizeof *t);
+}
+
+/* The index of klass, added if new; -1 when the table is full. Under t->lock. */
+static int class_index(exception_counts *t, JNIEnv *jni, jclass klass) {
+    for (int i = 0; i < t->class_count; i++) {
+        if ((*jni)->IsSameObject(jni, klass, t->classes[i].klass)) {
+            return i;
+        }
+    }
+    if (t->class_count == EXCEPTION_MAX_CLASSES) {
+        return -1;
+    }
+    jclass kept = (*jni)->NewGlobalRef(jni, klass);
+    if (kept == NULL) {
+        jni_cleared_exception(jni);
+        return -1;
+    }
+    exception_class *c = &t->classes[t->class_count];
+    memset(c, 0, sizeof *c);
+    c->klass = kept;
+    c->second = -1;
+    return t->class_count++;
+}
+
+static int64_t monotonic_second(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    return (int64_t)now.tv_sec;
+}
+
+/* The message the Throwable's constructor was given (its detailMessage field: a getMessage() a
+ * subclass overrides is never called), cut at EXCEPTION_MESSAGE_CHARS characters, into out;
+ * 0 when it has none. */
+static int read_message(exception_counts *t, JNIEnv *jni, jobject throwable, char out[EXCEPTION_MESSAGE_CHARS * 3 + 1]) {
+    jstring message = (jstring)(*jni)->GetObjectField(jni, throwable, t->detail_message);
+    if (message == NULL) {
+        return 0;
+    }
+    jsize length = (*jni)->GetStringLength(jni, message);
+    (*jni)->GetStringUTFRegion(jni, message, 0, length < EXCEPTION_MESSAGE_CHARS ? length : EXCEPTION_MESSAGE_CHARS, out);
+    (*jni)->DeleteLocalRef(jni, message);
+    return !jni_cleared_exception(jni);
+}
+
+static void keep_message(exception_class *c, int has_message, const char *message) {
+    if (!has_message) {
+        c->null_messages = 1;
+        return;
+    }
+    for (int i = 0; i < c->message_count; i++) {
+        if (strcmp(c->messages[i], message) == 0) {
+            return;
+        }
+    }
+    if (c->message_count < EXCEPTION_MESSAGES) {
+        strcpy(c->messages[c->message_count], message);
+        __atomic_store_n(&c->message_count, c->message_count + 1, __ATOMIC_RELAXED);
+    }
+}
+
+void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (inside_probe || jni == t->agent_jni) {
+        return;
+    }
+    inside_probe = 1;
+    jclass klass = (*jni)->GetObjectClass(jni, throwable);
+    int index = -1;
+    int take = 0;
+    if (klass != NULL && (*jvmti)->RawMonitorEnter(jvmti, t->lock) == JVMTI_ERROR_NONE) {
+        index = class_index(t, jni, klass);
+        if (index < 0) {
+            t->unlisted++;
+        } else {
+            exception_class *c = &t->classes[index];
+            int64_t second = monotonic_second();
+            c->count++;
+            if (second != c->second) {
+                c->second = second;
+                c->taken_this_second = 0;
+            }
+            take = c->taken_this_second < EXCEPTION_STACKS_PER_SECOND;
+            c->taken_this_second += take;
+        }
+        (*jvmti)->RawMonitorExit(jvmti, t->lock);
+    }
+    if (take) {
+        jvmtiFrameInfo frames[STACK_MAX_FRAMES];
+        jint depth = 0;
+        char message[EXCEPTION_MESSAGE_CHARS * 3 + 1];
+        int sample_message = __atomic_load_n(&t->classes[index].message_count, __ATOMIC_RELAXED) < EXCEPTION_MESSAGES;
+        int has_message = sample_message && read_message(t, jni, throwable, message);
+        /* depth 1: the probe's own native frame left out */
+        if ((*jvmti)->GetStackTrace(jvmti, NULL, 1, STACK_MAX_FRAMES, frames, &depth) != JVMTI_ERROR_NONE) {
+            depth = 0;
+        }
+        if ((*jvmti)->RawMonitorEnter(jvmti, t->lock) == JVMTI_ERROR_NONE) {
+            exception_class *c = &t->classes[index];
+            c->sampled++;
+            stack_entry *e = stack_table_find_or_add(&t->stacks, index, -1, frames, depth);
+            if (e == NULL) {
+                t->dropped_stacks++;
+            } else {
+                e->count++;
+            }
+            if (sample_message) {
+                keep_message(c, has_message, message);
+            }
+            (*jvmti)->RawMonitorExit(jvmti, t->lock);
+        }
+    }
+    if (klass != NULL) {
+        (*jni)->DeleteLocalRef(jni, klass);
+    }
+    inside_probe = 0;
+}
+
+void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    json_field_int(w, "stacksPerSecond", EXCEPTION_STACKS_PER_SECOND);
+    json_field_int(w, "unlisted", (int64_t)t->unlisted);
+    json_field_int(w, "droppedStacks", (int64_t)t->dropped_stacks);
+    json_begin_array_field(w, "exceptions");
+    for (int i = 0; i < t->class_count; i++) {
+        exception_class *c = &t->classes[i];
+        char *signature = NULL;
+        if ((*jvmti)->GetClassSignature(jvmti, c->klass, &signature, NULL) != JVMTI_ERROR_NONE) {
+            signature = NULL;
+        }
+        json_begin_object(w);
+        json_field_mutf8(w, "name", signature);
+        json_field_int(w, "count", (int64_t)c->count);
+        json_field_int(w, "sampled", (int64_t)c->sampled);
+        json_field_bool(w, "nullMessages", c->null_messages);
+        json_begin_array_field(w, "messages");
+        for (int m = 0; m < c->message_count; m++) {
+            json_mutf8(w, c->messages[m]);
+        }
+        json_end_array(w);
+        json_end_object(w);
+        agent_deallocate(signature);
+    }
+    json_end_array(w);
+    json_begin_array_field(w, "stacks");
+    for (size_t i = 0; t->stacks.slots != NULL && i < t->stacks.capacity; i++) {
+        const stack_entry *e = &t->stacks.slots[i];
+        if (e->hash == 0) {
+            continue;
+        }
+        json_begin_object(w);
+        json_field_int(w, "exception", e->key);
+        json_field_int(w, "count", (int64_t)e->count);
+        json_key(w, "frames");
+        if (methods != NULL) {
+            method_table_write_frames(methods, w, e->frames, e->depth);
+        } else {
+            json_begin_array(w);
+            json_end_array(w);
+        }
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
