@@ -54,17 +54,18 @@ fail() {
 # $1 = mode; writes "calls/s calls/cpu-s cpu-ns/call" to $work/result.MODE, and what the tool counted to $work/counted.MODE
 run() {
   local out="$work/out" in="$work/in" mode=$1 cli=
-  rm -f "$in" "$out"
+  # gone before the next run starts: a line left from the last run would pass for this one's
+  rm -f "$in" "$out" "$work/trace.err" "$work/trace.json"
   mkfifo "$in"
   "${bin}java" -XX:+UseParallelGC -cp "$work" TraceBench $((warm * 1000)) $((measure * 1000)) <"$in" >"$out" 2>&1 &
   jvm=$!
   exec 3>"$in"
-  while ! grep -q STARTED "$out"; do sleep 0.05; done
+  while ! grep -q STARTED "$out" 2>/dev/null; do sleep 0.05; done
   case $mode in
     trace)
       "$root/jvmti-cli" trace "$jvm" TraceBench.work --duration 600s --threshold $threshold --json >"$work/trace.json" 2>"$work/trace.err" &
       cli=$!
-      while ! grep -q '^tracing ' "$work/trace.err"; do
+      while ! grep -q '^tracing ' "$work/trace.err" 2>/dev/null; do
         kill -0 $cli 2>/dev/null || fail "trace did not start: $(cat "$work/trace.err")"
         sleep 0.05
       done ;;
