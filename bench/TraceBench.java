@@ -3,11 +3,11 @@
  * {@code work} (a few dozen multiply-xor rounds, nothing allocated) in a loop, and the calls per
  * CPU second of that worker say what each call costs, a probe's time included (a probe runs on the
  * calling thread). Prints STARTED; a tool attaches; the script writes a line on its standard input;
- * then the main thread makes SLOW_CALLS calls of some 30 ms each (so a tool told to keep calls
- * over a threshold has something to show: proof that it ran), the worker warms up again (the first
- * retransformation in a JVM throws away all compiled code), and over the measuring window it prints
- * "CALLS <per wall second> <per CPU second of the worker> <CPU ns per call>", then DONE, and waits
- * to be killed.
+ * then the main thread makes SLOW_CALLS calls of SLOW_ROUNDS rounds each (30 ms or more: so a tool
+ * told to keep calls over a threshold has something to show, proof that it ran), the worker warms
+ * up again (the first retransformation in a JVM throws away all compiled code), and over the
+ * measuring window it prints "CALLS <per wall second> <per CPU second of the worker> <CPU ns per
+ * call>", then DONE, and waits to be killed.
  */
 public final class TraceBench {
     static final int ROUNDS = 32;
