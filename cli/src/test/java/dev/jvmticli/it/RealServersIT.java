@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.JettyShop;
 import dev.jvmticli.targets.TomcatShop;
+import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.DumpConsistency;
@@ -17,6 +18,7 @@ import dev.jvmticli.testing.Launcher;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -52,7 +54,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link JettyShop}. Every check runs while the load does, and compares with jstack taken right
  * after: dumps as self-consistent as jstack's, the same native ids across a detach, the hot
  * monitor first in the lock table, no false "- None", allocation sites that name the servlet, a
- * shell that ends when its pipe closes, and no request failing because of any command. The
+ * shell that ends when its pipe closes, trace's count of the request handler's calls against the
+ * requests the load made, and no request failing because of any command. The
  * deadlock pair is made last, since its two request threads never come back.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -63,6 +66,8 @@ class RealServersIT {
     private static final int CLIENTS = 8;
     /** Longer than any one check takes; the load stops by itself after it. */
     private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
+    /** How long trace times the request handler; a window as long without the tool follows. */
+    private static final Duration TRACED = Duration.ofSeconds(5);
 
     /** One server: which one, on which JDK. */
     record Case(String server, Jdks.Jdk jdk) {
@@ -74,6 +79,11 @@ class RealServersIT {
         /** The servlet or handler class that allocates the catalog's pages. */
         String catalogClass() {
             return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
+        }
+
+        /** The server's own method that each request goes through once. */
+        String requestHandler() {
+            return server.equals("Tomcat") ? "org.apache.catalina.connector.CoyoteAdapter.service" : "org.eclipse.jetty.server.Server.handle";
         }
     }
 
@@ -368,9 +378,62 @@ class RealServersIT {
         });
     }
 
+    /**
+     * trace on the server's own request handler for TRACED while the load runs: every request the load
+     * generator sent after the probes were in and got back before the window could have ended is
+     * counted, and no more calls than requests overlapped the CLI's run; no request failed; the class
+     * put back. The load's p50 and p99 while traced and in a window as long right after are printed,
+     * not held to a bound (a timing on a shared machine).
+     */
     @ParameterizedTest
     @MethodSource("cases")
     @Order(8)
+    void traceOfTheRequestHandlerCountsTheLoadsRequestsAndFailsNone(Case c) throws Exception {
+        underLoad(c, (server, load) -> {
+            long cliStart = System.nanoTime();
+            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "trace", server.pid(), c.requestHandler(),
+                    "--duration", TRACED.toSeconds() + "s", "--json");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
+            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
+            String tracing = err.readLine();
+            long probesIn = System.nanoTime();
+            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS), c + ": trace did not end in 60 s");
+            long cliEnd = System.nanoTime();
+            assertEquals(0, cli.exitValue(), c + ": " + tracing + "\n" + restOfErr.get());
+            assertTrue(tracing != null && tracing.startsWith("tracing 1 method(s) in 1 class(es) for "), c + ": " + tracing);
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
+            long withoutEnd = System.nanoTime();
+
+            JsonNode report = Json.parse(out.get());
+            JsonNode handler = report.path("methods").get(0);
+            long calls = handler.path("calls").asLong();
+            // the window ends at least TRACED after the CLI started (it starts after the probes are in)
+            long windowEndsAfter = cliStart + TRACED.toNanos();
+            int surely = load.count(s -> s.startNanos() >= probesIn && s.startNanos() + s.latencyNanos() <= windowEndsAfter);
+            int possibly = load.count(s -> s.startNanos() < cliEnd && s.startNanos() + s.latencyNanos() > cliStart);
+            HttpLoad.Stats whileTraced = load.stats(List.of(new HttpLoad.Window(probesIn, cliEnd)));
+            HttpLoad.Stats wholeRun = load.stats(List.of(new HttpLoad.Window(cliStart, cliEnd)));
+            HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
+            System.out.printf("%s: trace %s for %s: %d calls, p50 %.2f ms, p99 %.2f ms (the load sent %d requests surely inside the"
+                            + " window, %d overlapping the CLI's run); the load while traced: %s; without the tool right after: %s;"
+                            + " during the whole CLI run (attach and retransformations included): %s; %s%n",
+                    c, c.requestHandler(), TRACED, calls, handler.path("p50").asLong() / 1e6, handler.path("p99").asLong() / 1e6,
+                    surely, possibly, whileTraced, without, wholeRun, report.path("cost"));
+            assertTrue(surely > 0, c + ": no request both started after the probes were in and came back within " + TRACED
+                    + " of the CLI's start (the attach took " + (probesIn - cliStart) / 1_000_000 + " ms)");
+            assertTrue(calls >= surely && calls <= possibly, c + ": " + calls + " calls traced; the load sent " + surely
+                    + " requests surely inside the window and " + possibly + " overlapping the CLI's run");
+            assertEquals(0, wholeRun.failures(), c + ": requests failed while trace ran: " + wholeRun.firstFailures());
+            assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
+            JsonNode state = report.path("classes").get(0);
+            assertEquals(state.path("sha256").asText(), state.path("restoredSha256").asText(), c + ": " + report.path("classes"));
+        });
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(9)
     void deadlocksFindsTheTwoDeadlockedRequestThreads(Case c) throws Exception {
         underLoad(c, (server, load) -> {
             HttpClient client = HttpClient.newHttpClient();
@@ -433,6 +496,14 @@ class RealServersIT {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
             throw new AssertionError(e);
+        }
+    }
+
+    private static String readAll(InputStream in) {
+        try {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

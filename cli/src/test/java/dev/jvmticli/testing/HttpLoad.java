@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
  * HTTP load on a loopback server from this JVM: a few client threads send GETs round the paths
@@ -162,6 +163,13 @@ public final class HttpLoad implements AutoCloseable {
         int slow = (int) window.stream().filter(s -> s.latencyNanos() > Stats.SLOW.toNanos()).count();
         return new Stats(window.size(), failures.size(), slow, percentile(latencies, 50), percentile(latencies, 99),
                 failures.subList(0, Math.min(5, failures.size())));
+    }
+
+    /** How many of the requests that came back so far the predicate accepts. */
+    public int count(Predicate<Sample> which) {
+        synchronized (samples) {
+            return (int) samples.stream().filter(which).count();
+        }
     }
 
     private static double percentile(long[] sorted, int percent) {
