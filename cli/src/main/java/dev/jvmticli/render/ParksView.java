@@ -33,15 +33,16 @@ public final class ParksView {
 
     /**
      * One blocker at one site (the JDK method the application called to wait, and the application's frame):
-     * its waits, their durations, the waiting threads and the owners seen at the start of a wait.
+     * its waits, their durations (buckets: {@code [low, high, count]} nanoseconds, as the agent's histogram
+     * has them), the waiting threads and the owners seen at the start of a wait.
      */
     public record Row(String blocker, String kind, String site, boolean idle, long waits, long totalNanos, long p50Nanos,
-                      long p99Nanos, long maxNanos, List<ThreadCount> waiters, long otherWaiters, List<ThreadCount> owners,
-                      long otherOwners, long noOwner, List<String> stack) {
+                      long p99Nanos, long maxNanos, long[][] buckets, List<ThreadCount> waiters, long otherWaiters,
+                      List<ThreadCount> owners, long otherOwners, long noOwner, List<String> stack) {
     }
 
-    /** One pinned park of a virtual thread. */
-    public record PinnedRow(String thread, long nanos, List<String> stack) {
+    /** The pinned parks of virtual threads with one stack: how many, in all, the longest, and the threads. */
+    public record PinnedRow(long count, long totalNanos, long maxNanos, List<String> threads, List<String> stack) {
     }
 
     private record Key(int lock, String site, boolean idle) {
@@ -65,7 +66,7 @@ public final class ParksView {
             Site first = sites.stream().max(Comparator.comparingLong(Site::count)).orElseThrow();
             rows.add(new Row(lock == null ? "?" : blockerName(lock), lock == null ? "?" : lock.kind(), key.site(), key.idle(),
                     sites.stream().mapToLong(Site::count).sum(), sites.stream().mapToLong(Site::totalNanos).sum(),
-                    Latency.percentile(buckets, min, max, 0.50), Latency.percentile(buckets, min, max, 0.99), max,
+                    Latency.percentile(buckets, min, max, 0.50), Latency.percentile(buckets, min, max, 0.99), max, buckets,
                     counts(sites, Site::waiters), sites.stream().mapToLong(Site::otherWaiters).sum(), counts(sites, Site::owners),
                     sites.stream().mapToLong(Site::otherOwners).sum(), sites.stream().mapToLong(Site::noOwner).sum(),
                     Arrays.stream(first.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()));
@@ -74,12 +75,19 @@ public final class ParksView {
         return rows;
     }
 
+    /** The episodes the agent kept (the first of the window), grouped by stack, the longest in all first. */
     public static List<PinnedRow> pinned(ParksReport report) {
-        return report.pinned().episodes().stream()
-                .map(e -> new PinnedRow(new ThreadCount(e.thread() == null ? "?" : e.thread(), e.threadId(), Boolean.TRUE.equals(e.virtual()), 1).label(),
-                        e.nanos(), Arrays.stream(e.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()))
-                .sorted(Comparator.comparingLong(PinnedRow::nanos).reversed())
-                .toList();
+        Map<List<String>, List<ParksReport.Episode>> byStack = new LinkedHashMap<>();
+        for (ParksReport.Episode e : report.pinned().episodes()) {
+            byStack.computeIfAbsent(Arrays.stream(e.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList(), k -> new ArrayList<>()).add(e);
+        }
+        List<PinnedRow> rows = new ArrayList<>();
+        byStack.forEach((stack, episodes) -> rows.add(new PinnedRow(episodes.size(), episodes.stream().mapToLong(ParksReport.Episode::nanos).sum(),
+                episodes.stream().mapToLong(ParksReport.Episode::nanos).max().orElse(0),
+                episodes.stream().map(e -> new ThreadCount(e.thread() == null ? "?" : e.thread(), e.threadId(), Boolean.TRUE.equals(e.virtual()), 1).label())
+                        .distinct().toList(), stack)));
+        rows.sort(Comparator.comparingLong(PinnedRow::totalNanos).reversed());
+        return rows;
     }
 
     static String blockerName(Lock lock) {
@@ -99,7 +107,8 @@ public final class ParksView {
     /**
      * The JDK method the application called to wait (the outermost of the JDK frames above the first
      * frame of the application's), then that frame: {@code ReentrantLock.lock:322 <- app.Shop.order:40}.
-     * With no frame of the application's, the first frame outside java.util.concurrent.locks.
+     * With no frame of the application's, the first frame outside java.util.concurrent.locks and the
+     * ForkJoinPool's blocking ({@code LinkedBlockingQueue.take}), else the frame under the park method.
      */
     static String site(List<MethodRef> methods, long[][] frames) {
         int application = -1;
@@ -116,11 +125,12 @@ public final class ParksView {
             return JvmNames.frame(methods, frames[0]);
         }
         for (long[] f : frames) {
-            if (!JvmNames.method(methods, f[0]).startsWith("java.util.concurrent.locks.")) {
+            String method = JvmNames.method(methods, f[0]);
+            if (!method.startsWith("java.util.concurrent.locks.") && !method.startsWith("java.util.concurrent.ForkJoinPool.")) {
                 return JvmNames.frame(methods, f);
             }
         }
-        return frames.length == 0 ? "-" : JvmNames.frame(methods, frames[0]);
+        return frames.length == 0 ? "-" : JvmNames.frame(methods, frames[frames.length - 1 > 0 ? 1 : 0]);
     }
 
     private static long[][] merged(List<Site> sites) {
@@ -157,7 +167,8 @@ public final class ParksView {
         pinned.put("count", report.pinned().count());
         pinned.put("totalNanos", report.pinned().totalNanos());
         pinned.put("maxNanos", report.pinned().maxNanos());
-        pinned.put("episodes", pinned(report));
+        pinned.put("episodesKept", report.pinned().episodes().size());
+        pinned.put("stacks", pinned(report));
         doc.put("pinned", pinned);
         doc.put("classes", report.classes());
         if (report.restoreFailure() != null) {
@@ -224,8 +235,13 @@ public final class ParksView {
         } else {
             out.printf("Pinned virtual threads: %d park(s) on the carrier, %s in all, longest %s%n", pinned.count(),
                     TraceView.duration(pinned.totalNanos()), TraceView.duration(pinned.maxNanos()));
+            if (pinned.episodes().size() < pinned.count()) {
+                out.printf("  (the first %d kept with their stacks)%n", pinned.episodes().size());
+            }
             pinned(report).stream().limit(top).forEach(p -> {
-                out.printf("  %s  %s%n", TraceView.duration(p.nanos()), Printable.text(p.thread()));
+                out.printf("  %d park(s), %s in all, longest %s: %s%n", p.count(), TraceView.duration(p.totalNanos()),
+                        TraceView.duration(p.maxNanos()), Printable.text(String.join(", ", p.threads().subList(0, Math.min(5, p.threads().size())))
+                                + (p.threads().size() > 5 ? ", and " + (p.threads().size() - 5) + " more" : "")));
                 p.stack().forEach(f -> out.println("      at " + f));
             });
         }
