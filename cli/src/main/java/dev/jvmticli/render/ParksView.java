@@ -108,7 +108,7 @@ public final class ParksView {
      * The JDK method the application called to wait (the outermost of the JDK frames above the first
      * frame of the application's), then that frame: {@code ReentrantLock.lock:322 <- app.Shop.order:40}.
      * With no frame of the application's, the first frame outside java.util.concurrent.locks and the
-     * ForkJoinPool's blocking ({@code LinkedBlockingQueue.take}), else the frame under the park method.
+     * ForkJoinPool's managed blocking ({@code LinkedBlockingQueue.take}, {@code ForkJoinPool.awaitWork}).
      */
     static String site(List<MethodRef> methods, long[][] frames) {
         int application = -1;
@@ -126,11 +126,12 @@ public final class ParksView {
         }
         for (long[] f : frames) {
             String method = JvmNames.method(methods, f[0]);
-            if (!method.startsWith("java.util.concurrent.locks.") && !method.startsWith("java.util.concurrent.ForkJoinPool.")) {
+            if (!method.startsWith("java.util.concurrent.locks.") && !method.startsWith("java.util.concurrent.ForkJoinPool.managedBlock")
+                    && !method.startsWith("java.util.concurrent.ForkJoinPool.unmanagedBlock")) {
                 return JvmNames.frame(methods, f);
             }
         }
-        return frames.length == 0 ? "-" : JvmNames.frame(methods, frames[frames.length - 1 > 0 ? 1 : 0]);
+        return frames.length == 0 ? "-" : JvmNames.frame(methods, frames[0]);
     }
 
     private static long[][] merged(List<Site> sites) {

@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.analysis.Latency;
 import dev.jvmticli.targets.ParkTruthTarget;
-import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
+import dev.jvmticli.testing.DebianRoots.RootJdk;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
@@ -66,59 +67,90 @@ class ParkContentionIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void waitsOwnersSitesAndPercentilesAsTheTargetRecordedThem(Jdks.Jdk jdk) throws Exception {
-        boolean virtual = jdk.feature() >= 21;
         List<String> options = jdk.feature() < 21 ? List.of("-Xshare:off") : List.of();
-        try (TargetJvm target = TargetJvm.start(jdk, ParkTruthTarget.class, options, virtual ? "virtual" : "platform")) {
-            String pid = Long.toString(target.pid());
-            Result result = CliRun.run("contention", pid, "--duration", "4s", "--json");
-            Path file = dir.resolve("waits");
-            target.ask("write " + file);
-            assertEquals(0, result.exit(), result.toString());
-            JsonNode parks = Json.parse(result.out()).path("parks");
-            long since = parks.path("sinceNanos").asLong();
-            long until = parks.path("untilNanos").asLong();
-            List<Wait> record = Files.readAllLines(file).stream().map(Wait::parse).filter(w -> w.before() >= since && w.after() <= until).toList();
-            JsonNode sites = parks.path("sites");
-            String what = jdk + ": " + result.out();
-
-            assertAll(jdk.toString(),
-                    () -> checkOwnedLock(sites, record, "lock", "lock-waiter-", "lock-owner", false, what),
-                    () -> checkBorrowers(sites, since, until, what),
-                    () -> checkIdleWorkers(sites, what),
-                    () -> checkSemaphore(sites, record, what),
-                    () -> {
-                        if (virtual) {
-                            checkOwnedLock(sites, record, "vlock", "v-waiter-", "v-owner", true, what);
-                            checkPinned(parks.path("pinned"), record, what);
-                        } else {
-                            assertFalse(parks.path("pinned").path("watched").asBoolean(), what);
-                        }
-                    },
-                    () -> {
-                        for (JsonNode c : parks.path("classes")) {
-                            assertEquals(c.path("sha256").asText(), c.path("restoredSha256").asText(), "put back: " + c);
-                        }
-                        assertEquals(virtual ? 2 : 1, parks.path("classes").size(), what);
-                    });
-
-            // a killed CLI: the agent puts the classes back when its connection closes
-            String original = parks.path("classes").get(0).path("sha256").asText();
-            Process killed = CliProcess.start(List.of(), jdk, CliProcess.jar(), "contention", pid, "--duration", "120s");
-            assertTrue(AgentProbe.awaitCapability(target.pid(), ContentionIT.CAPABILITY, true).contains(ContentionIT.CAPABILITY));
-            Thread.sleep(2000); // the probes go in right after the monitors' session starts
-            killed.destroyForcibly();
-            assertFalse(AgentProbe.awaitCapability(target.pid(), ContentionIT.CAPABILITY, false).contains(ContentionIT.CAPABILITY));
-            Thread.sleep(500); // the parks' session of the same client ends right after
-            Result again = CliRun.run("contention", pid, "--duration", "1s", "--json");
-            assertEquals(0, again.exit(), again.toString());
-            JsonNode lockSupport = Json.parse(again.out()).path("parks").path("classes").get(0);
-            assertEquals(original, lockSupport.path("sha256").asText(), "read at the start of the session after the killed CLI's");
-            assertEquals(original, lockSupport.path("restoredSha256").asText());
-
-            // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach; nothing else (no VerifyError)
-            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
-            assertEquals(List.of(), stderr, "the target's stderr");
+        try (TargetJvm target = TargetJvm.start(jdk, ParkTruthTarget.class, options, jdk.feature() >= 21 ? "virtual" : "platform")) {
+            Path waits = dir.resolve("waits");
+            check(target, jdk.feature(), waits, waits, jdk.toString());
         }
+    }
+
+    /** JDK 21 (Debian 13's), whose virtual threads also pin their carrier in a synchronized block. */
+    @ParameterizedTest
+    @MethodSource("jdk21")
+    void onJdk21(RootJdk jdk) throws Exception {
+        Path library = Path.of(CliRun.run("agent-path").out().strip());
+        Path classes = DebianRoots.classes(jdk.root(), library, ParkTruthTarget.class);
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(),
+                ParkTruthTarget.class, List.of(), "virtual")) {
+            Path inside = classes.resolve("waits");
+            check(target, jdk.feature(), inside, jdk.root().resolve(inside.toString().substring(1)), jdk.toString());
+        }
+    }
+
+    static Stream<RootJdk> jdk21() {
+        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 21);
+    }
+
+    /** Runs contention for 4 s, reads the target's record of the same window, holds each figure to it, then kills a CLI mid-window. */
+    private static void check(TargetJvm target, int feature, Path waitsForTarget, Path waitsHere, String jdk) throws Exception {
+        boolean virtual = feature >= 21;
+        String pid = Long.toString(target.pid());
+        Result result = CliRun.run("contention", pid, "--duration", "4s", "--json");
+        target.ask("write " + waitsForTarget);
+        assertEquals(0, result.exit(), result.toString());
+        JsonNode parks = Json.parse(result.out()).path("parks");
+        long since = parks.path("sinceNanos").asLong();
+        long until = parks.path("untilNanos").asLong();
+        List<Wait> record = Files.readAllLines(waitsHere).stream().map(Wait::parse).filter(w -> w.before() >= since && w.after() <= until).toList();
+        JsonNode sites = parks.path("sites");
+        String what = jdk + ": " + result.out();
+
+        assertAll(jdk,
+                () -> checkOwnedLock(sites, record, "lock", "lock-waiter-", "lock-owner", false, what),
+                () -> checkBorrowers(sites, since, until, what),
+                () -> checkIdleWorkers(sites, what),
+                () -> checkSemaphore(sites, record, what),
+                () -> {
+                    if (virtual) {
+                        checkOwnedLock(sites, record, "vlock", "v-waiter-", "v-owner", true, what);
+                        checkPinned(parks.path("pinned"), record, what);
+                    } else {
+                        assertFalse(parks.path("pinned").path("watched").asBoolean(), what);
+                    }
+                },
+                () -> {
+                    for (JsonNode c : parks.path("classes")) {
+                        assertEquals(c.path("sha256").asText(), c.path("restoredSha256").asText(), "put back: " + c);
+                    }
+                    assertEquals(virtual ? 2 : 1, parks.path("classes").size(), what);
+                });
+
+        // a killed CLI: the agent puts the classes back when its connection closes
+        String original = parks.path("classes").get(0).path("sha256").asText();
+        Process killed = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "contention", pid, "--duration", "120s");
+        // it prints nothing until the end: a second CLI is told busy once its session runs (asked only after a
+        // while, so that it does not take the session first)
+        Thread.sleep(3000);
+        Result busy = CliRun.run("contention", pid, "--duration", "1s", "--no-parks");
+        for (long deadline = System.nanoTime() + 30_000_000_000L; !busy.err().contains("(busy)") && killed.isAlive() && System.nanoTime() < deadline; ) {
+            busy = CliRun.run("contention", pid, "--duration", "1s", "--no-parks");
+        }
+        assertTrue(busy.err().contains("(busy)"), "the killed CLI's session never started: " + busy
+                + (killed.isAlive() ? "" : new String(killed.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+        Thread.sleep(1000); // its probes go in right after its monitors' session starts
+        killed.destroyForcibly();
+        Result again = CliRun.run("contention", pid, "--duration", "1s", "--json");
+        for (long deadline = System.nanoTime() + 30_000_000_000L; again.exit() != 0 && System.nanoTime() < deadline; ) {
+            again = CliRun.run("contention", pid, "--duration", "1s", "--json"); // busy until the agent has seen the connection close
+        }
+        assertEquals(0, again.exit(), again.toString());
+        JsonNode lockSupport = Json.parse(again.out()).path("parks").path("classes").get(0);
+        assertEquals(original, lockSupport.path("sha256").asText(), "read at the start of the session after the killed CLI's");
+        assertEquals(original, lockSupport.path("restoredSha256").asText());
+
+        // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach; nothing else (no VerifyError)
+        List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+        assertEquals(List.of(), stderr, "the target's stderr");
     }
 
     /** The report's rows whose waiting threads are all named with prefix (at least one). */
@@ -183,7 +215,8 @@ class ParkContentionIT {
      */
     private static void checkOwnedLock(JsonNode sites, List<Wait> record, String kind, String waiterPrefix, String owner, boolean virtual,
                                        String what) {
-        List<JsonNode> rows = rowsOf(sites, waiterPrefix);
+        // JDK 21's virtual threads also park on the scheduler's own locks when they sleep: not this lock's site
+        List<JsonNode> rows = rowsOf(sites, waiterPrefix).stream().filter(r -> r.path("site").asText().contains("ParkTruthTarget.waitFor")).toList();
         assertEquals(1, rows.size(), kind + ": one row of its waiters: " + what);
         JsonNode row = rows.get(0);
         long waits = row.path("waits").asLong();
@@ -256,16 +289,17 @@ class ParkContentionIT {
             assertTrue(row.path("idle").asBoolean() && row.path("site").asText().startsWith("java.util.concurrent.LinkedBlockingQueue.take"),
                     row.toString());
         }
-        for (JsonNode row : sites) {
-            boolean worker = rowsOf(sites, "worker-").contains(row);
-            assertTrue(worker || !row.path("idle").asBoolean() || row.path("site").asText().contains("ForkJoinPool")
-                    || row.path("site").asText().startsWith("java.lang.ref."), "idle but not a pool's worker: " + row);
+        // and none of the target's waits for another thread is idle (the JDK's own idle waits may be: a carrier's, the unparker's)
+        for (String prefix : List.of("lock-", "borrower-", "permit-", "v-")) {
+            for (JsonNode row : rowsOf(sites, prefix)) {
+                assertFalse(row.path("idle").asBoolean(), "idle: " + row);
+            }
         }
     }
 
     /** A Semaphore of 2 permits among 4 threads: acquire with no owner, not idle, its longest wait no longer than the target's. */
     private static void checkSemaphore(JsonNode sites, List<Wait> record, String what) {
-        List<JsonNode> rows = rowsOf(sites, "permit-");
+        List<JsonNode> rows = rowsOf(sites, "permit-").stream().filter(r -> r.path("site").asText().contains("ParkTruthTarget.holdPermits")).toList();
         assertEquals(1, rows.size(), "one row of the semaphore's waiters: " + what);
         JsonNode row = rows.get(0);
         List<Wait> truth = record.stream().filter(w -> w.what().equals("permit")).toList();
