@@ -7,7 +7,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * each other with LockSupport.park(blocker)/unpark (every hand-off is one park: the probes' worst case),
  * and four threads taking a ReentrantLock in turns around a short critical section (parks as real
  * contention makes them). Prints STARTED, then after the warm-up and the measuring window
- * "OPS <hand-offs per second> <lock acquisitions per second>" and DONE.
+ * "OPS <hand-offs per second> <lock acquisitions per second>" and DONE, and waits to be killed.
  */
 public final class ParkBench {
     static volatile int turn;
@@ -68,5 +68,6 @@ public final class ParkBench {
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf("OPS %.0f %.0f%n", (HANDOFFS.get() - handoffs) / seconds, (LOCKS.get() - locks) / seconds);
         System.out.println("DONE");
+        Thread.sleep(Long.MAX_VALUE); // until the script kills it, after the CLI has its report
     }
 }
