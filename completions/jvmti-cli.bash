@@ -511,7 +511,7 @@ function _picocli_jvmti-cli_contention() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--collapsed' '--by-thread' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--json' '--collapsed' '--by-thread' '--no-parks' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--duration' '--top' '--html' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default

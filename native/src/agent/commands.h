@@ -53,6 +53,12 @@ void cmd_trace_install(command_ctx *ctx);
 void cmd_trace_stop(command_ctx *ctx);
 void cmd_exceptions_start(command_ctx *ctx);
 
+/* parks.c */
+void cmd_parks_start(command_ctx *ctx);
+void cmd_parks_bytes(command_ctx *ctx);
+void cmd_parks_install(command_ctx *ctx);
+void cmd_parks_stop(command_ctx *ctx);
+
 /* profile.c */
 void cmd_profile_start(command_ctx *ctx);
 void cmd_profile_stop(command_ctx *ctx);

@@ -50,6 +50,10 @@ static const command commands[] = {
     { "trace.stop", cmd_trace_stop },
     { "exceptions.start", cmd_exceptions_start },
     { "exceptions.stop", cmd_trace_stop },
+    { "parks.start", cmd_parks_start },
+    { "parks.bytes", cmd_parks_bytes },
+    { "parks.install", cmd_parks_install },
+    { "parks.stop", cmd_parks_stop },
 };
 
 static request parsed; /* one request at a time, on the agent thread */

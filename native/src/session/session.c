@@ -7,7 +7,7 @@
 #include "gc_count.h"
 #include "jni_util.h"
 
-#define SESSION_MAX_ENGINES 8
+#define SESSION_MAX_ENGINES 16
 
 /* Every engine that has begun a session, for client_gone and shutdown; only the agent thread
  * begins and ends sessions. */
@@ -24,7 +24,21 @@ static int remember(const session_engine *e) {
     return -1;
 }
 
+/* Whether another engine's session is running with the same capability (trace's and parks' both
+ * retransform classes): it is given back only by the last of them. */
+static int capability_still_used(const session_engine *e) {
+    for (size_t i = 0; i < SESSION_MAX_ENGINES; i++) {
+        if (engines[i] != NULL && engines[i] != e && engines[i]->state->running && strcmp(engines[i]->capability, e->capability) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void give_back_capability(const session_engine *e) {
+    if (capability_still_used(e)) {
+        return;
+    }
     jvmtiCapabilities one;
     memset(&one, 0, sizeof one);
     e->wants(&one);

@@ -45,20 +45,30 @@ public final class IdleWaits {
 
     /** Whether the thread waits idly: its frames pass through one of the places above, or it waits for work in its own loop. */
     public static boolean isIdle(ThreadStack thread) {
-        for (Frame frame : thread.frames()) {
+        return isUnderIdleFrame(thread.frames()) || !thread.thread().virtual() && !thread.unsettled() && thread.locked().isEmpty()
+                && !thread.truncated() && waitsForWorkInItsLoop(thread.frames());
+    }
+
+    /**
+     * Whether a wait seen only by its stack (a park recorded over time, whose thread's monitors are not
+     * known) is idle: under one of the places above, or, for a platform thread's whole stack, in its
+     * own loop's queue.
+     */
+    public static boolean isIdleWait(List<Frame> frames, boolean virtual, boolean truncated) {
+        return isUnderIdleFrame(frames) || !virtual && !truncated && waitsForWorkInItsLoop(frames);
+    }
+
+    private static boolean isUnderIdleFrame(List<Frame> frames) {
+        for (Frame frame : frames) {
             if (IDLE_UNDER.contains(frame.className() + "." + frame.method())
                     || frame.method().equals("getTask") && frame.className().endsWith("ThreadPoolExecutor")) {
                 return true;
             }
         }
-        return waitsForWorkInItsLoop(thread);
+        return false;
     }
 
-    private static boolean waitsForWorkInItsLoop(ThreadStack thread) {
-        List<Frame> frames = thread.frames();
-        if (thread.thread().virtual() || thread.unsettled() || !thread.locked().isEmpty() || thread.truncated()) {
-            return false;
-        }
+    private static boolean waitsForWorkInItsLoop(List<Frame> frames) {
         int take = 0;
         while (take < frames.size() && !isQueueTake(frames.get(take))) {
             if (!isJdk(frames.get(take))) {

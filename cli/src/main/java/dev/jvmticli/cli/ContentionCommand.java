@@ -2,10 +2,13 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.ContentionReport;
+import dev.jvmticli.client.ContentionSession;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.ContentionView;
 import dev.jvmticli.render.FlameGraph;
 import dev.jvmticli.render.JsonOutput;
+import dev.jvmticli.render.ParksView;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -13,7 +16,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "contention", mixinStandardHelpOptions = true,
-        description = "Profile lock contention for a while: contended monitors, the threads that waited, who held them, and where.")
+        description = "Profile lock contention for a while: contended monitors and parks on j.u.c locks, semaphores, conditions and"
+                + " queues (idle pool waits apart), the threads that waited, who held them, where, and virtual threads pinned to their carrier.")
 final class ContentionCommand implements Callable<Integer> {
     private final CliContext context;
 
@@ -27,6 +31,10 @@ final class ContentionCommand implements Callable<Integer> {
             + "with the threads that blocked there).")
     boolean byThread;
 
+    @Option(names = "--no-parks", description = "Record contended monitors only, not the parks with a blocker (which put probes in"
+            + " LockSupport and VirtualThread for the window).")
+    boolean noParks;
+
     ContentionCommand(CliContext context) {
         this.context = context;
     }
@@ -35,13 +43,14 @@ final class ContentionCommand implements Callable<Integer> {
     public Integer call() {
         report.validate();
         try (AgentClient client = context.connect(target)) {
-            client.call("contention.start", Map.of(), Map.class);
-            SamplingWindow.run(context, client, report.duration, () -> print(client.call("contention.stop", Map.of(), ContentionReport.class)));
+            ContentionSession session = ContentionSession.start(client, !noParks);
+            SamplingWindow.run(context, client, report.duration, () -> print(session.stop()));
         }
         return ExitCode.OK.code();
     }
 
-    private void print(ContentionReport result) {
+    private void print(ContentionSession.Result recorded) {
+        ContentionReport result = recorded.monitors();
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html("Lock contention in JVM " + target.target + ", nanoseconds blocked", "ns",
                     ContentionView.flame(result)));
@@ -50,9 +59,22 @@ final class ContentionCommand implements Callable<Integer> {
             context.out().print(FlameGraph.collapsed(ContentionView.flame(result)));
             context.out().flush();
         } else if (report.json) {
-            JsonOutput.print(context.out(), ContentionView.document(result, byThread));
+            Map<String, Object> doc = new LinkedHashMap<>(ContentionView.document(result, byThread));
+            if (recorded.parks() != null) {
+                doc.put("parks", ParksView.document(recorded.parks()));
+            } else if (recorded.parksUnavailable() != null) {
+                doc.put("parksUnavailable", recorded.parksUnavailable());
+            }
+            JsonOutput.print(context.out(), doc);
         } else {
             ContentionView.print(context.out(), result, report.top, byThread);
+            if (recorded.parks() != null) {
+                ParksView.print(context.out(), recorded.parks(), report.top);
+            } else if (recorded.parksUnavailable() != null) {
+                context.out().println();
+                context.out().println("parks not recorded: " + recorded.parksUnavailable());
+                context.out().flush();
+            }
         }
     }
 }

@@ -1,0 +1,73 @@
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A park-heavy workload for bench/park-overhead.sh, two parts at once: two threads handing a turn to
+ * each other with LockSupport.park(blocker)/unpark (every hand-off is one park: the probes' worst case),
+ * and four threads taking a ReentrantLock in turns around a short critical section (parks as real
+ * contention makes them). Prints STARTED, then after the warm-up and the measuring window
+ * "OPS <hand-offs per second> <lock acquisitions per second>" and DONE, and waits to be killed.
+ */
+public final class ParkBench {
+    static volatile int turn;
+    static final Object BLOCKER = new Object();
+    static final ReentrantLock LOCK = new ReentrantLock();
+    static final AtomicLong HANDOFFS = new AtomicLong();
+    static final AtomicLong LOCKS = new AtomicLong();
+    static long shared;
+
+    static void handOff(int me, Thread[] pair) {
+        while (true) {
+            while (turn != me) {
+                LockSupport.park(BLOCKER);
+            }
+            turn = 1 - me;
+            HANDOFFS.incrementAndGet();
+            LockSupport.unpark(pair[1 - me]);
+        }
+    }
+
+    static void takeLock() {
+        while (true) {
+            LOCK.lock();
+            try {
+                for (int i = 0; i < 200; i++) {
+                    shared += i;
+                }
+            } finally {
+                LOCK.unlock();
+            }
+            LOCKS.incrementAndGet();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long warmMillis = Long.parseLong(args[0]);
+        long measureMillis = Long.parseLong(args[1]);
+        System.out.println("STARTED " + ProcessHandle.current().pid());
+        Thread[] pair = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            int me = i;
+            pair[i] = new Thread(() -> handOff(me, pair), "hand-off-" + i);
+            pair[i].setDaemon(true);
+        }
+        for (Thread t : pair) {
+            t.start();
+        }
+        for (int i = 0; i < 4; i++) {
+            Thread t = new Thread(ParkBench::takeLock, "locker-" + i);
+            t.setDaemon(true);
+            t.start();
+        }
+        Thread.sleep(warmMillis);
+        long handoffs = HANDOFFS.get();
+        long locks = LOCKS.get();
+        long start = System.nanoTime();
+        Thread.sleep(measureMillis);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf("OPS %.0f %.0f%n", (HANDOFFS.get() - handoffs) / seconds, (LOCKS.get() - locks) / seconds);
+        System.out.println("DONE");
+        Thread.sleep(Long.MAX_VALUE); // until the script kills it, after the CLI has its report
+    }
+}

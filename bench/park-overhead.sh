@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# What `jvmti-cli contention`'s park probes (LockSupport.park* and VirtualThread.parkOnCarrierThread,
+# docs/locks.md) cost a park-heavy workload (ParkBench: two threads handing a turn to each other with
+# park/unpark, every hand-off a park; four threads taking one ReentrantLock in turns): its throughput
+# without the tool, with `contention --no-parks` (monitor events only) and with `contention` (the park
+# probes too), rounds in alternating order, and the ratios. Not a test: the numbers depend on the
+# machine and on what else runs on it. Needs `mvn -B package -DskipTests` first.
+#   bench/park-overhead.sh [rounds] [measure-seconds] [java home]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+rounds=${1:-3}
+measure=${2:-10}
+java=${3:+$3/bin/}${3:-${JAVA_HOME:+$JAVA_HOME/bin/}}java
+warm=5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+javac --release 11 -d "$work" "$here/ParkBench.java"
+
+run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s"
+  local out
+  out=$(mktemp "$work/out.XXXXXX")
+  "$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) >"$out" &
+  local jvm=$!
+  while ! grep -q STARTED "$out" 2>/dev/null; do sleep 0.05; done
+  local cli=
+  if [[ $1 != plain ]]; then
+    # attach first, then record during the warm-up, so that the measured window is all recording
+    "$root/jvmti-cli" threads "$jvm" >/dev/null
+    local only=()
+    [[ $1 == monitors ]] && only=(--no-parks)
+    "$root/jvmti-cli" contention "$jvm" --duration $((warm + measure + 1))s "${only[@]}" >"$work/$1.txt" &
+    cli=$!
+  fi
+  while ! grep -q '^DONE' "$out" 2>/dev/null; do sleep 0.1; done
+  if [[ -n $cli ]]; then wait "$cli"; fi
+  kill "$jvm"; wait "$jvm" 2>/dev/null || true
+  awk '/^OPS/ {print $2, $3}' "$out"
+}
+
+results="$work/results"
+for ((i = 1; i <= rounds; i++)); do
+  modes=(plain monitors parks)
+  ((i % 2)) || modes=(parks monitors plain)
+  declare -A got=()
+  for m in "${modes[@]}"; do got[$m]=$(run "$m"); done
+  echo "${got[plain]} ${got[monitors]} ${got[parks]}" >>"$results"
+  printf 'round %d (hand-offs/s locks/s): without the tool %s, monitors only %s, with the park probes %s\n' \
+    "$i" "${got[plain]}" "${got[monitors]}" "${got[parks]}"
+done
+awk '{ ph += $1; pl += $2; mh += $3; ml += $4; ah += $5; al += $6; n++ } END {
+  printf "hand-offs (a park each): without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f)\n", ph/n, mh/n, mh/ph, ah/n, ah/ph
+  printf "ReentrantLock, 4 threads: without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f)\n", pl/n, ml/n, ml/pl, al/n, al/pl }' "$results"
+echo "last report with the park probes:"; head -12 "$work/parks.txt" | cut -c1-200

@@ -1,0 +1,50 @@
+package dev.jvmticli.client;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The answer to {@code parks.stop}: the parks with a blocker that ended in the window, by blocker and
+ * by (blocker, stack), and the virtual threads' parks pinned to their carrier. Frames are
+ * {@code [method index, bci, line]}, innermost first (the park method itself first). The window is
+ * [sinceNanos, untilNanos] on the target's monotonic clock (System.nanoTime's on Linux): a park that
+ * began before it, or ended after, is not counted.
+ */
+public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
+                          List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods) {
+    /** A class probed: its signature, its SHA-256 when first read and when read again after it was put back. */
+    public record ProbedClass(String name, String sha256, String restoredSha256) {
+        public boolean restored() {
+            return sha256 != null && sha256.equals(restoredSha256);
+        }
+    }
+
+    /**
+     * A blocker: class signature, identity hash, and kind: {@code acquire} (an AQS, AQLS or StampedLock: a
+     * lock, semaphore, latch), {@code signal} (their ConditionObject: await) or {@code park} (anything else).
+     */
+    public record Lock(int id, @JsonProperty("class") String classSignature, long identityHash, String kind, long count,
+                       long totalNanos, long maxNanos) {
+    }
+
+    /** A thread and how many waits (or waits it owned the blocker at the start of); thread id and virtual null when not known. */
+    public record ThreadCount(String thread, Long threadId, Boolean virtual, long count) {
+    }
+
+    /**
+     * Where threads parked on one blocker: the waits, their durations ({@code [low, high, count]} buckets),
+     * the threads that waited, and the owner each wait began with (noOwner: none, or a blocker that has none).
+     */
+    public record Site(int lock, long count, long totalNanos, long maxNanos, long minNanos, long[][] buckets,
+                       List<ThreadCount> waiters, long otherWaiters, List<ThreadCount> owners, long otherOwners, long noOwner,
+                       long[][] frames) {
+    }
+
+    /** Virtual threads' parks on their carrier: watched (the JDK has virtual threads), counted, and the first episodes kept. */
+    public record Pinned(boolean watched, long count, long totalNanos, long maxNanos, List<Episode> episodes) {
+    }
+
+    /** One pinned park: the virtual thread, how long, and its stack. */
+    public record Episode(String thread, Long threadId, Boolean virtual, long nanos, long[][] frames) {
+    }
+}

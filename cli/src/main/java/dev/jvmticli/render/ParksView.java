@@ -1,0 +1,254 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.IdleWaits;
+import dev.jvmticli.analysis.Latency;
+import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.MethodRef;
+import dev.jvmticli.client.ParksReport;
+import dev.jvmticli.client.ParksReport.Lock;
+import dev.jvmticli.client.ParksReport.Site;
+import dev.jvmticli.render.ContentionView.ThreadCount;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The parks part of `contention`: per blocker and site the waits, their total and p50/p99/max, the
+ * threads that waited and the owner each wait began with; idle waits (threads waiting for work, told
+ * by {@link IdleWaits} from the site's stack) apart from waits for another thread; the pinned parks
+ * of virtual threads.
+ */
+public final class ParksView {
+    /** How deep the agent takes a stack (its STACK_MAX_FRAMES): a stack that long may have been cut. */
+    private static final int AGENT_STACK_FRAMES = 64;
+
+    private ParksView() {
+    }
+
+    /**
+     * One blocker at one site (the JDK method the application called to wait, and the application's frame):
+     * its waits, their durations (buckets: {@code [low, high, count]} nanoseconds, as the agent's histogram
+     * has them), the waiting threads and the owners seen at the start of a wait.
+     */
+    public record Row(String blocker, String kind, String site, boolean idle, long waits, long totalNanos, long p50Nanos,
+                      long p99Nanos, long maxNanos, long[][] buckets, List<ThreadCount> waiters, long otherWaiters,
+                      List<ThreadCount> owners, long otherOwners, long noOwner, List<String> stack) {
+    }
+
+    /** The pinned parks of virtual threads with one stack: how many, in all, the longest, and the threads. */
+    public record PinnedRow(long count, long totalNanos, long maxNanos, List<String> threads, List<String> stack) {
+    }
+
+    private record Key(int lock, String site, boolean idle) {
+    }
+
+    public static List<Row> rows(ParksReport report) {
+        Map<Integer, Lock> locks = new LinkedHashMap<>();
+        report.locks().forEach(l -> locks.put(l.id(), l));
+        Map<Key, List<Site>> groups = new LinkedHashMap<>();
+        for (Site s : report.sites()) {
+            boolean virtual = !s.waiters().isEmpty() && s.waiters().stream().allMatch(w -> Boolean.TRUE.equals(w.virtual()));
+            boolean idle = IdleWaits.isIdleWait(frames(report.methods(), s.frames()), virtual, s.frames().length >= AGENT_STACK_FRAMES);
+            groups.computeIfAbsent(new Key(s.lock(), site(report.methods(), s.frames()), idle), k -> new ArrayList<>()).add(s);
+        }
+        List<Row> rows = new ArrayList<>();
+        groups.forEach((key, sites) -> {
+            Lock lock = locks.get(key.lock());
+            long[][] buckets = merged(sites);
+            long min = sites.stream().mapToLong(Site::minNanos).min().orElse(0);
+            long max = sites.stream().mapToLong(Site::maxNanos).max().orElse(0);
+            Site first = sites.stream().max(Comparator.comparingLong(Site::count)).orElseThrow();
+            rows.add(new Row(lock == null ? "?" : blockerName(lock), lock == null ? "?" : lock.kind(), key.site(), key.idle(),
+                    sites.stream().mapToLong(Site::count).sum(), sites.stream().mapToLong(Site::totalNanos).sum(),
+                    Latency.percentile(buckets, min, max, 0.50), Latency.percentile(buckets, min, max, 0.99), max, buckets,
+                    counts(sites, Site::waiters), sites.stream().mapToLong(Site::otherWaiters).sum(), counts(sites, Site::owners),
+                    sites.stream().mapToLong(Site::otherOwners).sum(), sites.stream().mapToLong(Site::noOwner).sum(),
+                    Arrays.stream(first.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()));
+        });
+        rows.sort(Comparator.comparing(Row::idle).thenComparing(Comparator.comparingLong(Row::totalNanos).reversed()));
+        return rows;
+    }
+
+    /** The episodes the agent kept (the first of the window), grouped by stack, the longest in all first. */
+    public static List<PinnedRow> pinned(ParksReport report) {
+        Map<List<String>, List<ParksReport.Episode>> byStack = new LinkedHashMap<>();
+        for (ParksReport.Episode e : report.pinned().episodes()) {
+            byStack.computeIfAbsent(Arrays.stream(e.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList(), k -> new ArrayList<>()).add(e);
+        }
+        List<PinnedRow> rows = new ArrayList<>();
+        byStack.forEach((stack, episodes) -> rows.add(new PinnedRow(episodes.size(), episodes.stream().mapToLong(ParksReport.Episode::nanos).sum(),
+                episodes.stream().mapToLong(ParksReport.Episode::nanos).max().orElse(0),
+                episodes.stream().map(e -> new ThreadCount(e.thread() == null ? "?" : e.thread(), e.threadId(), Boolean.TRUE.equals(e.virtual()), 1).label())
+                        .distinct().toList(), stack)));
+        rows.sort(Comparator.comparingLong(PinnedRow::totalNanos).reversed());
+        return rows;
+    }
+
+    static String blockerName(Lock lock) {
+        return JvmNames.className(lock.classSignature()) + "@" + Long.toHexString(lock.identityHash());
+    }
+
+    private static List<Frame> frames(List<MethodRef> methods, long[][] frames) {
+        List<Frame> resolved = new ArrayList<>(frames.length);
+        for (long[] f : frames) {
+            MethodRef m = f[0] >= 0 && f[0] < methods.size() ? methods.get((int) f[0]) : null;
+            resolved.add(new Frame(m == null ? "?" : JvmNames.className(m.classSignature()), m == null || m.name() == null ? "?" : m.name(),
+                    null, f.length > 2 ? (int) f[2] : -1, false));
+        }
+        return resolved;
+    }
+
+    /**
+     * The JDK method the application called to wait (the outermost of the JDK frames above the first
+     * frame of the application's), then that frame: {@code ReentrantLock.lock:322 <- app.Shop.order:40}.
+     * With no frame of the application's, the first frame outside java.util.concurrent.locks and the
+     * ForkJoinPool's managed blocking ({@code LinkedBlockingQueue.take}, {@code ForkJoinPool.awaitWork}).
+     */
+    static String site(List<MethodRef> methods, long[][] frames) {
+        int application = -1;
+        for (int i = 0; i < frames.length && application < 0; i++) {
+            MethodRef m = frames[i][0] >= 0 && frames[i][0] < methods.size() ? methods.get((int) frames[i][0]) : null;
+            if (m != null && Boolean.FALSE.equals(m.jdk())) {
+                application = i;
+            }
+        }
+        if (application > 0) {
+            return JvmNames.siteWithCaller(JvmNames.frame(methods, frames[application - 1]), JvmNames.frame(methods, frames[application]));
+        }
+        if (application == 0) {
+            return JvmNames.frame(methods, frames[0]);
+        }
+        for (long[] f : frames) {
+            String method = JvmNames.method(methods, f[0]);
+            if (!method.startsWith("java.util.concurrent.locks.") && !method.startsWith("java.util.concurrent.ForkJoinPool.managedBlock")
+                    && !method.startsWith("java.util.concurrent.ForkJoinPool.unmanagedBlock")) {
+                return JvmNames.frame(methods, f);
+            }
+        }
+        return frames.length == 0 ? "-" : JvmNames.frame(methods, frames[0]);
+    }
+
+    private static long[][] merged(List<Site> sites) {
+        Map<Long, long[]> byLow = new TreeMap<>();
+        for (Site s : sites) {
+            for (long[] b : s.buckets()) {
+                byLow.merge(b[0], b.clone(), (a, c) -> new long[] {a[0], a[1], a[2] + c[2]});
+            }
+        }
+        return byLow.values().toArray(new long[0][]);
+    }
+
+    private static List<ThreadCount> counts(List<Site> sites, Function<Site, List<ParksReport.ThreadCount>> of) {
+        Map<String, ThreadCount> merged = new LinkedHashMap<>();
+        for (Site s : sites) {
+            for (ParksReport.ThreadCount t : of.apply(s)) {
+                ThreadCount c = new ThreadCount(t.thread() == null ? "?" : t.thread(), t.threadId(), Boolean.TRUE.equals(t.virtual()), t.count());
+                merged.merge(c.thread() + "#" + c.threadId(), c, (a, b) -> new ThreadCount(a.thread(), a.threadId(), a.virtual(), a.count() + b.count()));
+            }
+        }
+        return merged.values().stream().sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::label)).toList();
+    }
+
+    public static Map<String, Object> document(ParksReport report) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("sinceNanos", report.sinceNanos());
+        doc.put("untilNanos", report.untilNanos());
+        doc.put("parks", report.parks());
+        doc.put("dropped", report.dropped());
+        doc.put("percentileError", Latency.RELATIVE_ERROR);
+        doc.put("sites", rows(report));
+        Map<String, Object> pinned = new LinkedHashMap<>();
+        pinned.put("watched", report.pinned().watched());
+        pinned.put("count", report.pinned().count());
+        pinned.put("totalNanos", report.pinned().totalNanos());
+        pinned.put("maxNanos", report.pinned().maxNanos());
+        pinned.put("episodesKept", report.pinned().episodes().size());
+        pinned.put("stacks", pinned(report));
+        doc.put("pinned", pinned);
+        doc.put("classes", report.classes());
+        if (report.restoreFailure() != null) {
+            doc.put("restoreFailure", report.restoreFailure());
+        }
+        return doc;
+    }
+
+    private static String owners(Row row) {
+        String seen = ContentionView.counts(row.owners());
+        long others = row.otherOwners();
+        String text = row.owners().isEmpty() ? "" : seen;
+        if (others > 0) {
+            text += (text.isEmpty() ? "" : ", ") + "others (" + others + ")";
+        }
+        if (row.noOwner() > 0 && !row.kind().equals("acquire")) {
+            return text.isEmpty() ? "-" : text;
+        }
+        if (row.noOwner() > 0) {
+            text += (text.isEmpty() ? "" : ", ") + "none (" + row.noOwner() + ")";
+        }
+        return text.isEmpty() ? "-" : text;
+    }
+
+    private static Table table() {
+        return new Table("WAITS", "TOTAL", "P50", "P99", "MAX", "BLOCKER", "OWNER AT THE START (waits)", "THREADS (waits)", "SITE")
+                .alignRight(0, 1, 2, 3, 4);
+    }
+
+    private static void add(Table table, Row r) {
+        table.add(Long.toString(r.waits()), TraceView.duration(r.totalNanos()), TraceView.duration(r.p50Nanos()),
+                TraceView.duration(r.p99Nanos()), TraceView.duration(r.maxNanos()), r.blocker(), owners(r),
+                (r.waiters().size() + (r.otherWaiters() > 0 ? "+" : "")) + ": " + ContentionView.counts(r.waiters()), r.site());
+    }
+
+    public static void print(PrintWriter out, ParksReport report, int top) {
+        List<Row> rows = rows(report);
+        long total = rows.stream().mapToLong(Row::totalNanos).sum();
+        out.printf("%n%d parks with a blocker ended in %s s (LockSupport.park*), %s parked in all; percentiles within %.1f%%%n",
+                report.parks(), Sizes.seconds(report.durationNanos()), TraceView.duration(total), 100 * Latency.RELATIVE_ERROR);
+        if (report.dropped() > 0) {
+            out.printf("(%d parks did not fit the agent's tables: counted in the total only)%n", report.dropped());
+        }
+        List<Row> waits = rows.stream().filter(r -> !r.idle()).toList();
+        List<Row> idle = rows.stream().filter(Row::idle).toList();
+        if (!waits.isEmpty()) {
+            out.println();
+            out.println("Waiting for another thread (locks, semaphores, conditions, futures):");
+            Table t = table();
+            waits.stream().limit(top).forEach(r -> add(t, r));
+            t.print(out);
+        }
+        if (!idle.isEmpty()) {
+            out.println();
+            out.println("Idle: threads waiting for work (a pool's workers, a queue's takers in their own loop), not for another thread:");
+            Table t = table();
+            idle.stream().limit(top).forEach(r -> add(t, r));
+            t.print(out);
+        }
+        ParksReport.Pinned pinned = report.pinned();
+        out.println();
+        if (!pinned.watched()) {
+            out.println("Pinned virtual threads: none to watch (this JDK has no virtual threads)");
+        } else {
+            out.printf("Pinned virtual threads: %d park(s) on the carrier, %s in all, longest %s%n", pinned.count(),
+                    TraceView.duration(pinned.totalNanos()), TraceView.duration(pinned.maxNanos()));
+            if (pinned.episodes().size() < pinned.count()) {
+                out.printf("  (the first %d kept with their stacks)%n", pinned.episodes().size());
+            }
+            pinned(report).stream().limit(top).forEach(p -> {
+                out.printf("  %d park(s), %s in all, longest %s: %s%n", p.count(), TraceView.duration(p.totalNanos()),
+                        TraceView.duration(p.maxNanos()), Printable.text(String.join(", ", p.threads().subList(0, Math.min(5, p.threads().size())))
+                                + (p.threads().size() > 5 ? ", and " + (p.threads().size() - 5) + " more" : "")));
+                p.stack().forEach(f -> out.println("      at " + f));
+            });
+        }
+        long restored = report.classes().stream().filter(ParksReport.ProbedClass::restored).count();
+        out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%s%n", restored, report.classes().size(),
+                report.restoreFailure() == null ? "" : "; putting them back failed at " + report.restoreFailure());
+        out.flush();
+    }
+}

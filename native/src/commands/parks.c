@@ -1,0 +1,758 @@
+/* `parks.start` / `parks.bytes` / `parks.install` / `parks.stop`: the waits of LockSupport.park,
+ * parkNanos and parkUntil with a blocker (every j.u.c lock, semaphore, condition, queue and future
+ * parks there), on platform and virtual threads alike, and virtual threads pinned to their carrier;
+ * a session engine (session.h) over the instrumentation engine (instrument.h).
+ *
+ * Why probes in the bytecode rather than events or sampling: JVMTI has no park event, and a park of
+ * a virtual thread unmounts it, so a carrier-based view (async-profiler's lock mode) loses it. A
+ * probe in LockSupport runs on the thread that parks, a virtual one too, before and after the park,
+ * whichever carrier it comes back on.
+ *
+ * start defines the client's probe class (ParkProbe) in the boot loader, binds its natives here and
+ * answers the bytes of java.util.concurrent.locks.LockSupport and, on JDK 21+, of
+ * java.lang.VirtualThread. The client adds the probes and sends the classes back (bytes, one class
+ * a request); install puts them in at once, or none. Every path out puts the classes back.
+ *
+ * The probes, as the client writes them: at the entry of park*(blocker, ...), start =
+ * System.nanoTime() and owner = ParkProbe.ownerOf(blocker) (the blocker's
+ * AbstractOwnableSynchronizer.exclusiveOwnerThread when it is one, read as the thread parks); at its
+ * exit ParkProbe.parked(blocker, owner, start). In VirtualThread.parkOnCarrierThread, which a virtual
+ * thread that cannot unmount parks in, ParkProbe.pinned(start) at the exit. A park is counted per
+ * blocker (class, identity hash) and site (its stack) in a latency histogram, with the thread that
+ * waited and the owner; a park that began before the session (a call still running in an earlier
+ * version of the method) is not counted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent.h"
+#include "aggregate.h"
+#include "answer.h"
+#include "base64.h"
+#include "big_block.h"
+#include "instrument.h"
+#include "jni_util.h"
+#include "latency_histogram.h"
+#include "method_table.h"
+#include "probe_class.h"
+#include "session.h"
+#include "thread_facts.h"
+
+#define PARK_PROBE_CLASS "dev/jvmticli/probe/ParkProbe"
+#define PARK_MAX_PROBE_BYTES 4096
+#define PARK_MAX_CLASS_BYTES (48 * 1024) /* base64 of it fits one request line */
+#define PARK_MAX_CLASSES 2
+#define PARK_MAX_LOCKS 1024
+#define PARK_SITE_SLOTS 256
+#define PARK_MAX_THREADS 8192
+#define PARK_THREAD_SLOTS 16384
+#define PARK_MAX_NAMES 4096
+#define PARK_NAME_ARENA (256 * 1024)
+#define PARK_SITE_WAITERS 64
+#define PARK_SITE_OWNERS 8
+#define PARK_MAX_PINNED 256
+#define PARK_AGENT_THREAD (-2)
+
+typedef enum { KIND_PARK, KIND_ACQUIRE, KIND_SIGNAL } blocker_kind;
+static const char *const KIND_NAMES[] = { "park", "acquire", "signal" };
+
+typedef struct {
+    int32_t name;       /* name index, -1 when not known */
+    jlong id;           /* Thread.tid */
+    int is_virtual;
+    int is_agent;
+} park_thread;
+
+typedef struct {
+    int used;
+    jint hash;
+    int32_t klass;      /* name index of the class signature */
+    blocker_kind kind;
+    uint64_t count;
+    uint64_t total_nanos;
+    uint64_t max_nanos;
+} park_lock;
+
+typedef struct {
+    int32_t thread;
+    uint64_t count;
+} tally;
+
+/* What a site (a stack_entry of the sites table, by slot) adds to its count and sum. */
+typedef struct {
+    latency_histogram waits;
+    tally waiters[PARK_SITE_WAITERS];
+    uint64_t other_waiters;     /* waits by threads past the table */
+    tally owners[PARK_SITE_OWNERS];
+    uint64_t other_owners;
+    uint64_t no_owner;          /* waits that began with no exclusive owner (or a blocker that has none) */
+} site_stats;
+
+typedef struct {
+    int32_t thread;
+    uint64_t nanos;
+    int32_t depth;
+    jvmtiFrameInfo frames[STACK_MAX_FRAMES];
+} pinned_episode;
+
+static struct {
+    session_state run;
+    jlong since;                        /* parks that began before are not counted */
+    jlong until;                        /* when the probes stopped counting */
+    instrumented_class classes[PARK_MAX_CLASSES];
+    int class_count;
+    int installed;
+    stack_table sites;                  /* key: lock index */
+    site_stats *site_stats;             /* by slot of sites; a big block */
+    park_lock locks[PARK_MAX_LOCKS];
+    size_t lock_count;
+    park_thread threads[PARK_MAX_THREADS];
+    size_t thread_count;
+    int32_t thread_slots[PARK_THREAD_SLOTS]; /* index + 1 by the hash of the Java id; 0: free */
+    name_table names;
+    uint64_t parks;
+    uint64_t dropped;
+    uint64_t pinned_count, pinned_nanos, pinned_max;
+    pinned_episode *pinned;
+    int pinned_kept;
+    const char *restore_failure;
+    jvmtiError restore_error;
+} parks;
+
+/* Kept for the agent's life once found; the probes read them only inside the session's gate. */
+static struct {
+    jclass probe;
+    jclass ownable;
+    jfieldID exclusive_owner;
+    jclass acquire[3];      /* AQS, AQLS, StampedLock */
+    jclass condition[2];    /* their ConditionObjects */
+    jclass virtual_thread;  /* NULL before JDK 21 */
+} refs;
+
+static void release_refs(JNIEnv *jni) {
+    jclass *all[] = { &refs.probe, &refs.ownable, &refs.acquire[0], &refs.acquire[1], &refs.acquire[2], &refs.condition[0],
+                      &refs.condition[1], &refs.virtual_thread };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (*all[i] != NULL) {
+            (*jni)->DeleteGlobalRef(jni, *all[i]);
+            *all[i] = NULL;
+        }
+    }
+    refs.exclusive_owner = NULL;
+}
+AGENT_RELEASE(release_refs)
+
+static jlong now_nanos(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (jlong)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+static blocker_kind kind_of(JNIEnv *jni, jobject blocker) {
+    for (int i = 0; i < 2; i++) {
+        if (refs.condition[i] != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.condition[i])) {
+            return KIND_SIGNAL;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (refs.acquire[i] != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.acquire[i])) {
+            return KIND_ACQUIRE;
+        }
+    }
+    return KIND_PARK;
+}
+
+static int32_t find_thread_slot(jlong id) {
+    uint32_t mask = PARK_THREAD_SLOTS - 1;
+    for (uint32_t i = (uint32_t)((uint64_t)id * 2654435761u) & mask, probes = 0; probes < PARK_THREAD_SLOTS; i = (i + 1) & mask, probes++) {
+        int32_t at = parks.thread_slots[i];
+        if (at == 0 || parks.threads[at - 1].id == id) {
+            return (int32_t)i;
+        }
+    }
+    return -1;
+}
+
+/* The index of the thread in the session's table, adding it if new; PARK_AGENT_THREAD for the
+ * agent's own threads, -1 when it cannot be kept. Takes the session's lock. */
+static int32_t thread_index(JNIEnv *jni, jthread thread) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jlong id = thread_java_id(jni, thread);
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    int32_t slot = find_thread_slot(id);
+    int32_t index = slot < 0 || parks.thread_slots[slot] == 0 ? -1 : parks.thread_slots[slot] - 1;
+    (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    if (index >= 0) {
+        return parks.threads[index].is_agent ? PARK_AGENT_THREAD : index;
+    }
+    jvmtiThreadInfo info;
+    memset(&info, 0, sizeof info);
+    if ((*jvmti)->GetThreadInfo(jvmti, thread, &info) != JVMTI_ERROR_NONE) {
+        info.name = NULL;
+    }
+    if (info.thread_group != NULL) (*jni)->DeleteLocalRef(jni, info.thread_group);
+    if (info.context_class_loader != NULL) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
+    park_thread t = { -1, id, refs.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, refs.virtual_thread), 0 };
+    t.is_agent = (the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, thread, the_agent.server_thread))
+            || (info.name != NULL && strncmp(info.name, "jvmti-cli ", 10) == 0);
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
+        agent_deallocate(info.name);
+        return -1;
+    }
+    slot = find_thread_slot(id);
+    if (slot >= 0 && parks.thread_slots[slot] != 0) {
+        index = parks.thread_slots[slot] - 1; /* added meanwhile by the owner's lookup of another thread */
+    } else if (slot >= 0 && parks.thread_count < PARK_MAX_THREADS) {
+        t.name = info.name == NULL ? -1 : name_table_intern(&parks.names, info.name);
+        index = (int32_t)parks.thread_count++;
+        parks.threads[index] = t;
+        parks.thread_slots[slot] = index + 1;
+    }
+    (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    agent_deallocate(info.name);
+    return index >= 0 && parks.threads[index].is_agent ? PARK_AGENT_THREAD : index;
+}
+
+/* Under the lock: the lock entry for (hash, klass), added if new; NULL when the table is full. */
+static park_lock *find_lock(jint hash, int32_t klass, blocker_kind kind, int32_t *index) {
+    size_t mask = PARK_MAX_LOCKS - 1;
+    for (size_t i = ((uint32_t)hash * 2654435761u) & mask, probes = 0; probes < PARK_MAX_LOCKS; i = (i + 1) & mask, probes++) {
+        park_lock *l = &parks.locks[i];
+        if (l->used && l->hash == hash && l->klass == klass) {
+            *index = (int32_t)i;
+            return l;
+        }
+        if (!l->used) {
+            if (parks.lock_count * 4 >= PARK_MAX_LOCKS * 3) {
+                return NULL;
+            }
+            *l = (park_lock){ 1, hash, klass, kind, 0, 0, 0 };
+            parks.lock_count++;
+            *index = (int32_t)i;
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* Under the lock: one more for thread in a bounded tally; 0 when it had no room. */
+static int add_tally(tally *t, int slots, int32_t thread) {
+    for (int i = 0; i < slots; i++) {
+        if (t[i].count == 0 || t[i].thread == thread) {
+            t[i].thread = thread;
+            t[i].count++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void count_dropped(void) {
+    __atomic_add_fetch(&parks.dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* The current thread's index (PARK_AGENT_THREAD, or -1 when not known) and its stack below the
+ * probe's own frame. */
+static int32_t current_thread(JNIEnv *jni, jvmtiFrameInfo *frames, jint *depth) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jthread self = NULL;
+    int32_t index = -1;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) == JVMTI_ERROR_NONE && self != NULL) {
+        index = thread_index(jni, self);
+        (*jni)->DeleteLocalRef(jni, self);
+    }
+    if (index == PARK_AGENT_THREAD || (*jvmti)->GetStackTrace(jvmti, NULL, 1, STACK_MAX_FRAMES, frames, depth) != JVMTI_ERROR_NONE) {
+        *depth = 0;
+    }
+    return index;
+}
+
+static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t nanos) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jvmtiFrameInfo frames[STACK_MAX_FRAMES];
+    jint depth = 0;
+    int32_t thread = current_thread(jni, frames, &depth);
+    if (thread == PARK_AGENT_THREAD) {
+        return;
+    }
+    int32_t owner_index = owner == NULL ? -1 : thread_index(jni, owner);
+    jint hash = 0;
+    char *signature = NULL;
+    jclass klass = (*jni)->GetObjectClass(jni, blocker);
+    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
+            || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
+        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+        agent_deallocate(signature);
+        count_dropped();
+        return;
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    blocker_kind kind = kind_of(jni, blocker);
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
+        agent_deallocate(signature);
+        count_dropped();
+        return;
+    }
+    parks.parks++;
+    int32_t name = name_table_intern(&parks.names, signature);
+    int32_t lock_index = -1;
+    park_lock *lock = name < 0 ? NULL : find_lock(hash, name, kind, &lock_index);
+    stack_entry *site = lock == NULL ? NULL : stack_table_find_or_add(&parks.sites, lock_index, -1, frames, depth);
+    if (site == NULL) {
+        count_dropped();
+    } else {
+        site_stats *s = &parks.site_stats[site - parks.sites.slots];
+        lock->count++;
+        lock->total_nanos += nanos;
+        lock->max_nanos = nanos > lock->max_nanos ? nanos : lock->max_nanos;
+        site->count++;
+        site->sum += nanos;
+        latency_record(&s->waits, nanos, 0);
+        if (thread < 0 || !add_tally(s->waiters, PARK_SITE_WAITERS, thread)) {
+            s->other_waiters++;
+        }
+        if (owner == NULL) {
+            s->no_owner++;
+        } else if (owner_index < 0 || !add_tally(s->owners, PARK_SITE_OWNERS, owner_index)) {
+            s->other_owners++;
+        }
+    }
+    (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    agent_deallocate(signature);
+}
+
+static jobject JNICALL probe_owner_of(JNIEnv *jni, jclass probe, jobject blocker) {
+    (void)probe;
+    jobject owner = NULL;
+    if (blocker != NULL && gate_enter(&parks.run.gate)) {
+        if (refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
+            owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
+        }
+        gate_leave(&parks.run.gate);
+    }
+    return owner;
+}
+
+static void JNICALL probe_parked(JNIEnv *jni, jclass probe, jobject blocker, jthread owner, jlong start) {
+    (void)probe;
+    jlong end = now_nanos();
+    if (!gate_enter(&parks.run.gate)) {
+        return;
+    }
+    if (blocker != NULL && start >= parks.since) {
+        record_park(jni, blocker, owner, end > start ? (uint64_t)(end - start) : 0);
+    }
+    gate_leave(&parks.run.gate);
+}
+
+static void JNICALL probe_pinned(JNIEnv *jni, jclass probe, jlong start) {
+    (void)probe;
+    jlong end = now_nanos();
+    if (!gate_enter(&parks.run.gate)) {
+        return;
+    }
+    if (start >= parks.since) {
+        jvmtiEnv *jvmti = the_agent.jvmti;
+        pinned_episode episode;
+        episode.nanos = end > start ? (uint64_t)(end - start) : 0;
+        episode.thread = current_thread(jni, episode.frames, &episode.depth);
+        if (episode.thread != PARK_AGENT_THREAD && (*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
+            parks.pinned_count++;
+            parks.pinned_nanos += episode.nanos;
+            parks.pinned_max = episode.nanos > parks.pinned_max ? episode.nanos : parks.pinned_max;
+            if (parks.pinned_kept < PARK_MAX_PINNED) {
+                parks.pinned[parks.pinned_kept++] = episode;
+            }
+            (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+        }
+    }
+    gate_leave(&parks.run.gate);
+}
+
+/* The classes the probes read, kept once found. 0, or -1 with ctx answered. */
+static int find_refs(command_ctx *ctx) {
+    JNIEnv *jni = ctx->jni;
+    if (refs.ownable == NULL) {
+        refs.ownable = jni_global_class(jni, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+        refs.exclusive_owner = refs.ownable == NULL ? NULL
+                : (*jni)->GetFieldID(jni, refs.ownable, "exclusiveOwnerThread", "Ljava/lang/Thread;");
+        if (jni_failed(jni, refs.exclusive_owner)) {
+            command_fail(ctx, "jni_error", "AbstractOwnableSynchronizer.exclusiveOwnerThread not found");
+            return -1;
+        }
+        refs.acquire[0] = jni_global_class(jni, "java/util/concurrent/locks/AbstractQueuedSynchronizer");
+        refs.acquire[1] = jni_global_class(jni, "java/util/concurrent/locks/AbstractQueuedLongSynchronizer");
+        refs.acquire[2] = jni_global_class(jni, "java/util/concurrent/locks/StampedLock");
+        refs.condition[0] = jni_global_class(jni, "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject");
+        refs.condition[1] = jni_global_class(jni, "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject");
+        refs.virtual_thread = jni_global_class(jni, "java/lang/VirtualThread");
+    }
+    if (refs.probe == NULL) {
+        JNINativeMethod natives[] = {
+            { "ownerOf", "(Ljava/lang/Object;)Ljava/lang/Thread;", (void *)probe_owner_of },
+            { "parked", "(Ljava/lang/Object;Ljava/lang/Thread;J)V", (void *)probe_parked },
+            { "pinned", "(J)V", (void *)probe_pinned },
+        };
+        refs.probe = probe_class_bind(ctx, PARK_PROBE_CLASS, "probe", PARK_MAX_PROBE_BYTES, natives, 3);
+        if (refs.probe == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One class to instrument, made to read the probe's module. 0, or -1 with ctx answered. */
+static int add_class(command_ctx *ctx, jclass klass, const char *signature) {
+    instrumented_class *c = &parks.classes[parks.class_count];
+    c->klass = (*ctx->jni)->NewGlobalRef(ctx->jni, klass);
+    c->signature = strdup(signature);
+    parks.class_count++;
+    if (c->klass == NULL || c->signature == NULL) {
+        command_fail(ctx, "no_memory", "cannot keep the classes");
+        return -1;
+    }
+    return probe_class_readable_from(ctx, refs.probe, klass);
+}
+
+static int find_classes(command_ctx *ctx) {
+    jclass lock_support = jni_global_class(ctx->jni, "java/util/concurrent/locks/LockSupport");
+    if (lock_support == NULL) {
+        command_fail(ctx, "no_class", "java.util.concurrent.locks.LockSupport not found");
+        return -1;
+    }
+    int failed = add_class(ctx, lock_support, "Ljava/util/concurrent/locks/LockSupport;");
+    (*ctx->jni)->DeleteGlobalRef(ctx->jni, lock_support);
+    if (failed == 0 && refs.virtual_thread != NULL) {
+        failed = add_class(ctx, refs.virtual_thread, "Ljava/lang/VirtualThread;");
+    }
+    return failed;
+}
+
+static void free_tables(JNIEnv *jni) {
+    instrument_free(jni, parks.classes, parks.class_count);
+    parks.class_count = 0;
+    stack_table_free(&parks.sites);
+    name_table_free(&parks.names);
+    big_block_unmap(parks.site_stats);
+    parks.site_stats = NULL;
+    free(parks.pinned);
+    parks.pinned = NULL;
+}
+
+static int open_session(command_ctx *ctx) {
+    parks.installed = 0;
+    parks.lock_count = parks.thread_count = 0;
+    parks.parks = parks.dropped = 0;
+    parks.pinned_count = parks.pinned_nanos = parks.pinned_max = 0;
+    parks.pinned_kept = 0;
+    parks.restore_failure = NULL;
+    parks.restore_error = JVMTI_ERROR_NONE;
+    memset(parks.locks, 0, sizeof parks.locks);
+    memset(parks.thread_slots, 0, sizeof parks.thread_slots);
+    parks.site_stats = big_block_map(PARK_SITE_SLOTS * sizeof *parks.site_stats);
+    parks.pinned = malloc(PARK_MAX_PINNED * sizeof *parks.pinned);
+    if (parks.site_stats == NULL || parks.pinned == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
+            || parks.sites.capacity != PARK_SITE_SLOTS || name_table_init(&parks.names, PARK_MAX_NAMES, PARK_NAME_ARENA) != 0) {
+        free_tables(ctx->jni);
+        command_fail(ctx, "no_memory", "cannot allocate the park tables");
+        return -1;
+    }
+    for (int i = 0; i < PARK_SITE_SLOTS; i++) {
+        latency_reset(&parks.site_stats[i].waits);
+    }
+    if (find_refs(ctx) != 0 || find_classes(ctx) != 0) {
+        free_tables(ctx->jni);
+        return -1;
+    }
+    parks.since = now_nanos();
+    return 0;
+}
+
+static int armed(command_ctx *ctx) {
+    const char *what = NULL;
+    jvmtiError err = instrument_read(parks.classes, parks.class_count, &what);
+    if (err != JVMTI_ERROR_NONE) {
+        command_fail_jvmti(ctx, what, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void quiesce(JNIEnv *jni) {
+    parks.until = now_nanos();
+    if (parks.installed && jni != NULL) {
+        parks.restore_error = instrument_restore(parks.classes, parks.class_count, &parks.restore_failure);
+        parks.installed = parks.restore_error != JVMTI_ERROR_NONE;
+    }
+}
+
+static int close_session(void) {
+    if (parks.installed) {
+        return -1; /* still in the JVM's classes: the probes may run; the session stays taken */
+    }
+    free_tables(events_jni());
+    return 0;
+}
+
+static void wants(jvmtiCapabilities *c) {
+    c->can_retransform_classes = 1;
+}
+
+static void write_started(json_writer *w) {
+    json_begin_object(w);
+    json_begin_array_field(w, "classes");
+    for (int i = 0; i < parks.class_count; i++) {
+        json_begin_object(w);
+        json_field_mutf8(w, "name", parks.classes[i].signature);
+        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
+        json_key(w, "bytes");
+        base64_write_json(w, parks.classes[i].original, (size_t)parks.classes[i].original_len);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
+static void write_name(json_writer *w, int32_t index) {
+    const char *name = name_table_get(&parks.names, index);
+    if (name == NULL) {
+        json_null(w);
+    } else {
+        json_mutf8(w, name);
+    }
+}
+
+/* "thread" (its name), "threadId" and "virtual" of a thread index; null when not known. */
+static void write_thread(json_writer *w, int32_t index) {
+    const park_thread *t = index >= 0 && (size_t)index < parks.thread_count ? &parks.threads[index] : NULL;
+    json_key(w, "thread");
+    write_name(w, t == NULL ? -1 : t->name);
+    if (t == NULL) {
+        json_field_null(w, "threadId");
+        json_field_null(w, "virtual");
+    } else {
+        json_field_int(w, "threadId", t->id);
+        json_field_bool(w, "virtual", t->is_virtual);
+    }
+}
+
+static void write_tallies(json_writer *w, const char *key, const tally *t, int slots) {
+    json_begin_array_field(w, key);
+    for (int i = 0; i < slots && t[i].count > 0; i++) {
+        json_begin_object(w);
+        write_thread(w, t[i].thread);
+        json_field_int(w, "count", (int64_t)t[i].count);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void write_histogram(json_writer *w, const latency_histogram *h) {
+    json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
+    json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
+    json_begin_array_field(w, "buckets"); /* [low, high, count], low ascending */
+    for (int b = 0; b < LATENCY_BUCKETS; b++) {
+        if (h->counts[b] != 0) {
+            json_begin_array(w);
+            json_int(w, (int64_t)latency_bucket_low(b));
+            json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
+            json_int(w, (int64_t)h->counts[b]);
+            json_end_array(w);
+        }
+    }
+    json_end_array(w);
+}
+
+static void write_locks(json_writer *w) {
+    json_begin_array_field(w, "locks");
+    for (size_t i = 0; i < PARK_MAX_LOCKS; i++) {
+        const park_lock *l = &parks.locks[i];
+        if (!l->used) {
+            continue;
+        }
+        json_begin_object(w);
+        json_field_int(w, "id", (int64_t)i);
+        json_key(w, "class");
+        write_name(w, l->klass);
+        json_field_int(w, "identityHash", (uint32_t)l->hash);
+        json_field_cstring(w, "kind", KIND_NAMES[l->kind]);
+        json_field_int(w, "count", (int64_t)l->count);
+        json_field_int(w, "totalNanos", (int64_t)l->total_nanos);
+        json_field_int(w, "maxNanos", (int64_t)l->max_nanos);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void write_sites(json_writer *w, method_table *methods) {
+    json_begin_array_field(w, "sites");
+    for (size_t i = 0; methods != NULL && i < parks.sites.capacity; i++) {
+        const stack_entry *e = &parks.sites.slots[i];
+        const site_stats *s = &parks.site_stats[i];
+        if (e->hash == 0) {
+            continue;
+        }
+        json_begin_object(w);
+        json_field_int(w, "lock", e->key);
+        json_field_int(w, "count", (int64_t)e->count);
+        json_field_int(w, "totalNanos", (int64_t)e->sum);
+        write_histogram(w, &s->waits);
+        write_tallies(w, "waiters", s->waiters, PARK_SITE_WAITERS);
+        json_field_int(w, "otherWaiters", (int64_t)s->other_waiters);
+        write_tallies(w, "owners", s->owners, PARK_SITE_OWNERS);
+        json_field_int(w, "otherOwners", (int64_t)s->other_owners);
+        json_field_int(w, "noOwner", (int64_t)s->no_owner);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, e->frames, e->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+static void write_pinned(json_writer *w, method_table *methods) {
+    json_begin_object_field(w, "pinned");
+    json_field_bool(w, "watched", parks.class_count > 1);
+    json_field_int(w, "count", (int64_t)parks.pinned_count);
+    json_field_int(w, "totalNanos", (int64_t)parks.pinned_nanos);
+    json_field_int(w, "maxNanos", (int64_t)parks.pinned_max);
+    json_begin_array_field(w, "episodes");
+    for (int i = 0; methods != NULL && i < parks.pinned_kept; i++) {
+        json_begin_object(w);
+        write_thread(w, parks.pinned[i].thread);
+        json_field_int(w, "nanos", (int64_t)parks.pinned[i].nanos);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, parks.pinned[i].frames, parks.pinned[i].depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
+static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
+    (void)gcs;
+    json_writer *w = ctx->out;
+    method_table methods;
+    int have_methods = method_table_init(&methods, (parks.sites.used + (size_t)parks.pinned_kept) * STACK_MAX_FRAMES + 16) == 0;
+    methods.with_origin = 1;
+    command_result(ctx);
+    json_begin_object(w);
+    json_field_int(w, "durationNanos", elapsed);
+    json_field_int(w, "sinceNanos", parks.since); /* CLOCK_MONOTONIC, as System.nanoTime on Linux */
+    json_field_int(w, "untilNanos", parks.until);
+    json_field_int(w, "parks", (int64_t)parks.parks);
+    json_field_int(w, "dropped", (int64_t)parks.dropped);
+    if (parks.restore_failure != NULL && parks.restore_error != JVMTI_ERROR_NONE) {
+        json_field_cstring(w, "restoreFailure", parks.restore_failure);
+    }
+    json_begin_array_field(w, "classes");
+    for (int i = 0; i < parks.class_count; i++) {
+        json_begin_object(w);
+        json_field_mutf8(w, "name", parks.classes[i].signature);
+        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
+        json_field_cstring(w, "restoredSha256", parks.classes[i].restored_sha256);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    write_locks(w);
+    write_sites(w, have_methods ? &methods : NULL);
+    write_pinned(w, have_methods ? &methods : NULL);
+    json_key(w, "methods");
+    method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
+    json_end_object(w);
+}
+
+static const session_engine engine = {
+    .what = "park recording",
+    .lock_name = "jvmti-cli parks",
+    .capability = "can_retransform_classes",
+    .wants = wants,
+    .events = NULL,
+    .event_count = 0,
+    .counts_gcs = 0,
+    .callbacks = instrument_callbacks,
+    .open = open_session,
+    .armed = armed,
+    .quiesce = quiesce,
+    .started = write_started,
+    .report = write_report,
+    .close = close_session,
+    .state = &parks.run,
+};
+
+void cmd_parks_start(command_ctx *ctx) {
+    session_start(&engine, ctx);
+}
+
+void cmd_parks_stop(command_ctx *ctx) {
+    session_stop(&engine, ctx);
+}
+
+/* Whether ctx's client owns the running session and has not installed yet; else answers. */
+static int before_install(command_ctx *ctx) {
+    if (!parks.run.running || parks.run.client_id != ctx->client_id) {
+        command_fail(ctx, "not_owner", "this client has no park recording session");
+        return 0;
+    }
+    if (parks.installed) {
+        command_fail(ctx, "bad_request", "the session's classes are installed already");
+        return 0;
+    }
+    return 1;
+}
+
+/* One class's new bytes, whole: class (its index in the start's answer), data (base64). */
+void cmd_parks_bytes(command_ctx *ctx) {
+    if (!before_install(ctx)) {
+        return;
+    }
+    int64_t index = request_int(ctx->req, "class", -1);
+    const char *data = request_string(ctx->req, "data");
+    if (index < 0 || index >= parks.class_count || data == NULL) {
+        command_fail(ctx, "bad_request", "class (an index of the start's classes) and data are required");
+        return;
+    }
+    instrumented_class *c = &parks.classes[index];
+    free(c->replacement);
+    c->replacement = malloc(PARK_MAX_CLASS_BYTES);
+    long n = c->replacement == NULL ? -1 : base64_decode(data, strlen(data), c->replacement, PARK_MAX_CLASS_BYTES);
+    if (n <= 0) {
+        free(c->replacement);
+        c->replacement = NULL;
+        c->replacement_len = c->replacement_filled = 0;
+        command_fail(ctx, "bad_request", "data must be base64 of at most 48 KiB");
+        return;
+    }
+    c->replacement_len = c->replacement_filled = (jint)n;
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_field_int(ctx->out, "received", n);
+    json_end_object(ctx->out);
+}
+
+/* Installs every class's new bytes at once; a refusal ends the session. */
+void cmd_parks_install(command_ctx *ctx) {
+    if (!before_install(ctx)) {
+        return;
+    }
+    const char *what = NULL;
+    jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
+    if (err != JVMTI_ERROR_NONE) {
+        char *name = NULL;
+        char message[320];
+        (void)(*the_agent.jvmti)->GetErrorName(the_agent.jvmti, err, &name);
+        snprintf(message, sizeof message, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
+                 what, name == NULL ? "unknown error" : name);
+        agent_deallocate(name);
+        session_end(&engine, ctx->jni);
+        command_fail(ctx, "refused", message);
+        return;
+    }
+    parks.installed = 1;
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_field_int(ctx->out, "classes", parks.class_count);
+    json_end_object(ctx->out);
+}
