@@ -47,10 +47,12 @@ public final class DumpSummary {
     private DumpSummary() {
     }
 
-    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds) {
+    /** summary.md: what most threads wait for, then the pauses and the locks waited on over the dump (waits), then the rest. */
+    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds, WaitsSummary.Waits waits) {
         Round last = rounds.get(rounds.size() - 1);
         out.println(mainWait(last));
         out.println();
+        WaitsSummary.print(out, waits);
         out.println("# jvmti-cli dump of JVM " + pid);
         out.println();
         out.println(Printable.text("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")"));

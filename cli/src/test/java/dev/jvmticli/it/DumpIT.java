@@ -99,7 +99,8 @@ class DumpIT {
             assertEquals("jvmti-cli: " + out + " is not empty: dump writes into a new or empty directory\nTry 'jvmti-cli dump --help'.\n", again.err());
         }
         Set<String> files = filesUnder(out);
-        Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md"));
+        Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md", "pauses/pauses.txt", "pauses/pauses.json",
+                "contention/contention.txt", "contention/contention.json"));
         for (String round : new String[] {"round-001/", "round-002/"}) {
             for (String file : new String[] {"threads.txt", "threads.json", "stacks.txt", "stacks.json", "monitors.txt", "monitors.json",
                     "deadlocks.txt", "deadlocks.json", "busiest.txt", "memory.txt", "memory.json"}) {
