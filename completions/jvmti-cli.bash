@@ -424,7 +424,7 @@ function _picocli_jvmti-cli_dump() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--zip' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--zip' '--no-pauses' '--no-contention' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--out' '--count' '--interval' '--profile' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default

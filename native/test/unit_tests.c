@@ -1094,10 +1094,21 @@ static void test_safepoint_log(void) {
     CHECK(safepoint_log_parse(cycle, strlen(cycle), &l) == LOG_LINE_OTHER);
     /* cut short, no total: a safepoint line not read */
     CHECK(safepoint_log_parse(jdk17, 120, &l) == LOG_LINE_UNREAD);
-    const char *jdk11 = "[1ms][2ns] Total time for which application threads were stopped: 0.0001 seconds, Stopping threads took: 0.0000 seconds";
-    CHECK(safepoint_log_parse(jdk11, strlen(jdk11), &l) == LOG_LINE_UNREAD);
-    const char *entering = "[1ms][2ns] Entering safepoint region: G1CollectForAllocation";
-    CHECK(safepoint_log_parse(entering, strlen(entering), &l) == LOG_LINE_UNREAD);
+    /* JDK 11's three lines */
+    const char *since = "[1796334543548ms][3123597927ns] Application time: 0.4965928 seconds";
+    CHECK(safepoint_log_parse(since, strlen(since), &l) == LOG_LINE_SINCE_LAST && l.since_last_nanos == 496592800);
+    const char *entering = "[1796334543548ms][3123641966ns] Entering safepoint region: G1CollectForAllocation";
+    CHECK(safepoint_log_parse(entering, strlen(entering), &l) == LOG_LINE_ENTERING && strcmp(l.operation, "G1CollectForAllocation") == 0);
+    const char *leaving = "[1796334543657ms][3232388425ns] Leaving safepoint region";
+    CHECK(safepoint_log_parse(leaving, strlen(leaving), &l) == LOG_LINE_OTHER);
+    const char *jdk11 = "[1796334543657ms][3232391628ns] Total time for which application threads were stopped: 0.1087597 seconds, "
+                        "Stopping threads took: 0.0000151 seconds";
+    CHECK(safepoint_log_parse(jdk11, strlen(jdk11), &l) == LOG_LINE_STOPPED);
+    CHECK(l.millis == 1796334543657LL && l.uptime_nanos == 3232391628LL && l.total_nanos == 108759700 && l.reaching_nanos == 15100);
+    CHECK(l.at_safepoint_nanos == -1 && l.cleanup_nanos == -1 && l.since_last_nanos == -1 && l.threads_runnable == -1);
+    CHECK(safepoint_log_parse(jdk11, strlen(jdk11) - 8, &l) == LOG_LINE_UNREAD);
+    const char *long_fraction = "[1ms][2ns] Application time: 1.0000000001 seconds";
+    CHECK(safepoint_log_parse(long_fraction, strlen(long_fraction), &l) == LOG_LINE_UNREAD);
     const char *trigger = "[1ms][2ns] Trigger: Learning 1 of 5. Free (45855K) is below initial threshold (45875K)";
     CHECK(safepoint_log_parse(trigger, strlen(trigger), &l) == LOG_LINE_OTHER);
     const char *huge = "[1ms][2ns] Safepoint \"X\", Reaching safepoint: 99999999999999999999 ns, At safepoint: 1 ns, Total: 1 ns";

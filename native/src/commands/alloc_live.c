@@ -22,6 +22,7 @@
 #include "collection_ledger.h"
 #include "gc_count.h"
 #include "jni_util.h"
+#include "own_threads.h"
 
 #define PRUNE_MILLIS 20
 #define SENTINELS 1024          /* outstanding at once: 20 s without a collection at one per poll */
@@ -220,10 +221,14 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, uint64_t b
     live.pruner = live.object_class == NULL ? NULL : jni_new_thread(jni, "jvmti-cli alloc --live");
     live.run = 1;
     live.done = 0;
-    if (live.pruner == NULL || (*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, live.pruner, pruner_main, NULL,
-                                                                  JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+    if (live.pruner == NULL || own_threads_add(live.pruner) != 0
+            || (*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, live.pruner, pruner_main, NULL,
+                                                  JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
         live.run = 0;
-        if (live.pruner != NULL) (*jni)->DeleteGlobalRef(jni, live.pruner);
+        if (live.pruner != NULL) {
+            own_threads_remove(live.pruner);
+            (*jni)->DeleteGlobalRef(jni, live.pruner);
+        }
         if (live.object_class != NULL) (*jni)->DeleteGlobalRef(jni, live.object_class);
         live.pruner = NULL;
         live.object_class = NULL;
@@ -250,6 +255,7 @@ void live_quiesce(JNIEnv *jni) {
         struct timespec pause = { 0, 1000 * 1000 };
         nanosleep(&pause, NULL);
     }
+    own_threads_remove(live.pruner);
     (*jni)->DeleteGlobalRef(jni, live.pruner);
     live.pruner = NULL;
 }

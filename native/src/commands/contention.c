@@ -28,6 +28,7 @@
 #include "jni_util.h"
 #include "lock_facts.h"
 #include "method_table.h"
+#include "own_threads.h"
 #include "session.h"
 #include "thread_facts.h"
 #include "thread_snapshot.h"
@@ -473,11 +474,17 @@ static int start_helper(JNIEnv *jni) {
     if (session.helper == NULL) {
         return -1;
     }
+    if (own_threads_add(session.helper) != 0) {
+        (*jni)->DeleteGlobalRef(jni, session.helper);
+        session.helper = NULL;
+        return -1;
+    }
     session.helper_run = 1;
     session.helper_done = 0;
     if ((*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, session.helper, owner_lookups, NULL, JVMTI_THREAD_NORM_PRIORITY)
             != JVMTI_ERROR_NONE) {
         session.helper_run = 0;
+        own_threads_remove(session.helper);
         (*jni)->DeleteGlobalRef(jni, session.helper);
         session.helper = NULL;
         return -1;
@@ -505,6 +512,7 @@ static void stop_helper(JNIEnv *jni) {
         (*jni)->DeleteGlobalRef(jni, session.queue[i].monitor);
     }
     session.queue_len = 0;
+    own_threads_remove(session.helper);
     (*jni)->DeleteGlobalRef(jni, session.helper);
     session.helper = NULL;
 }

@@ -87,7 +87,9 @@ static struct {
     size_t cap;
     uint64_t dropped;
     uint64_t cut_lines;     /* longer than LINE_BYTES: not read */
-    uint64_t unread_lines;  /* about safepoints, in a form not read (JDK 11's) */
+    uint64_t unread_lines;  /* about safepoints, in a form not read */
+    char entering[SAFEPOINT_LOG_OPERATION_MAX]; /* JDK 11: the operation of the safepoint whose end comes next, or "" */
+    int64_t since_last_nanos;                   /* JDK 11: the "Application time" logged before it, or -1 */
     log_line pending_gc;    /* the last collector pause, until the safepoint it ran in ends */
     int has_pending_gc;
     int64_t started_millis;
@@ -152,6 +154,23 @@ static void take_line(const char *line, size_t len) {
     case LOG_LINE_GC_PAUSE:
         session.pending_gc = parsed;
         session.has_pending_gc = 1;
+        break;
+    case LOG_LINE_SINCE_LAST:
+        session.since_last_nanos = parsed.since_last_nanos;
+        break;
+    case LOG_LINE_ENTERING:
+        memcpy(session.entering, parsed.operation, sizeof session.entering);
+        break;
+    case LOG_LINE_STOPPED:
+        if (session.entering[0] == '\0') { /* it began before the output was added: its operation was not logged to it */
+            session.unread_lines++;
+            break;
+        }
+        memcpy(parsed.operation, session.entering, sizeof parsed.operation);
+        parsed.since_last_nanos = session.since_last_nanos;
+        keep_pause(&parsed);
+        session.entering[0] = '\0';
+        session.since_last_nanos = -1;
         break;
     case LOG_LINE_UNREAD:
         session.unread_lines++;
@@ -317,6 +336,8 @@ static int open_log(command_ctx *ctx) {
     session.dropped = 0;
     session.cut_lines = 0;
     session.unread_lines = 0;
+    session.entering[0] = '\0';
+    session.since_last_nanos = -1;
     session.has_pending_gc = 0;
     session.saw_end = 0;
     session.output_removed = 0;
@@ -447,7 +468,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         write_optional(w, "sinceLastNanos", p->since_last_nanos);
         json_field_int(w, "reachingNanos", p->reaching_nanos);
         write_optional(w, "cleanupNanos", p->cleanup_nanos);
-        json_field_int(w, "atSafepointNanos", p->at_safepoint_nanos);
+        write_optional(w, "atSafepointNanos", p->at_safepoint_nanos);
         write_optional(w, "leavingNanos", p->leaving_nanos);
         json_field_int(w, "totalNanos", p->total_nanos);
         write_optional(w, "threadsRunnable", p->threads_runnable);

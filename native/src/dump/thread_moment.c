@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "frames.h"
 #include "lock_fit.h"
+#include "own_threads.h"
 
 /* The state bits two moments must share to be the same moment: java.lang.Thread.State and how the
  * thread waits, not whether it is interrupted, suspended or in native code. */
@@ -236,8 +237,8 @@ static void take_first_moments(JNIEnv *jni, lock_subject *subjects, size_t count
         if (taken) {
             describe_subject(jni, &moments[i], &subjects[i]);
         }
-        /* the agent's own thread is busy with this very dump: it holds no lock worth checking */
-        int own = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, subjects[i].thread, the_agent.server_thread);
+        /* the agent's own threads (this very dump's, its sessions' helpers) hold no lock worth checking */
+        int own = own_threads_contains(jni, subjects[i].thread);
         int wanted = taken && !own && locks_needed(&subjects[i], want_owned);
         if (wanted && !locks_asks_source(&subjects[i], want_owned)) {
             /* parked, with nothing to ask the source: its blocker, read right before this look, is read

@@ -46,6 +46,49 @@ static int64_t labelled(const cursor *c, const char *label, const char *unit) {
     return number(&value, &v) && take(&value, unit) ? v : -1;
 }
 
+/* Seconds with a fraction of at most 9 digits, as nanoseconds ("0.0001586" is 158600); 0 when there is none. */
+static int seconds(cursor *c, int64_t *nanos) {
+    int64_t whole;
+    if (!number(c, &whole) || whole > 1000000000 || !take(c, ".")) {
+        return 0;
+    }
+    int64_t fraction = 0;
+    int digits = 0;
+    while (c->at < c->end && *c->at >= '0' && *c->at <= '9' && digits < 9) {
+        fraction = fraction * 10 + (*c->at++ - '0');
+        digits++;
+    }
+    if (digits == 0 || (c->at < c->end && *c->at >= '0' && *c->at <= '9')) {
+        return 0;
+    }
+    for (; digits < 9; digits++) {
+        fraction *= 10;
+    }
+    *nanos = whole * 1000000000 + fraction;
+    return 1;
+}
+
+/* JDK 11: "Entering safepoint region: <operation>" */
+static log_line_kind entering(cursor *c, log_line *out) {
+    size_t n = (size_t)(c->end - c->at);
+    if (n == 0 || n >= sizeof out->operation) {
+        return LOG_LINE_UNREAD;
+    }
+    memcpy(out->operation, c->at, n);
+    out->operation[n] = '\0';
+    return LOG_LINE_ENTERING;
+}
+
+/* JDK 11: "Total time for which application threads were stopped: <s> seconds, Stopping threads took: <s> seconds" */
+static log_line_kind stopped(cursor *c, log_line *out) {
+    out->since_last_nanos = out->cleanup_nanos = out->at_safepoint_nanos = out->leaving_nanos = out->threads_runnable = -1;
+    if (seconds(c, &out->total_nanos) && take(c, " seconds, Stopping threads took: ") && seconds(c, &out->reaching_nanos)
+            && take(c, " seconds") && c->at == c->end) {
+        return LOG_LINE_STOPPED;
+    }
+    return LOG_LINE_UNREAD;
+}
+
 static log_line_kind safepoint(cursor *c, log_line *out) {
     const char *quote = memchr(c->at, '"', (size_t)(c->end - c->at));
     if (quote == NULL || (size_t)(quote - c->at) >= sizeof out->operation) {
@@ -96,9 +139,19 @@ log_line_kind safepoint_log_parse(const char *line, size_t len, log_line *out) {
     if (take(&c, "GC(")) {
         return gc_pause(&c, out);
     }
-    cursor rest = c;
-    if (memmem(c.at, (size_t)(c.end - c.at), "safepoint", 9) != NULL || take(&rest, "Total time for which application threads")
-            || take(&rest, "Application time:")) {
+    if (take(&c, "Entering safepoint region: ")) {
+        return entering(&c, out);
+    }
+    if (take(&c, "Total time for which application threads were stopped: ")) {
+        return stopped(&c, out);
+    }
+    if (take(&c, "Application time: ")) {
+        return seconds(&c, &out->since_last_nanos) && take(&c, " seconds") && c.at == c.end ? LOG_LINE_SINCE_LAST : LOG_LINE_UNREAD;
+    }
+    if (take(&c, "Leaving safepoint region") && c.at == c.end) {
+        return LOG_LINE_OTHER; /* the time between it and Entering is not a figure JDK 11 logs: not made up from the decorations */
+    }
+    if (memmem(c.at, (size_t)(c.end - c.at), "safepoint", 9) != NULL) {
         return LOG_LINE_UNREAD;
     }
     return LOG_LINE_OTHER;

@@ -8,6 +8,7 @@
 #include "agent.h"
 #include "jni_util.h"
 #include "os_priority.h"
+#include "own_threads.h"
 #include "thread_state.h"
 
 /* Read from the field, not through getId(): a Thread subclass may override getId() with code
@@ -152,7 +153,7 @@ jvmtiError thread_facts_get(JNIEnv *jni, jthread thread, thread_facts *facts) {
     }
     facts->cpu_nanos = -1;
     facts->id = thread_java_id(jni, thread);
-    facts->is_agent = the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, thread, the_agent.server_thread);
+    facts->is_agent = own_threads_contains(jni, thread);
     return JVMTI_ERROR_NONE;
 }
 

@@ -11,7 +11,9 @@ import java.util.regex.Pattern;
 /**
  * A profile's samples split into the target's and jvmti-cli's own work, by one rule:
  * <ul>
- * <li>every sample of the agent's thread (its OS thread id, as the agent gives it) is the tool's;</li>
+ * <li>every sample of the agent's thread (its OS thread id, as the agent gives it) is the tool's, and so is
+ *     every sample of the threads its sessions start beside a profile (a dump's contention recording and
+ *     safepoint log reader; alloc --live's pruner), by the names the agent gives them ({@link #HELPERS});</li>
  * <li>a sample of the VM thread taken while one of the agent's requests ran (the agent dumps the VM
  *     thread's stacks before and after each request and keeps what each stack gained) is the tool's
  *     when the VM thread was running a VM operation ({@code VM_Operation::evaluate} on its stack) that
@@ -24,7 +26,7 @@ import java.util.regex.Pattern;
  * The three parts add up to the engine's samples.
  *
  * @param target       the target's samples
- * @param agentThread  the agent thread's samples
+ * @param agentThread  the agent thread's samples, its helpers' included
  * @param vmOperations the VM thread's samples in VM operations the agent asked for
  * @param requests     the agent's requests while the profile ran
  * @param lostSamples  VM-thread samples in those windows the agent could not keep by stack (counted as the target's)
@@ -34,6 +36,9 @@ public record ProfileSplit(Profile target, Profile agentThread, Profile vmOperat
                            long unreadRequests) {
     /** The label of the tool's own work: the root frame of its samples in collapsed stacks and flame graphs. */
     public static final String OWN_WORK_FRAME = "[jvmti-cli's own work, not the target's]";
+
+    /** The threads the agent's sessions start: Java threads (contention, alloc --live) and the safepoint log's reader (pauses). */
+    static final java.util.Set<String> HELPERS = java.util.Set.of("jvmti-cli contention", "jvmti-cli alloc --live", "jvmti-cli pause");
 
     private static final String EVALUATE = "VM_Operation::evaluate";
     private static final String HISTOGRAM_WORKER = "ParHeapInspectTask::work";
@@ -46,7 +51,7 @@ public record ProfileSplit(Profile target, Profile agentThread, Profile vmOperat
         if (own == null) {
             return new ProfileSplit(engine, engine.filter(s -> false), engine.filter(s -> false), 0, 0, 0);
         }
-        Profile agent = engine.filter(s -> s.tid() == own.agentTid());
+        Profile agent = engine.filter(s -> s.tid() == own.agentTid() || HELPERS.contains(s.thread()));
         Profile inWindows = Profile.parse(own.vmThreadStacks().stream().map(s -> s.stack() + " " + s.samples()).toList());
         Profile vmOperations = engine.common(inWindows.filter(ProfileSplit::toolsOperation));
         return new ProfileSplit(engine.minus(agent).minus(vmOperations), agent, vmOperations, own.requests(), own.lostSamples(),
@@ -81,6 +86,11 @@ public record ProfileSplit(Profile target, Profile agentThread, Profile vmOperat
 
     public long ownSamples() {
         return agentThread.samples() + vmOperations.samples();
+    }
+
+    /** Of {@link #agentThread}, the samples of the agent's sessions' helper threads. */
+    public long helperSamples() {
+        return agentThread.filter(s -> HELPERS.contains(s.thread())).samples();
     }
 
     /** The tool's VM operations and their samples, by name (the histogram's GC workers as theirs). */

@@ -33,6 +33,7 @@ import dev.jvmticli.render.ProfileView;
 import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
 import dev.jvmticli.render.VmText;
+import dev.jvmticli.render.WaitsSummary;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,6 +85,13 @@ final class DumpCommand implements Callable<Integer> {
                 "after the last one or after DURATION, whichever is later; summary.md lists the hottest methods."})
     Duration profile;
 
+    @Option(names = "--no-pauses", description = "Do not record the JVM's pauses over the rounds (pauses/, and summary.md's longest pauses).")
+    boolean noPauses;
+
+    @Option(names = "--no-contention", description = "Do not record lock contention over the rounds (contention/, and summary.md's most "
+            + "waited-on locks).")
+    boolean noContention;
+
     @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",
         "and the classes that grew most in summary.md."})
     boolean heap;
@@ -121,20 +129,26 @@ final class DumpCommand implements Callable<Integer> {
             if (profile != null) {
                 ProfileCommand.start(client, process, "cpu", PROFILE_INTERVAL);
             }
-            Snapshot snapshot = Snapshot.take(client);
+            DumpWaits waits = DumpWaits.start(client, !noPauses, !noContention);
+            Snapshot snapshot = waits.read(() -> Snapshot.take(client));
             for (int round = 1; round <= count; round++) {
-                Outcome outcome = round(client, directory, round, snapshot);
-                writeMemory(client, directory, round, vm);
-                if (heap && (round == 1 || round == count)) {
-                    histograms.add(writeHistogram(client, directory, round, HeapCommand.answerTimeout(context, vm)));
-                }
+                int number = round;
+                Outcome outcome = round(client, directory, round, snapshot, waits);
+                waits.read(() -> {
+                    writeMemory(client, directory, number, vm);
+                    if (heap && (number == 1 || number == count)) {
+                        histograms.add(writeHistogram(client, directory, number, HeapCommand.answerTimeout(context, vm)));
+                    }
+                    return null;
+                });
                 rounds.add(outcome.round());
                 snapshot = outcome.next();
                 progress(round, directory);
             }
+            WaitsSummary.Waits waited = waits.stop(client, directory);
             ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
             directory.write("summary.md", 0, "summary", printer -> {
-                DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds);
+                DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds, waited);
                 if (cpu != null) {
                     DumpSummary.printHottest(printer, cpu, HOTTEST_METHODS);
                 }
@@ -208,7 +222,8 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     /** One round, starting from the snapshot taken at its start (which it writes too). */
-    private Outcome round(AgentClient client, DumpDirectory directory, int round, Snapshot start) {
+    private Outcome round(AgentClient client, DumpDirectory directory, int round, Snapshot start, DumpWaits waits) {
+        long readsBegan = waits.readBegins();
         List<ThreadEntry> threads = start.threads();
         String prefix = String.format(java.util.Locale.ROOT, "round-%03d/", round);
         directory.write(prefix + "threads.txt", round, "threads", printer -> ThreadTable.print(printer, threads));
@@ -245,8 +260,9 @@ final class DumpCommand implements Callable<Integer> {
 
         // the last round measures the busiest threads over a wait of at most a second: nobody waits for a next round
         Duration window = round < count || interval.compareTo(Duration.ofSeconds(1)) < 0 ? interval : Duration.ofSeconds(1);
+        waits.readEnded(readsBegan);
         sleepUntil(start.answeredAt() + window.toNanos());
-        Snapshot next = Snapshot.take(client);
+        Snapshot next = waits.read(() -> Snapshot.take(client));
         CpuSpan span = CpuSpan.between(start.cpuRead(), next.cpuRead(), start.askedAt(), next.askedAt());
         List<CpuTop.Entry<ThreadEntry>> busiest = CpuTop.between(threads, next.threads(), span.nanos(), BUSIEST);
         directory.write(prefix + "busiest.txt", round, "threads --top " + BUSIEST, printer -> {

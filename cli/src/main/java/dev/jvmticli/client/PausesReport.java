@@ -31,11 +31,11 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
 
     /**
      * One safepoint: its VM operation, when its line was logged (its end), the time to reach it, at
-     * it and in all, in nanoseconds; gc is the collector's pause line ("Pause Young (Normal) (G1
+     * it (null on JDK 11, which logs no such figure) and in all, in nanoseconds; gc is the collector's pause line ("Pause Young (Normal) (G1
      * Evacuation Pause) 24M->3M(256M) 3.456ms") and gcId its GC id.
      */
     public record Pause(String operation, long endMillis, long endUptimeNanos, Long sinceLastNanos, long reachingNanos,
-                        Long cleanupNanos, long atSafepointNanos, Long leavingNanos, long totalNanos, Long threadsRunnable,
+                        Long cleanupNanos, Long atSafepointNanos, Long leavingNanos, long totalNanos, Long threadsRunnable,
                         Long gcId, String gc) {
         /** When the safepoint began, on the wall clock (its end less its total), in milliseconds. */
         public long startMillis() {

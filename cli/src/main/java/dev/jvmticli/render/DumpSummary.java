@@ -47,10 +47,12 @@ public final class DumpSummary {
     private DumpSummary() {
     }
 
-    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds) {
+    /** summary.md: what most threads wait for, then the pauses and the locks waited on over the dump (waits), then the rest. */
+    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds, WaitsSummary.Waits waits) {
         Round last = rounds.get(rounds.size() - 1);
         out.println(mainWait(last));
         out.println();
+        WaitsSummary.print(out, waits);
         out.println("# jvmti-cli dump of JVM " + pid);
         out.println();
         out.println(Printable.text("- JVM: " + hello.jvm().name() + " " + hello.jvm().version() + " (" + hello.jvm().vendor() + ")"));
@@ -118,9 +120,14 @@ public final class DumpSummary {
         if (used.isEmpty()) {
             out.println("| (no thread used 0.1 % CPU or more over the interval) | | |");
         }
-        last.stacks().threads().stream().filter(t -> t.thread().agent()).findFirst()
-                .ifPresent(agent -> out.println("\nThe agent's own thread, " + cell(agent.thread())
-                        + ", busy with this dump, is left out of this table and of the groups below."));
+        List<ThreadEntry> own = last.stacks().threads().stream().map(ThreadStack::thread).filter(ThreadEntry::agent).toList();
+        if (own.size() == 1) {
+            out.println("\nThe agent's own thread, " + cell(own.get(0)) + ", busy with this dump, is left out of this table and of the groups below.");
+        } else if (own.size() > 1) {
+            // its sessions' helpers too (contention's look-ups of a monitor's owner)
+            out.println("\nThe agent's own threads, " + own.stream().map(DumpSummary::cell).collect(Collectors.joining(", "))
+                    + ", busy with this dump, are left out of this table and of the groups below.");
+        }
         out.println();
         printBusiestStacks(out, measured);
 

@@ -17,6 +17,8 @@ import java.util.Map;
 
 /** The `pauses` command's output: every pause of the window, its totals, the safepoints slow to reach. */
 public final class PausesView {
+    static final String NOT_LOGGED = "not logged";
+    static final String NOT_LOGGED_NOTE = "(not logged: this JDK, 11, logs the time to reach the safepoint and the total, not the time at it)";
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
     private PausesView() {
@@ -28,10 +30,13 @@ public final class PausesView {
         Table table = new Table("START", "TOTAL", "REACHING", "AT-SAFEPOINT", "OPERATION", "GC").alignRight(1, 2, 3);
         for (Pause p : report.pauses()) {
             String gc = Pauses.gcCause(p);
-            table.add(clock(p.startMillis()), millis(p.totalNanos()), millis(p.reachingNanos()), millis(p.atSafepointNanos()),
+            table.add(clock(p.startMillis()), millis(p.totalNanos()), millis(p.reachingNanos()), atSafepoint(p),
                     Printable.text(p.operation()), gc == null ? "" : Printable.text(gc));
         }
         table.print(out);
+        if (report.pauses().stream().anyMatch(p -> p.atSafepointNanos() == null)) {
+            out.println(NOT_LOGGED_NOTE);
+        }
         Pauses.Totals totals = Pauses.totals(report);
         out.printf("%d %s, %s in all (%s of the wall time)", totals.count(), totals.count() == 1 ? "pause" : "pauses",
                 millis(totals.totalNanos()), percent(totals.shareOfWall()));
@@ -50,7 +55,7 @@ public final class PausesView {
         out.printf("Slow to reach the safepoint (over %s): %d%n", millis(slowNanos), slow.size());
         for (Pause p : slow) {
             out.printf("  %s  %s reaching, then %s at it  %s%s%n", clock(p.startMillis()), millis(p.reachingNanos()),
-                    millis(p.atSafepointNanos()), Printable.text(p.operation()),
+                    atSafepoint(p), Printable.text(p.operation()),
                     p.threadsRunnable() == null ? "" : "  (" + p.threadsRunnable() + " threads running when it began)");
         }
         if (report.lateThreads() != null) {
@@ -96,8 +101,9 @@ public final class PausesView {
             out.printf("%d log lines were too long to read and are left out%n", report.cutLines());
         }
         if (report.unreadLines() > 0) {
-            out.printf("%d lines of the JVM's safepoint log are in a form this version does not read and are left out"
-                    + " (JDK 11 logs safepoints in another form)%n", report.unreadLines());
+            out.printf("%d lines of the JVM's safepoint log were not read and are left out (in a form this version does not read,"
+                    + " or, on JDK 11, the end of a safepoint that began before the window: its operation was logged before it)%n",
+                    report.unreadLines());
         }
         if (!report.logRemoved()) {
             out.printf("The JVM kept the log output %s: %s (it now fails to write to it; `jcmd <pid> VM.log list` shows it)%n",
@@ -146,11 +152,16 @@ public final class PausesView {
         return doc;
     }
 
-    private static String clock(long epochMillis) {
+    /** The time at the safepoint, or what says that the JDK does not log it. */
+    static String atSafepoint(Pause p) {
+        return p.atSafepointNanos() == null ? NOT_LOGGED : millis(p.atSafepointNanos());
+    }
+
+    static String clock(long epochMillis) {
         return CLOCK.format(Instant.ofEpochMilli(epochMillis));
     }
 
-    private static String millis(long nanos) {
+    static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f ms", nanos / 1e6);
     }
 

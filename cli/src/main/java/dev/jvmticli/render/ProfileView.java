@@ -39,7 +39,8 @@ public final class ProfileView {
                     + " target's";
         }
         return "jvmti-cli's own work, left out: " + own + " of " + (split.target().samples() + own) + " samples (" + split.agentThread().samples()
-                + " in its agent thread, " + split.vmOperations().samples() + " in VM operations it asked for (the VM thread, and GC workers in its class histograms) during its "
+                + (split.helperSamples() > 0 ? " in its agent thread and its sessions' helper threads (" + split.helperSamples() + ")"
+                : " in its agent thread") + ", " + split.vmOperations().samples() + " in VM operations it asked for (the VM thread, and GC workers in its class histograms) during its "
                 + split.requests() + (split.requests() == 1 ? " request" : " requests") + (operations.isEmpty() ? "" : ": " + operations) + ")" + lost + ".";
     }
 

@@ -99,7 +99,8 @@ class DumpIT {
             assertEquals("jvmti-cli: " + out + " is not empty: dump writes into a new or empty directory\nTry 'jvmti-cli dump --help'.\n", again.err());
         }
         Set<String> files = filesUnder(out);
-        Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md"));
+        Set<String> expected = new TreeSet<>(Set.of("index.json", "jvm.json", "jvm.txt", "summary.md", "pauses/pauses.txt", "pauses/pauses.json",
+                "contention/contention.txt", "contention/contention.json"));
         for (String round : new String[] {"round-001/", "round-002/"}) {
             for (String file : new String[] {"threads.txt", "threads.json", "stacks.txt", "stacks.json", "monitors.txt", "monitors.json",
                     "deadlocks.txt", "deadlocks.json", "busiest.txt", "memory.txt", "memory.json"}) {
@@ -128,9 +129,12 @@ class DumpIT {
                         && !idle.contains("`jdk.internal.misc.Unsafe.park(Native Method)` (frame 0) |"),
                 "the frame that tells the idle pool apart from the other parked threads, and its threads:\n" + groups);
         String busiest = summary.substring(summary.indexOf("## Busiest threads"), summary.indexOf("## Stacks of the busiest"));
-        assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| ")).noneMatch(l -> l.contains("`jvmti-cli agent`")),
-                "the tool's own thread is in no row of the target's:\n" + busiest + groups);
-        assertTrue(busiest.contains("The agent's own thread, `jvmti-cli agent` #"), busiest);
+        // the agent's thread and its contention recording's helper
+        assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| "))
+                        .noneMatch(l -> l.contains("`jvmti-cli agent`") || l.contains("`jvmti-cli contention`")),
+                "the tool's own threads are in no row of the target's:\n" + busiest + groups);
+        assertTrue(busiest.matches("(?s).*The agent's own threads, `jvmti-cli agent` #\\d+, `jvmti-cli contention` #\\d+, busy with this dump.*"),
+                busiest);
         // the summary's table is round 1's, measured from its CPU reading to round 2's: the whole --interval (the wait
         // starts after the first reading and ends at the deadline, never a fraction of a millisecond short), within
         // the dump's own run
@@ -155,6 +159,8 @@ class DumpIT {
 
         assertTrue(Files.readString(out.resolve("round-002/stacks.txt")).contains("Full thread dump"));
         String stacks = Files.readString(out.resolve("round-001/stacks.txt"));
+        String helper = stacks.lines().filter(l -> l.startsWith("\"jvmti-cli contention\" #")).findFirst().orElseThrow();
+        assertTrue(helper.contains(" (jvmti-cli agent)"), "the contention recording's helper is the agent's: " + helper);
         assertTrue(stacks.contains("   Locked ownable synchronizers:"));
         assertFalse(stacks.contains("\t- None"), "dump does not walk the heap, so it never says None");
         assertTrue(stacks.contains("\t- (not known: only those some thread is parked on: dump does not walk the heap, stacks -l does)\n"), stacks);

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.PausesTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
@@ -22,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -113,6 +115,79 @@ class PausesIT {
         } finally {
             Files.deleteIfExists(log);
         }
+    }
+
+    /**
+     * JDK 11 logs a safepoint in three lines (its operation, then the total and the time to reach it
+     * in seconds, to the tenth of a microsecond) and no time at the safepoint: against its own log, in
+     * the bullseye root, every safepoint logged in the window is reported once with those figures and
+     * no time at the safepoint (not logged, never made up), each collector pause in its safepoint.
+     */
+    @Test
+    void jdk11sOwnLogIsReadAndWhatItDoesNotLogIsNotMadeUp() throws Exception {
+        DebianRoots.RootJdk jdk = DebianRoots.jdks().filter(j -> j.feature() == 11).findFirst().orElseThrow();
+        Path library = Path.of(CliRun.run("agent-path").out().strip());
+        Path classes = DebianRoots.classes(jdk.root(), library, PausesTarget.class);
+        Path log = classes.resolve("pauses-jdk11-" + System.nanoTime() + ".log");
+        Path logOutside = jdk.root().resolve(log.toString().substring(1));
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(), PausesTarget.class,
+                List.of("-XX:+UseG1GC", "-Xmx64m", ownLog(log)))) {
+            JsonNode doc = pauses(target);
+            Map<String, Logged> logged = new HashMap<>();
+            List<Logged> all = jdk11Safepoints(logOutside);
+            all.forEach(l -> logged.put(l.key(), l));
+            Map<String, Integer> reported = new HashMap<>();
+            for (JsonNode p : doc.path("pauses")) {
+                String key = p.path("endUptimeNanos").asLong() + " " + p.path("operation").asText() + " " + p.path("reachingNanos").asLong()
+                        + " -1 " + p.path("totalNanos").asLong();
+                assertTrue(logged.containsKey(key), "reported but not logged by the target: " + p + "\n" + all);
+                assertEquals(logged.get(key).millis(), p.path("endMillis").asLong(), key);
+                assertEquals(null, reported.put(key, 1), "reported twice: " + p);
+                assertTrue(p.path("atSafepointNanos").isNull(), "JDK 11 logs no time at the safepoint: " + p);
+            }
+            long started = doc.path("startedMillis").asLong();
+            long stopped = doc.path("stoppedMillis").asLong();
+            List<Logged> inWindow = all.stream().filter(l -> l.millis() > started && l.millis() < stopped).toList();
+            inWindow.forEach(l -> assertTrue(reported.containsKey(l.key()), "logged by the target in the window but not reported: " + l));
+            assertTrue(inWindow.size() >= 3, "the allocator's collections: " + inWindow);
+            // at most the end of a safepoint that began before the output was added, whose operation it did not get
+            assertTrue(doc.path("unreadLines").asLong() <= 1, doc.toString());
+            checkCollectorPauses(doc, logOutside);
+        } finally {
+            Files.deleteIfExists(logOutside);
+        }
+    }
+
+    /**
+     * JDK 11's safepoints: "Entering safepoint region: OP", then "Total time for which application
+     * threads were stopped: T seconds, Stopping threads took: S seconds" (the line that ends it, whose
+     * decorations are its end); no time at the safepoint (-1 in the key).
+     */
+    private static List<Logged> jdk11Safepoints(Path log) throws Exception {
+        Pattern entering = Pattern.compile("^Entering safepoint region: (.+)$");
+        Pattern stopped = Pattern.compile("^Total time for which application threads were stopped: ([\\d.]+) seconds, "
+                + "Stopping threads took: ([\\d.]+) seconds$");
+        List<Logged> all = new ArrayList<>();
+        String operation = null;
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+            Matcher m = LINE.matcher(line);
+            if (!m.matches()) {
+                continue;
+            }
+            Matcher e = entering.matcher(m.group(3));
+            Matcher s = stopped.matcher(m.group(3));
+            if (e.matches()) {
+                operation = e.group(1);
+            } else if (s.matches() && operation != null) {
+                all.add(new Logged(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), operation, nanos(s.group(2)), -1, nanos(s.group(1))));
+                operation = null;
+            }
+        }
+        return all;
+    }
+
+    private static long nanos(String seconds) {
+        return new java.math.BigDecimal(seconds).movePointRight(9).longValueExact();
     }
 
     private static String ownLog(Path log) {

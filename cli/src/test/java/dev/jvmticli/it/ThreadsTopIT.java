@@ -14,6 +14,7 @@ import dev.jvmticli.testing.Proc;
 import dev.jvmticli.testing.TargetJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -33,12 +35,20 @@ class ThreadsTopIT {
     private static final long TICK_NANOS = 10_000_000L; // USER_HZ 100, as the agent's task_stat.h
     /** [NNNns] Safepoint "Op", ..., Reaching safepoint: N ns, ..., At safepoint: N ns, ..., Total: N ns */
     private static final Pattern SAFEPOINT = Pattern.compile(
-            "^\\[(\\d+)ns\\] Safepoint \"[^\"]+\".*Reaching safepoint: (\\d+) ns.*At safepoint: (\\d+) ns.*Total: (\\d+) ns");
+            "^\\[(\\d+)ns\\] Safepoint \"([^\"]+)\".*Reaching safepoint: (\\d+) ns.*At safepoint: (\\d+) ns.*Total: (\\d+) ns");
     /** [NNNns] GC(n) Pause Young (...) ... 1.234ms */
     private static final Pattern GC_PAUSE = Pattern.compile("^\\[(\\d+)ns\\] GC\\(\\d+\\) Pause (Young|Full|Remark|Cleanup)\\b.* ([0-9.]+)ms$");
 
-    static Stream<Jdks.Jdk> jdks() {
-        return Jdks.stream();
+    /**
+     * G1 on every JDK; Parallel on the oldest and ZGC on the newest (generational from 23), which
+     * name their collectors otherwise: the footer's collectors against each one's own log.
+     */
+    static Stream<Arguments> collectors() {
+        List<Jdks.Jdk> all = Jdks.all();
+        Jdks.Jdk oldest = all.stream().min(Comparator.comparingInt(Jdks.Jdk::feature)).orElseThrow();
+        Jdks.Jdk newest = all.stream().max(Comparator.comparingInt(Jdks.Jdk::feature)).orElseThrow();
+        return Stream.concat(all.stream().map(jdk -> Arguments.of(jdk, "-XX:+UseG1GC")),
+                Stream.of(Arguments.of(oldest, "-XX:+UseParallelGC"), Arguments.of(newest, "-XX:+UseZGC")));
     }
 
     /** A pause as logged: when it began and ended (CLOCK_MONOTONIC nanos). */
@@ -53,10 +63,10 @@ class ThreadsTopIT {
     }
 
     @ParameterizedTest
-    @MethodSource("jdks")
-    void userSystemAllocationAndPausesAgreeWithTheKernelTheTargetAndItsLog(Jdks.Jdk jdk) throws Exception {
+    @MethodSource("collectors")
+    void userSystemAllocationAndPausesAgreeWithTheKernelTheTargetAndItsLog(Jdks.Jdk jdk, String collector) throws Exception {
         Path log = Files.createTempFile("top-pauses", ".log");
-        try (TargetJvm target = TargetJvm.start(jdk, TopTarget.class, List.of("-XX:+UseG1GC", "-Xmx128m",
+        try (TargetJvm target = TargetJvm.start(jdk, TopTarget.class, List.of(collector, "-Xmx128m",
                 "-Xlog:safepoint,gc:file=" + log + ":timenanos"))) {
             String pid = Long.toString(target.pid());
             Map<String, Long> nids = new HashMap<>();
@@ -114,7 +124,12 @@ class ThreadsTopIT {
             assertTrue(from >= firstEnd && to >= from && to <= secondStart,
                     "the pauses' interval lies within the CPU reads: " + top);
             checkSafepoints(pauses.path("safepoints"), Files.readAllLines(log), from, to);
-            checkCollectors(pauses.path("collectors"), Files.readAllLines(log), from, to);
+            if (collector.equals("-XX:+UseZGC")) {
+                checkZgcPauses(pauses.path("collectors"), Files.readAllLines(log), from, to);
+            } else {
+                checkCollectors(pauses.path("collectors"), Files.readAllLines(log), from, to,
+                        collector.equals("-XX:+UseG1GC") ? G1_BEANS : PARALLEL_BEANS);
+            }
         } finally {
             Files.deleteIfExists(log);
         }
@@ -134,11 +149,11 @@ class ThreadsTopIT {
             Matcher m = SAFEPOINT.matcher(line);
             if (m.find()) {
                 long end = Long.parseLong(m.group(1));
-                long total = Long.parseLong(m.group(4));
+                long total = Long.parseLong(m.group(5));
                 Logged safepoint = new Logged(end - total, end);
                 if (safepoint.inside(from, to)) {
                     inside++;
-                    insideNanos += Long.parseLong(m.group(2)) + Long.parseLong(m.group(3));
+                    insideNanos += Long.parseLong(m.group(3)) + Long.parseLong(m.group(4));
                 }
                 if (safepoint.touches(from, to)) {
                     touching++;
@@ -155,10 +170,14 @@ class ThreadsTopIT {
         assertTrue(millis >= insideNanos / 1_000_000 - 2 && millis <= touchingNanos / 1_000_000 + 2, said);
     }
 
-    /** Each G1 collector's count and time against the pauses -Xlog:gc logged in the interval. */
-    private static void checkCollectors(JsonNode collectors, List<String> log, long from, long to) {
-        Map<String, String> beanOfPause = Map.of("Young", "G1 Young Generation", "Full", "G1 Old Generation",
-                "Remark", "G1 Concurrent GC", "Cleanup", "G1 Concurrent GC");
+    /** G1's collectors (GarbageCollectorMXBean names) by the pause -Xlog:gc names. */
+    private static final Map<String, String> G1_BEANS = Map.of("Young", "G1 Young Generation", "Full", "G1 Old Generation",
+            "Remark", "G1 Concurrent GC", "Cleanup", "G1 Concurrent GC");
+    /** Parallel's. */
+    private static final Map<String, String> PARALLEL_BEANS = Map.of("Young", "PS Scavenge", "Full", "PS MarkSweep");
+
+    /** Each collector's count and time against the pauses -Xlog:gc logged in the interval. */
+    private static void checkCollectors(JsonNode collectors, List<String> log, long from, long to, Map<String, String> beanOfPause) {
         Map<String, long[]> logged = new HashMap<>(); // bean: inside, touching, inside nanos, touching nanos
         for (String line : log) {
             Matcher m = GC_PAUSE.matcher(line);
@@ -177,8 +196,8 @@ class ThreadsTopIT {
                 }
             }
         }
-        assertTrue(logged.containsKey("G1 Old Generation") && logged.get("G1 Old Generation")[0] > 0,
-                "the collector thread's full GCs are in the interval: " + collectors);
+        String full = beanOfPause.get("Full");
+        assertTrue(logged.containsKey(full) && logged.get(full)[0] > 0, "the collector thread's full GCs are in the interval: " + collectors);
         for (JsonNode collector : collectors) {
             long[] totals = logged.getOrDefault(collector.path("name").asText(), new long[4]);
             long count = collector.path("count").asLong();
@@ -188,5 +207,42 @@ class ThreadsTopIT {
             assertTrue(count >= totals[0] && count <= totals[1], said);
             assertTrue(millis >= totals[2] / 1_000_000 - 1 - count && millis <= totals[3] / 1_000_000 + 1 + count + totals[3] / 20_000_000, said);
         }
+    }
+
+    /**
+     * ZGC's pauses are its Z* safepoints (ZMarkStart..., ZMarkEnd..., ZRelocateStart...): the footer's
+     * "Pauses" collectors (ZGC Pauses; generational, ZGC Minor Pauses and ZGC Major Pauses) count
+     * those logged inside the interval at least and those touching it at most. Its "Cycles" collectors
+     * are concurrent collections, whose start -Xlog:gc at info does not log: counted, not checked here.
+     */
+    private static void checkZgcPauses(JsonNode collectors, List<String> log, long from, long to) {
+        long inside = 0;
+        long touching = 0;
+        long touchingNanos = 0;
+        for (String line : log) {
+            Matcher m = SAFEPOINT.matcher(line);
+            if (m.find() && m.group(2).startsWith("Z")) {
+                long end = Long.parseLong(m.group(1));
+                long total = Long.parseLong(m.group(5));
+                Logged pause = new Logged(end - total, end);
+                inside += pause.inside(from, to) ? 1 : 0;
+                if (pause.touches(from, to)) {
+                    touching++;
+                    touchingNanos += total;
+                }
+            }
+        }
+        long count = 0;
+        long millis = 0;
+        for (JsonNode collector : collectors) {
+            if (collector.path("name").asText().endsWith("Pauses")) {
+                count += collector.path("count").asLong();
+                millis += collector.path("millis").asLong();
+            }
+        }
+        String said = "--top " + collectors + "; -Xlog:safepoint Z* " + inside + " inside, " + touching + " touching (" + touchingNanos + " ns)";
+        assertTrue(inside > 0, "the collector thread's GCs pause in the interval: " + said);
+        assertTrue(count >= inside && count <= touching, said);
+        assertTrue(millis <= touchingNanos / 1_000_000 + 1 + count, said);
     }
 }

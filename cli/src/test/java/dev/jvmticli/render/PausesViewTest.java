@@ -35,7 +35,7 @@ class PausesViewTest {
     @Test
     void theCauseIsTheCollectorsLineWithoutItsFigures() {
         assertEquals("Pause Young (Normal) (G1 Evacuation Pause)", Pauses.gcCause(YOUNG));
-        assertEquals("Pause Init Mark", Pauses.gcCause(new Pause("x", 0, 0, null, 0, null, 0, null, 0, null, 1L, "Pause Init Mark 0.181ms")));
+        assertEquals("Pause Init Mark", Pauses.gcCause(new Pause("x", 0, 0, null, 0, null, 0L, null, 0, null, 1L, "Pause Init Mark 0.181ms")));
         assertEquals(null, Pauses.gcCause(LATE));
     }
 
@@ -60,6 +60,21 @@ class PausesViewTest {
         assertTrue(text.toString().contains("Reaching the safepoint: 0.000 ms in all\n"), text.toString());
         assertTrue(text.toString().contains("The JVM kept the log output file=/proc/self/fd/12: no answer"), text.toString());
         assertTrue(text.toString().contains("2 more pauses were logged but not kept"), text.toString());
-        assertTrue(text.toString().contains("3 lines of the JVM's safepoint log are in a form this version does not read"), text.toString());
+        assertTrue(text.toString().contains("3 lines of the JVM's safepoint log were not read"), text.toString());
+    }
+
+    /** JDK 11 logs no time at the safepoint: its cell says so, and a line under the table says why; nothing is made up. */
+    @Test
+    void aFigureTheJdkDoesNotLogIsSaidNotLogged() {
+        Pause jdk11 = new Pause("G1CollectFull", 1_000_500L, 5_500_000_000L, 496_592_800L, 15_100L, null, null, null, 108_759_700L, null, 2L,
+                "Pause Full (System.gc()) 9M->2M(14M) 108.532ms");
+        java.io.StringWriter text = new java.io.StringWriter();
+        PausesView.print(new java.io.PrintWriter(text), report(List.of(jdk11)), 5_000_000L, 5);
+        String row = text.toString().lines().filter(l -> l.contains("G1CollectFull")).findFirst().orElseThrow();
+        assertEquals(List.of("108.760", "ms", "0.015", "ms", "not", "logged", "G1CollectFull", "Pause", "Full", "(System.gc())"),
+                List.of(row.trim().split("\\s+")).subList(1, 11), row);
+        assertEquals(true, text.toString().contains("\n" + PausesView.NOT_LOGGED_NOTE + "\n"), text.toString());
+        assertEquals(null, PausesView.document(report(List.of(jdk11)), 5_000_000L).get("pauses") instanceof List<?> l
+                ? ((java.util.Map<?, ?>) l.get(0)).get("atSafepointNanos") : "no pauses");
     }
 }

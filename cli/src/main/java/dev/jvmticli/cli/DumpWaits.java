@@ -1,0 +1,134 @@
+package dev.jvmticli.cli;
+
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.ContentionReport;
+import dev.jvmticli.client.PausesReport;
+import dev.jvmticli.client.PausesReport.Pause;
+import dev.jvmticli.client.PausesStartRequest;
+import dev.jvmticli.render.ContentionView;
+import dev.jvmticli.render.PausesView;
+import dev.jvmticli.render.WaitsSummary;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * What `dump` records across its rounds, beside them: the JVM's pauses (`pauses`) and lock contention
+ * (`contention`), each a session of its own engine (the engines run side by side, and beside
+ * `--profile`'s), started before the first round and stopped after the last. A session that cannot
+ * start (no attach listener for the safepoint log, another client's session of the same engine)
+ * leaves its reason, for one line of summary.md, instead of failing the dump.
+ *
+ * The dump's own reads stop the JVM too (a thread dump, the monitors' usage, a class histogram are
+ * safepoint operations): those of the operations its reads make, logged while one of its reads ran,
+ * are told apart from the target's, and so are the contention recording's own look-ups of a
+ * monitor's owner.
+ */
+final class DumpWaits {
+    private static final long SLOW_REACH_NANOS = 5_000_000;
+    private static final int CONTENTION_ROWS = 20;
+    private static final int LATE_THREADS_TOP = 10;
+
+    /**
+     * The VM operations the dump's reads make: ThreadMXBean's thread dump, JVMTI's stack traces of a
+     * list of threads and monitor usage (the lock facts), a class histogram (--heap).
+     */
+    private static final Set<String> OWN_OPERATIONS = Set.of("ThreadDump", "GetThreadListStackTraces", "GetObjectMonitorUsage",
+            "GC_HeapInspection");
+
+    /** What `contention`'s helper asks, while a thread is blocked, to learn who holds the monitor: a safepoint each. */
+    private static final String CONTENTION_OPERATION = "GetObjectMonitorUsage";
+
+    /** When one of the dump's reads ran, on the wall clock (the clock of the JVM's log decorations). */
+    private record Read(long fromMillis, long toMillis) {
+    }
+
+    private final boolean pauses;
+    private final boolean contention;
+    private final String pausesMissing;
+    private final String contentionMissing;
+    private final List<Read> reads = new ArrayList<>();
+
+    private DumpWaits(boolean pauses, boolean contention, String pausesMissing, String contentionMissing) {
+        this.pauses = pauses;
+        this.contention = contention;
+        this.pausesMissing = pausesMissing;
+        this.contentionMissing = contentionMissing;
+    }
+
+    /** Starts what is asked; what cannot start is kept with its reason. */
+    static DumpWaits start(AgentClient client, boolean pauses, boolean contention) {
+        String pausesMissing = !pauses ? "not recorded (--no-pauses)" : started(() -> client.call(new PausesStartRequest(null), Map.class));
+        String contentionMissing = !contention ? "not recorded (--no-contention)"
+                : started(() -> client.call("contention.start", Map.of(), Map.class));
+        return new DumpWaits(pauses && pausesMissing == null, contention && contentionMissing == null, pausesMissing, contentionMissing);
+    }
+
+    /** null when the session started, else why not, as the agent said it. */
+    private static String started(Runnable start) {
+        try {
+            start.run();
+            return null;
+        } catch (AgentError e) {
+            return "not recorded: " + e.agentMessage() + " (" + e.code() + ")";
+        }
+    }
+
+    /** Runs one of the dump's own reads of the target, remembering when. */
+    <T> T read(Supplier<T> read) {
+        long from = readBegins();
+        try {
+            return read.get();
+        } finally {
+            readEnded(from);
+        }
+    }
+
+    /** The dump's own reads begin: the time to hand to {@link #readEnded}. */
+    long readBegins() {
+        return System.currentTimeMillis();
+    }
+
+    /** The dump's own reads that began at fromMillis (readBegins) end. */
+    void readEnded(long fromMillis) {
+        reads.add(new Read(fromMillis, System.currentTimeMillis()));
+    }
+
+    /** Stops the sessions, writes pauses/ and contention/, and returns what summary.md says of them. */
+    WaitsSummary.Waits stop(AgentClient client, DumpDirectory directory) {
+        PausesReport pauseReport = pauses ? client.call("pauses.stop", Map.of(), PausesReport.class) : null;
+        ContentionReport contentionReport = contention ? client.call("contention.stop", Map.of(), ContentionReport.class) : null;
+        List<Pause> own = new ArrayList<>();
+        if (pauseReport != null) {
+            pauseReport.pauses().stream().filter(this::ownRead).forEach(own::add);
+            directory.write("pauses/pauses.txt", 0, "pauses", printer -> {
+                printer.println(WaitsSummary.ownPausesLine(own));
+                printer.println();
+                PausesView.print(printer, pauseReport, SLOW_REACH_NANOS, LATE_THREADS_TOP);
+            });
+            directory.writeJson("pauses/pauses.json", 0, "pauses --json", PausesView.document(pauseReport, SLOW_REACH_NANOS));
+        }
+        if (contentionReport != null) {
+            directory.write("contention/contention.txt", 0, "contention --top " + CONTENTION_ROWS,
+                    printer -> ContentionView.print(printer, contentionReport, CONTENTION_ROWS, false));
+            directory.writeJson("contention/contention.json", 0, "contention --json", ContentionView.document(contentionReport, false));
+        }
+        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, contentionReport, contentionMissing);
+    }
+
+    /**
+     * A pause of an operation the dump's reads make, logged while one ran; or, while it records
+     * contention, one of the look-ups of who holds a contended monitor the recording makes at any time.
+     */
+    private boolean ownRead(Pause pause) {
+        if (contention && pause.operation().equals(CONTENTION_OPERATION)) {
+            return true;
+        }
+        // the log's clock and the CLI's are read at whole milliseconds
+        return OWN_OPERATIONS.contains(pause.operation())
+                && reads.stream().anyMatch(r -> pause.endMillis() >= r.fromMillis() - 1 && pause.startMillis() <= r.toMillis() + 1);
+    }
+}

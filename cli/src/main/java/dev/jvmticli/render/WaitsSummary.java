@@ -1,0 +1,115 @@
+package dev.jvmticli.render;
+
+import dev.jvmticli.analysis.Pauses;
+import dev.jvmticli.client.ContentionReport;
+import dev.jvmticli.client.PausesReport;
+import dev.jvmticli.client.PausesReport.Pause;
+import java.io.PrintWriter;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+
+/** summary.md's first sections: the JVM's longest pauses and the most waited-on locks over the whole dump. */
+public final class WaitsSummary {
+    private static final int TOP = 5;
+
+    /**
+     * What the dump recorded over its rounds: the pauses (null when not recorded, pausesMissing says
+     * why), of which own were the dump's own reads; the contention (null when not recorded,
+     * contentionMissing says why).
+     */
+    public record Waits(PausesReport pauses, List<Pause> own, String pausesMissing, long slowReachNanos,
+                        ContentionReport contention, String contentionMissing) {
+        public Waits {
+            own = List.copyOf(own);
+        }
+    }
+
+    private WaitsSummary() {
+    }
+
+    public static void print(PrintWriter out, Waits waits) {
+        printPauses(out, waits);
+        printLocks(out, waits);
+        out.flush();
+    }
+
+    /** The line that says which pauses were the dump's own. */
+    public static String ownPausesLine(List<Pause> own) {
+        long nanos = own.stream().mapToLong(Pause::totalNanos).sum();
+        return own.size() + (own.size() == 1 ? " pause" : " pauses") + " (" + PausesView.millis(nanos)
+                + ") were this dump's own: its reads (thread dumps, lock facts, histograms: those operations, logged while one"
+                + " of its reads ran) and, while it recorded contention, its look-ups of who held a contended monitor"
+                + " (GetObjectMonitorUsage).";
+    }
+
+    private static void printPauses(PrintWriter out, Waits waits) {
+        PausesReport report = waits.pauses();
+        if (report == null) {
+            out.println("**The JVM's pauses:** " + Printable.text(waits.pausesMissing()) + ".");
+            out.println();
+            return;
+        }
+        List<Pause> target = report.pauses().stream().filter(p -> !waits.own().contains(p)).toList();
+        long stopped = target.stream().mapToLong(Pause::totalNanos).sum();
+        out.println("## Longest pauses of the JVM (over the dump, " + Sizes.seconds(report.durationNanos()) + " s: " + target.size()
+                + (target.size() == 1 ? " pause, " : " pauses, ") + PausesView.millis(stopped) + " stopped, "
+                + String.format(Locale.ROOT, "%.2f%%", report.durationNanos() <= 0 ? 0 : 100.0 * stopped / report.durationNanos())
+                + " of the wall time; pauses/pauses.txt)");
+        if (target.isEmpty()) {
+            out.println("The JVM did not stop but for this dump's own reads.");
+        } else {
+            out.println("| start | total | reaching the safepoint | at the safepoint | operation | collector's pause (cause) |");
+            out.println("|---|---|---|---|---|---|");
+            for (Pause p : target.stream().sorted(Comparator.comparingLong(Pause::totalNanos).reversed()).limit(TOP).toList()) {
+                String gc = Pauses.gcCause(p);
+                out.println("| " + PausesView.clock(p.startMillis()) + " | " + PausesView.millis(p.totalNanos()) + " | "
+                        + PausesView.millis(p.reachingNanos()) + " | " + PausesView.atSafepoint(p) + " | "
+                        + DumpSummary.code(Printable.text(p.operation())) + " | " + (gc == null ? "-" : DumpSummary.code(Printable.text(gc))) + " |");
+            }
+            if (target.stream().anyMatch(p -> p.atSafepointNanos() == null)) {
+                out.println();
+                out.println(PausesView.NOT_LOGGED_NOTE);
+            }
+            List<Pause> slow = target.stream().filter(p -> p.reachingNanos() > waits.slowReachNanos()).toList();
+            out.println();
+            out.println(slow.size() + (slow.size() == 1 ? " pause" : " pauses") + " took over " + PausesView.millis(waits.slowReachNanos())
+                    + " to reach the safepoint" + (slow.isEmpty() ? "." : "; the longest " + PausesView.millis(slow.stream()
+                    .mapToLong(Pause::reachingNanos).max().orElse(0)) + " (which threads held it up: `pauses --late-threads` samples them)."));
+        }
+        if (!waits.own().isEmpty()) {
+            out.println(ownPausesLine(waits.own()) + " Left out above; pauses/pauses.txt lists every pause.");
+        }
+        if (report.unreadLines() > 0) {
+            out.println(report.unreadLines() + " lines of the JVM's safepoint log were in a form not read (pauses/pauses.txt).");
+        }
+        out.println();
+    }
+
+    private static void printLocks(PrintWriter out, Waits waits) {
+        ContentionReport report = waits.contention();
+        if (report == null) {
+            out.println("**Lock contention over the dump:** " + Printable.text(waits.contentionMissing()) + ".");
+            out.println();
+            return;
+        }
+        List<ContentionView.MonitorRow> monitors = ContentionView.monitors(report);
+        out.println("## Most waited-on locks (over the dump, " + Sizes.seconds(report.durationNanos()) + " s: " + report.events()
+                + " contended monitor enters; contention/contention.txt)");
+        if (monitors.isEmpty()) {
+            out.println("No thread waited to enter a monitor another thread held.");
+        } else {
+            out.println("| lock | blocked ms | enters | held by (times seen holding it while others waited) | waiting threads (enters) |");
+            out.println("|---|---|---|---|---|");
+            for (ContentionView.MonitorRow m : monitors.stream().limit(TOP).toList()) {
+                out.println("| " + DumpSummary.code(Printable.text(m.monitor())) + " | " + Sizes.millis(m.blockedNanos()) + " | " + m.enters()
+                        + " | " + DumpSummary.code(Printable.text(ContentionView.counts(m.holders()))) + " | "
+                        + DumpSummary.code(Printable.text(ContentionView.counts(m.threads()))) + " |");
+            }
+        }
+        if (report.dropped() > 0) {
+            out.println(report.dropped() + " enters did not fit the agent's tables: counted in the total only.");
+        }
+        out.println();
+    }
+}
