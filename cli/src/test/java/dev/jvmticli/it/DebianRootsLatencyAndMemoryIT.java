@@ -58,7 +58,7 @@ class DebianRootsLatencyAndMemoryIT {
     /**
      * trace's percentiles against the target's own record of the same calls (TraceIT's bounds), the
      * slowest call made by checkout, and the class's bytes, read by the next session, as the first
-     * read found them after a normal end and after a killed CLI; nothing on the target's stderr.
+     * read found them after a normal end, a killed CLI and a detach; nothing on the target's stderr.
      */
     @ParameterizedTest
     @MethodSource("jdks")
@@ -84,15 +84,15 @@ class DebianRootsLatencyAndMemoryIT {
             TraceIT.awaitTracing(killed);
             killed.destroyForcibly();
             assertEquals("ran 10", target.ask("run 10"));
-            // the next session, once the agent has seen the connection close and ended the killed one's
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            Result next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
-            while (next.err().contains("(busy)") && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
-            }
-            assertEquals(0, next.exit(), jdk + ": " + next);
-            assertEquals(original, TraceIT.classState(Json.parse(next.out())).path("sha256").asText(), jdk + ": the class as it was after a killed CLI");
+            assertEquals(original, nextSessionsFirstRead(pid), jdk + ": the class as it was after a killed CLI");
+
+            Process detached = cli("trace", pid, TraceIT.PLACE, "--duration", "120s");
+            TraceIT.awaitTracing(detached);
+            Result detach = CliRun.run("detach", pid);
+            assertEquals(0, detach.exit(), jdk + ": " + detach);
+            assertTrue(detached.waitFor(20, TimeUnit.SECONDS), jdk + ": the tracing CLI ends at the detach");
+            assertEquals("ran 10", target.ask("run 10"));
+            assertEquals(original, nextSessionsFirstRead(pid), jdk + ": the class as it was after a detach");
             List<String> stderr = target.stderr().stream()
                     .filter(l -> !l.isBlank() && !TraceIT.DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, jdk + ": the target's stderr");
@@ -215,6 +215,23 @@ class DebianRootsLatencyAndMemoryIT {
             String outputs = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.log", "list");
             assertFalse(outputs.contains("/proc/self/fd/"), jdk + ": the agent's log output is taken away: " + outputs);
         }
+    }
+
+    /**
+     * The SHA-256 of the traced class as the next trace session's first read finds it, once the
+     * agent has seen the last CLI's connection close and ended its session (until then: busy).
+     */
+    private static String nextSessionsFirstRead(String pid) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Result next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
+        while (next.err().contains("(busy)") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
+        }
+        assertEquals(0, next.exit(), next.toString());
+        JsonNode state = TraceIT.classState(Json.parse(next.out()));
+        assertEquals(state.path("sha256").asText(), state.path("restoredSha256").asText(), next.out());
+        return state.path("sha256").asText();
     }
 
     private static TargetJvm start(RootJdk jdk, Class<?> main, List<String> options, String... args) {
