@@ -2,7 +2,18 @@
 
 #include <time.h>
 
+#include "agent.h"
 #include "jni_util.h"
+
+/* Until JDK 13, HotSpot's total safepoint time ran from a safepoint's begin, so it held the time
+ * to reach it too (sun.rt.safepointTime against -Xlog:safepoint's "Total time for which application
+ * threads were stopped" on JDK 11); from 13 on it is the time at the safepoint only. JVMTI's major
+ * version is the JDK's feature version since JDK 9. */
+static int total_includes_reaching(void) {
+    jint version;
+    return (*the_agent.jvmti)->GetVersionNumber(the_agent.jvmti, &version) == JVMTI_ERROR_NONE
+            && ((version & JVMTI_VERSION_MASK_MAJOR) >> JVMTI_VERSION_SHIFT_MAJOR) < 13;
+}
 
 /* sun.management.ManagementFactoryHelper.getHotspotRuntimeMBean()'s totals; -1 when not there. */
 int safepoint_totals_read(JNIEnv *jni, safepoint_totals *totals) {
@@ -24,6 +35,11 @@ int safepoint_totals_read(JNIEnv *jni, safepoint_totals *totals) {
             || jni_call_long(jni, bean, get_time, &totals->at_safepoint_millis) != 0
             || jni_call_long(jni, bean, get_sync, &totals->reaching_millis) != 0
             || totals->at_safepoint_millis < 0 || totals->reaching_millis < 0; /* -1: the JVM runs without perf data */
+    if (!failed && total_includes_reaching()) {
+        /* both in whole ms, each rounded down: the time at them can come out 1 ms off */
+        totals->at_safepoint_millis = totals->at_safepoint_millis > totals->reaching_millis
+                ? totals->at_safepoint_millis - totals->reaching_millis : 0;
+    }
     if (bean != NULL) {
         (*jni)->DeleteLocalRef(jni, bean);
     }

@@ -160,7 +160,7 @@ class HeapPathsIT {
         }
     }
 
-    private static JsonNode paths(TargetJvm target, String nested) {
+    static JsonNode paths(TargetJvm target, String nested) {
         Result result = CliRun.run("heap", Long.toString(target.pid()), "--paths", TARGET + nested, "--json");
         assertEquals(0, result.exit(), result.toString());
         JsonNode doc = Json.parse(result.out());
@@ -168,7 +168,7 @@ class HeapPathsIT {
         return doc;
     }
 
-    private static JsonNode onlyPath(JsonNode doc, long expected) {
+    static JsonNode onlyPath(JsonNode doc, long expected) {
         assertEquals(expected, doc.path("instances").asLong(), doc.toString());
         assertEquals(1, doc.path("pathCount").asLong(), doc.toString());
         JsonNode path = doc.path("paths").get(0);
@@ -176,7 +176,7 @@ class HeapPathsIT {
         return path;
     }
 
-    private static void assertRoot(JsonNode path, String kind, String className, String field) {
+    static void assertRoot(JsonNode path, String kind, String className, String field) {
         JsonNode root = path.path("root");
         assertEquals(kind, root.path("kind").asText(), path.toString());
         assertEquals(className, root.path("class").asText(), path.toString());
@@ -184,7 +184,7 @@ class HeapPathsIT {
     }
 
     /** The path's first class, then each field name or "[]" for an array element. */
-    private static List<String> steps(JsonNode path) {
+    static List<String> steps(JsonNode path) {
         List<String> steps = new ArrayList<>();
         for (JsonNode step : path.path("steps")) {
             if (steps.isEmpty()) {
@@ -198,7 +198,7 @@ class HeapPathsIT {
         return steps;
     }
 
-    private static Map<String, Long> counts(String line) {
+    static Map<String, Long> counts(String line) {
         Map<String, Long> counts = new HashMap<>();
         for (String pair : line.split(" ")) {
             String[] kv = pair.split("=");

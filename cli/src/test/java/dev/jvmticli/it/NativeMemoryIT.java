@@ -34,9 +34,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * right after.
  */
 class NativeMemoryIT {
-    private static final int ROUNDS = 200;
+    static final int ROUNDS = 200;
     /** What NMT adds to each os::malloc block (its header and footer) and malloc's alignment, at most. */
-    private static final int BLOCK_OVERHEAD = 64;
+    static final int BLOCK_OVERHEAD = 64;
 
     static Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();
@@ -59,33 +59,7 @@ class NativeMemoryIT {
             Result result = run.get(60, TimeUnit.SECONDS);
             String jcmd = jcmd(jdk, target.pid(), "VM.native_memory", "summary.diff");
             assertEquals(0, result.exit(), result.toString());
-            JsonNode doc = Json.parse(result.out());
-
-            JsonNode direct = site(doc, "dev.jvmticli.targets.NativeLeakTarget.leakDirect:");
-            assertHeld(direct, NativeLeakTarget.DIRECT_BYTES, BLOCK_OVERHEAD);
-            // JDK 25's Unsafe_AllocateMemory0 has no frame of its own: the JVM's malloc is all there is to name
-            assertTrue(List.of("Unsafe_AllocateMemory0 (libjvm.so)", "os::malloc (libjvm.so)").contains(direct.path("via").asText()), direct.toString());
-            JsonNode unsafe = site(doc, "dev.jvmticli.targets.NativeLeakTarget.leakUnsafe:");
-            assertHeld(unsafe, NativeLeakTarget.UNSAFE_BYTES, BLOCK_OVERHEAD);
-            JsonNode library = site(doc, "dev.jvmticli.targets.NativeLeakTarget.nativeMalloc");
-            assertHeld(library, NativeLeakTarget.NATIVE_BYTES, 0); // malloc itself: nothing of the JVM's around it
-            assertEquals("Java_dev_jvmticli_targets_NativeLeakTarget_nativeMalloc (libnativeleak.so)", library.path("via").asText());
-            JsonNode churn = site(doc, "dev.jvmticli.targets.NativeLeakTarget.churn:");
-            assertEquals(ROUNDS, churn.path("allocations").asLong(), churn.toString());
-            assertEquals(ROUNDS, churn.path("frees").asLong(), churn.toString());
-            assertEquals(0, churn.path("heldBytes").asLong(), churn.toString());
-
-            // NMT counts Unsafe's blocks (direct buffers' too) as Other; the JNI library's malloc it never sees
-            long leakedThroughTheJvm = (long) ROUNDS * (NativeLeakTarget.DIRECT_BYTES + NativeLeakTarget.UNSAFE_BYTES);
-            JsonNode other = category(doc.path("nativeMemoryTracking"), "Other");
-            long change = other.path("committedChangeBytes").asLong();
-            // NMT counts the sizes asked for, in whole KiB (the baseline's and the end's each rounded)
-            assertTrue(change >= leakedThroughTheJvm - 2048 && change <= leakedThroughTheJvm + (1 << 20), other + " against " + leakedThroughTheJvm);
-            Matcher jcmdOther = Pattern.compile("(?m)^-\\s+Other \\(reserved=\\d+KB(?: [+-]\\d+KB)?, committed=(\\d+)KB( [+-]\\d+KB)?\\)").matcher(jcmd);
-            assertTrue(jcmdOther.find(), jcmd);
-            long jcmdCommitted = Long.parseLong(jcmdOther.group(1)) * 1024;
-            assertTrue(Math.abs(jcmdCommitted - other.path("committedBytes").asLong()) <= 64 * 1024,
-                    "jcmd right after: " + jcmdCommitted + ", memory --native: " + other);
+            checkAgainstTheTargetsOwnCountsAndJcmd(Json.parse(result.out()), jcmd);
         } finally {
             try (Stream<Path> files = Files.list(work)) {
                 for (Path file : files.toList()) {
@@ -94,6 +68,39 @@ class NativeMemoryIT {
             }
             Files.delete(work);
         }
+    }
+
+    /**
+     * A report of a window in which the target leaked {@link #ROUNDS} rounds: each site with the
+     * target's own counts and bytes, NMT's change of "Other" against the leak and against jcmd's
+     * VM.native_memory summary.diff taken right after the window (jcmd).
+     */
+    static void checkAgainstTheTargetsOwnCountsAndJcmd(JsonNode doc, String jcmd) {
+        JsonNode direct = site(doc, "dev.jvmticli.targets.NativeLeakTarget.leakDirect:");
+        assertHeld(direct, NativeLeakTarget.DIRECT_BYTES, BLOCK_OVERHEAD);
+        // JDK 25's Unsafe_AllocateMemory0 has no frame of its own: the JVM's malloc is all there is to name
+        assertTrue(List.of("Unsafe_AllocateMemory0 (libjvm.so)", "os::malloc (libjvm.so)").contains(direct.path("via").asText()), direct.toString());
+        JsonNode unsafe = site(doc, "dev.jvmticli.targets.NativeLeakTarget.leakUnsafe:");
+        assertHeld(unsafe, NativeLeakTarget.UNSAFE_BYTES, BLOCK_OVERHEAD);
+        JsonNode library = site(doc, "dev.jvmticli.targets.NativeLeakTarget.nativeMalloc");
+        assertHeld(library, NativeLeakTarget.NATIVE_BYTES, 0); // malloc itself: nothing of the JVM's around it
+        assertEquals("Java_dev_jvmticli_targets_NativeLeakTarget_nativeMalloc (libnativeleak.so)", library.path("via").asText());
+        JsonNode churn = site(doc, "dev.jvmticli.targets.NativeLeakTarget.churn:");
+        assertEquals(ROUNDS, churn.path("allocations").asLong(), churn.toString());
+        assertEquals(ROUNDS, churn.path("frees").asLong(), churn.toString());
+        assertEquals(0, churn.path("heldBytes").asLong(), churn.toString());
+
+        // NMT counts Unsafe's blocks (direct buffers' too) as Other; the JNI library's malloc it never sees
+        long leakedThroughTheJvm = (long) ROUNDS * (NativeLeakTarget.DIRECT_BYTES + NativeLeakTarget.UNSAFE_BYTES);
+        JsonNode other = category(doc.path("nativeMemoryTracking"), "Other");
+        long change = other.path("committedChangeBytes").asLong();
+        // NMT counts the sizes asked for, in whole KiB (the baseline's and the end's each rounded)
+        assertTrue(change >= leakedThroughTheJvm - 2048 && change <= leakedThroughTheJvm + (1 << 20), other + " against " + leakedThroughTheJvm);
+        Matcher jcmdOther = Pattern.compile("(?m)^-\\s+Other \\(reserved=\\d+KB(?: [+-]\\d+KB)?, committed=(\\d+)KB( [+-]\\d+KB)?\\)").matcher(jcmd);
+        assertTrue(jcmdOther.find(), jcmd);
+        long jcmdCommitted = Long.parseLong(jcmdOther.group(1)) * 1024;
+        assertTrue(Math.abs(jcmdCommitted - other.path("committedBytes").asLong()) <= 64 * 1024,
+                "jcmd right after: " + jcmdCommitted + ", memory --native: " + other);
     }
 
     @ParameterizedTest
@@ -127,7 +134,7 @@ class NativeMemoryIT {
     }
 
     /** Has the target leak that many rounds; how many it made in all (the JNI checker's table of signal handlers may come first). */
-    private static int leak(TargetJvm target, int rounds) {
+    static int leak(TargetJvm target, int rounds) {
         String answer = target.ask("leak " + rounds);
         while (!answer.startsWith("rounds ")) {
             answer = target.awaitLine("rounds ", java.time.Duration.ofSeconds(30));
@@ -136,7 +143,7 @@ class NativeMemoryIT {
     }
 
     /** Every block kept: ROUNDS allocations, none freed, each of size bytes plus at most overhead. */
-    private static void assertHeld(JsonNode site, long size, long overhead) {
+    static void assertHeld(JsonNode site, long size, long overhead) {
         assertEquals(ROUNDS, site.path("allocations").asLong(), site.toString());
         assertEquals(ROUNDS, site.path("held").asLong(), site.toString());
         long held = site.path("heldBytes").asLong();
@@ -144,7 +151,7 @@ class NativeMemoryIT {
     }
 
     /** The site of that prefix that allocated most (the JIT's own allocations on the same thread are sites of their own, by what called malloc). */
-    private static JsonNode site(JsonNode doc, String prefix) {
+    static JsonNode site(JsonNode doc, String prefix) {
         JsonNode most = null;
         for (JsonNode site : doc.path("sites")) {
             if (site.path("site").asText().startsWith(prefix)
@@ -156,7 +163,7 @@ class NativeMemoryIT {
         return most;
     }
 
-    private static JsonNode category(JsonNode nmt, String name) {
+    static JsonNode category(JsonNode nmt, String name) {
         for (JsonNode category : nmt.path("categories")) {
             if (category.path("name").asText().equals(name)) {
                 return category;
@@ -169,7 +176,7 @@ class NativeMemoryIT {
      * Waits until async-profiler records: its timer thread, which it starts last, once its malloc hooks
      * are in (JFR output starts one), is among the target's threads.
      */
-    private static void awaitRecording(long pid, CompletableFuture<Result> run) throws Exception {
+    static void awaitRecording(long pid, CompletableFuture<Result> run) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             assertFalse(run.isDone(), () -> "the window ended before it was seen: " + run.join());

@@ -98,20 +98,7 @@ class PausesIT {
             doc.path("pauses").forEach(p -> reaching.add(p.path("reachingNanos").asLong()));
             assertEquals(reaching.stream().filter(r -> r > SLOW_NANOS).count(), doc.path("slowToReach").asLong(), doc.toString());
             assertEquals(reaching.stream().mapToLong(Long::longValue).max().orElse(0), doc.path("longestReachingNanos").asLong());
-            // the thread the safepoints waited for, in the loop that held them up, is async-profiler's most sampled
-            JsonNode collapsed = doc.path("lateThreads").path("collapsed");
-            String top = null;
-            long topSamples = 0;
-            for (JsonNode line : collapsed) {
-                String text = line.asText();
-                long samples = Long.parseLong(text.substring(text.lastIndexOf(' ') + 1));
-                if (samples > topSamples) {
-                    top = text;
-                    topSamples = samples;
-                }
-            }
-            assertTrue(top != null && top.startsWith("[late-loop tid=") && top.contains("PausesTarget.spin"),
-                    "the late loop most sampled while safepoints were reached: " + top + " of " + collapsed);
+            assertTheLateLoopMostSampled(doc);
         } finally {
             Files.deleteIfExists(log);
         }
@@ -190,7 +177,24 @@ class PausesIT {
         return new java.math.BigDecimal(seconds).movePointRight(9).longValueExact();
     }
 
-    private static String ownLog(Path log) {
+    /** The thread the safepoints waited for, in the loop that held them up, is async-profiler's most sampled. */
+    static void assertTheLateLoopMostSampled(JsonNode doc) {
+        JsonNode collapsed = doc.path("lateThreads").path("collapsed");
+        String top = null;
+        long topSamples = 0;
+        for (JsonNode line : collapsed) {
+            String text = line.asText();
+            long samples = Long.parseLong(text.substring(text.lastIndexOf(' ') + 1));
+            if (samples > topSamples) {
+                top = text;
+                topSamples = samples;
+            }
+        }
+        assertTrue(top != null && top.startsWith("[late-loop tid=") && top.contains("PausesTarget.spin"),
+                "the late loop most sampled while safepoints were reached: " + top + " of " + collapsed);
+    }
+
+    static String ownLog(Path log) {
         return "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos";
     }
 
@@ -207,7 +211,7 @@ class PausesIT {
      * logged inside the window (a millisecond in from each end: the clocks are read at whole
      * milliseconds) is among them; the totals are theirs. Returns the logged ones in the window.
      */
-    private static List<Logged> checkAgainstOwnLog(JsonNode doc, Path log) throws Exception {
+    static List<Logged> checkAgainstOwnLog(JsonNode doc, Path log) throws Exception {
         Map<String, Logged> logged = new HashMap<>();
         for (Logged l : safepoints(log)) {
             logged.put(l.key(), l);
@@ -241,7 +245,7 @@ class PausesIT {
      * Each collector pause the target logged in a reported safepoint is named there, with its GC id
      * (if logged after the window began: a safepoint that began before may have logged it before).
      */
-    private static void checkCollectorPauses(JsonNode doc, Path log) throws Exception {
+    static void checkCollectorPauses(JsonNode doc, Path log) throws Exception {
         long started = doc.path("startedMillis").asLong();
         List<LoggedGc> gcs = new ArrayList<>();
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {

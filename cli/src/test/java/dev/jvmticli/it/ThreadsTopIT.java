@@ -36,6 +36,9 @@ class ThreadsTopIT {
     /** [NNNns] Safepoint "Op", ..., Reaching safepoint: N ns, ..., At safepoint: N ns, ..., Total: N ns */
     private static final Pattern SAFEPOINT = Pattern.compile(
             "^\\[(\\d+)ns\\] Safepoint \"([^\"]+)\".*Reaching safepoint: (\\d+) ns.*At safepoint: (\\d+) ns.*Total: (\\d+) ns");
+    /** JDK 11's form, logged as the safepoint ends: [NNNns] Total time for which application threads were stopped: S seconds, Stopping threads took: S seconds */
+    private static final Pattern SAFEPOINT_JDK11 = Pattern.compile(
+            "^\\[(\\d+)ns\\] Total time for which application threads were stopped: ([0-9.]+) seconds, Stopping threads took: ([0-9.]+) seconds");
     /** [NNNns] GC(n) Pause Young (...) ... 1.234ms */
     private static final Pattern GC_PAUSE = Pattern.compile("^\\[(\\d+)ns\\] GC\\(\\d+\\) Pause (Young|Full|Remark|Cleanup)\\b.* ([0-9.]+)ms$");
 
@@ -66,72 +69,81 @@ class ThreadsTopIT {
     @MethodSource("collectors")
     void userSystemAllocationAndPausesAgreeWithTheKernelTheTargetAndItsLog(Jdks.Jdk jdk, String collector) throws Exception {
         Path log = Files.createTempFile("top-pauses", ".log");
-        try (TargetJvm target = TargetJvm.start(jdk, TopTarget.class, List.of(collector, "-Xmx128m",
-                "-Xlog:safepoint,gc:file=" + log + ":timenanos"))) {
-            String pid = Long.toString(target.pid());
-            Map<String, Long> nids = new HashMap<>();
-            for (JsonNode t : Json.parse(CliRun.run("threads", pid, "--json").out()).path("threads")) {
-                nids.put(t.path("name").asText(), t.path("nid").asLong());
-            }
-            Map<String, long[]> ticksBefore = new HashMap<>();
-            for (String name : List.of("user-burner", "system-burner")) {
-                ticksBefore.put(name, Proc.userSystemTicks(target.pid(), nids.get(name)));
-            }
-            Result result = CliRun.run("threads", pid, "--top", "40", "--kind", "java", "--interval", "2s", "--json");
-            assertEquals(0, result.exit(), result.toString());
-            JsonNode top = Json.parse(result.out());
-            Map<String, JsonNode> rows = new HashMap<>();
-            top.path("threads").forEach(row -> rows.put(row.path("thread").path("name").asText(), row));
-            assertTrue(top.path("threads").findValues("agent").stream().noneMatch(JsonNode::asBoolean), "the agent's own thread is never a row: " + top);
-
-            for (String name : List.of("user-burner", "system-burner")) {
-                long[] before = ticksBefore.get(name);
-                long[] after = Proc.userSystemTicks(target.pid(), nids.get(name));
-                long procUser = (after[0] - before[0]) * TICK_NANOS;
-                long procSystem = (after[1] - before[1]) * TICK_NANOS;
-                JsonNode row = rows.get(name);
-                assertNotNull(row, name + " in " + top);
-                long user = row.path("userNanosInInterval").asLong(-1);
-                long system = row.path("systemNanosInInterval").asLong(-1);
-                String said = name + ": --top user " + user + " system " + system + " cpu " + row.path("cpuNanosInInterval")
-                        + ", /proc around the run user " + procUser + " system " + procSystem;
-                assertTrue(user >= 0 && system >= 0 && user <= procUser && system <= procSystem, "within the kernel's counts around the run: " + said);
-                long cpu = row.path("cpuNanosInInterval").asLong();
-                assertTrue(Math.abs(user + system - cpu) <= 2 * TICK_NANOS + cpu / 10, "user + system is the thread's CPU: " + said);
-                double share = (double) system / (user + system);
-                double procShare = (double) procSystem / (procUser + procSystem);
-                assertTrue(Math.abs(share - procShare) <= 0.1, "the system share as the kernel's around the run: " + said);
-                assertTrue(name.equals("user-burner") ? procShare < 0.1 : procShare > 0.5, "the target burns as it says: " + said);
-            }
-
-            JsonNode reads = top.path("cpuReads");
-            long firstStart = reads.get(0).path("startNanos").asLong();
-            long firstEnd = reads.get(0).path("endNanos").asLong();
-            long secondStart = reads.get(1).path("startNanos").asLong();
-            long secondEnd = reads.get(1).path("endNanos").asLong();
-            String[] counts = target.ask("allocations " + firstEnd + " " + secondStart).split(" ");
-            long certain = Long.parseLong(counts[0]);
-            long possible = Long.parseLong(target.ask("allocations " + firstStart + " " + secondEnd).split(" ")[1]);
-            long allocated = rows.get("allocator").path("allocatedBytesInInterval").asLong(-1);
-            // an array is its bytes and a header of at most 24 (16 with compressed class pointers)
-            assertTrue(certain > 0 && allocated >= certain * TopTarget.ARRAY_BYTES && allocated <= possible * (TopTarget.ARRAY_BYTES + 24),
-                    "allocator: --top " + allocated + " bytes, the target's own stamps " + certain + " to " + possible + " arrays of "
-                            + TopTarget.ARRAY_BYTES);
-
-            JsonNode pauses = top.path("pauses");
-            long from = pauses.path("fromNanos").asLong();
-            long to = pauses.path("toNanos").asLong();
-            assertTrue(from >= firstEnd && to >= from && to <= secondStart,
-                    "the pauses' interval lies within the CPU reads: " + top);
-            checkSafepoints(pauses.path("safepoints"), Files.readAllLines(log), from, to);
-            if (collector.equals("-XX:+UseZGC")) {
-                checkZgcPauses(pauses.path("collectors"), Files.readAllLines(log), from, to);
-            } else {
-                checkCollectors(pauses.path("collectors"), Files.readAllLines(log), from, to,
-                        collector.equals("-XX:+UseG1GC") ? G1_BEANS : PARALLEL_BEANS);
-            }
+        try (TargetJvm target = TargetJvm.start(jdk, TopTarget.class, List.of(collector, "-Xmx128m", ownLog(log)))) {
+            checkAgainstTheKernelTheTargetAndItsLog(target, log, collector);
         } finally {
             Files.deleteIfExists(log);
+        }
+    }
+
+    /** The target's -Xlog:safepoint and -Xlog:gc into the file log, stamped with CLOCK_MONOTONIC (the clock of the agent's reads). */
+    static String ownLog(Path log) {
+        return "-Xlog:safepoint,gc:file=" + log + ":timenanos";
+    }
+
+    /** `threads --top` on a {@link TopTarget} started with {@link #ownLog} and collector, whose log this test reads at log. */
+    static void checkAgainstTheKernelTheTargetAndItsLog(TargetJvm target, Path log, String collector) throws Exception {
+        String pid = Long.toString(target.pid());
+        Map<String, Long> nids = new HashMap<>();
+        for (JsonNode t : Json.parse(CliRun.run("threads", pid, "--json").out()).path("threads")) {
+            nids.put(t.path("name").asText(), t.path("nid").asLong());
+        }
+        Map<String, long[]> ticksBefore = new HashMap<>();
+        for (String name : List.of("user-burner", "system-burner")) {
+            ticksBefore.put(name, Proc.userSystemTicks(target.pid(), nids.get(name)));
+        }
+        Result result = CliRun.run("threads", pid, "--top", "40", "--kind", "java", "--interval", "2s", "--json");
+        assertEquals(0, result.exit(), result.toString());
+        JsonNode top = Json.parse(result.out());
+        Map<String, JsonNode> rows = new HashMap<>();
+        top.path("threads").forEach(row -> rows.put(row.path("thread").path("name").asText(), row));
+        assertTrue(top.path("threads").findValues("agent").stream().noneMatch(JsonNode::asBoolean), "the agent's own thread is never a row: " + top);
+
+        for (String name : List.of("user-burner", "system-burner")) {
+            long[] before = ticksBefore.get(name);
+            long[] after = Proc.userSystemTicks(target.pid(), nids.get(name));
+            long procUser = (after[0] - before[0]) * TICK_NANOS;
+            long procSystem = (after[1] - before[1]) * TICK_NANOS;
+            JsonNode row = rows.get(name);
+            assertNotNull(row, name + " in " + top);
+            long user = row.path("userNanosInInterval").asLong(-1);
+            long system = row.path("systemNanosInInterval").asLong(-1);
+            String said = name + ": --top user " + user + " system " + system + " cpu " + row.path("cpuNanosInInterval")
+                    + ", /proc around the run user " + procUser + " system " + procSystem;
+            assertTrue(user >= 0 && system >= 0 && user <= procUser && system <= procSystem, "within the kernel's counts around the run: " + said);
+            long cpu = row.path("cpuNanosInInterval").asLong();
+            assertTrue(Math.abs(user + system - cpu) <= 2 * TICK_NANOS + cpu / 10, "user + system is the thread's CPU: " + said);
+            double share = (double) system / (user + system);
+            double procShare = (double) procSystem / (procUser + procSystem);
+            assertTrue(Math.abs(share - procShare) <= 0.1, "the system share as the kernel's around the run: " + said);
+            assertTrue(name.equals("user-burner") ? procShare < 0.1 : procShare > 0.5, "the target burns as it says: " + said);
+        }
+
+        JsonNode reads = top.path("cpuReads");
+        long firstStart = reads.get(0).path("startNanos").asLong();
+        long firstEnd = reads.get(0).path("endNanos").asLong();
+        long secondStart = reads.get(1).path("startNanos").asLong();
+        long secondEnd = reads.get(1).path("endNanos").asLong();
+        String[] counts = target.ask("allocations " + firstEnd + " " + secondStart).split(" ");
+        long certain = Long.parseLong(counts[0]);
+        long possible = Long.parseLong(target.ask("allocations " + firstStart + " " + secondEnd).split(" ")[1]);
+        long allocated = rows.get("allocator").path("allocatedBytesInInterval").asLong(-1);
+        // an array is its bytes and a header of at most 24 (16 with compressed class pointers)
+        assertTrue(certain > 0 && allocated >= certain * TopTarget.ARRAY_BYTES && allocated <= possible * (TopTarget.ARRAY_BYTES + 24),
+                "allocator: --top " + allocated + " bytes, the target's own stamps " + certain + " to " + possible + " arrays of "
+                        + TopTarget.ARRAY_BYTES);
+
+        JsonNode pauses = top.path("pauses");
+        long from = pauses.path("fromNanos").asLong();
+        long to = pauses.path("toNanos").asLong();
+        assertTrue(from >= firstEnd && to >= from && to <= secondStart,
+                "the pauses' interval lies within the CPU reads: " + top);
+        checkSafepoints(pauses.path("safepoints"), Files.readAllLines(log), from, to);
+        if (collector.equals("-XX:+UseZGC")) {
+            checkZgcPauses(pauses.path("collectors"), Files.readAllLines(log), from, to);
+        } else {
+            checkCollectors(pauses.path("collectors"), Files.readAllLines(log), from, to,
+                    collector.equals("-XX:+UseG1GC") ? G1_BEANS : PARALLEL_BEANS);
         }
     }
 
@@ -140,20 +152,24 @@ class ThreadsTopIT {
      * likewise (whole ms, each total cut), at least their reaching and at-safepoint times and at most
      * their whole (which adds JDK 17's cleanup and JDK 25's leaving the safepoint).
      */
-    private static void checkSafepoints(JsonNode safepoints, List<String> log, long from, long to) {
+    static void checkSafepoints(JsonNode safepoints, List<String> log, long from, long to) {
         long inside = 0;
         long touching = 0;
         long insideNanos = 0;
         long touchingNanos = 0;
         for (String line : log) {
             Matcher m = SAFEPOINT.matcher(line);
-            if (m.find()) {
-                long end = Long.parseLong(m.group(1));
-                long total = Long.parseLong(m.group(5));
+            Matcher jdk11 = SAFEPOINT_JDK11.matcher(line);
+            boolean found = m.find();
+            if (found || jdk11.find()) {
+                long end = Long.parseLong(found ? m.group(1) : jdk11.group(1));
+                // JDK 11's total runs from the safepoint's begin: reaching it and at it
+                long total = found ? Long.parseLong(m.group(5)) : Math.round(Double.parseDouble(jdk11.group(2)) * 1e9);
+                long reachingAndAt = found ? Long.parseLong(m.group(3)) + Long.parseLong(m.group(4)) : total;
                 Logged safepoint = new Logged(end - total, end);
                 if (safepoint.inside(from, to)) {
                     inside++;
-                    insideNanos += Long.parseLong(m.group(3)) + Long.parseLong(m.group(4));
+                    insideNanos += reachingAndAt;
                 }
                 if (safepoint.touches(from, to)) {
                     touching++;

@@ -57,10 +57,10 @@ import org.objectweb.asm.Opcodes;
  * stderr (no VerifyError, no LinkageError).
  */
 class TraceIT {
-    private static final String PLACE = "dev.jvmticli.targets.LatencyTarget$Orders.place";
+    static final String PLACE = "dev.jvmticli.targets.LatencyTarget$Orders.place";
     private static final String ORDERS = "Ldev/jvmticli/targets/LatencyTarget$Orders;";
-    private static final int CALLS = 400;
-    private static final java.util.regex.Pattern DYNAMIC_AGENT_WARNING = java.util.regex.Pattern.compile(
+    static final int CALLS = 400;
+    static final java.util.regex.Pattern DYNAMIC_AGENT_WARNING = java.util.regex.Pattern.compile(
             "^WARNING: (A JVM TI agent has been loaded dynamically|If a serviceability tool is in use|Dynamic loading of agents)");
 
     static Stream<Jdks.Jdk> jdks() {
@@ -421,7 +421,7 @@ class TraceIT {
     }
 
     /** Each percentile within the histogram's error (1/128) of the exact value at its rank, plus 100 us for the probe's own time. */
-    private static void assertPercentiles(JsonNode report, Map<String, Long> truth) {
+    static void assertPercentiles(JsonNode report, Map<String, Long> truth) {
         JsonNode method = report.get("methods").get(0);
         assertEquals(CALLS, method.get("calls").asLong(), report.toString());
         assertEquals(CALLS / 50, method.get("errors").asLong(), report.toString());
@@ -435,7 +435,7 @@ class TraceIT {
         }
     }
 
-    private static JsonNode classState(JsonNode report) {
+    static JsonNode classState(JsonNode report) {
         return classState(report, ORDERS);
     }
 
@@ -479,7 +479,7 @@ class TraceIT {
         return writer.toByteArray();
     }
 
-    private static Map<String, Long> record(String answer) {
+    static Map<String, Long> record(String answer) {
         Map<String, Long> values = new HashMap<>();
         for (String field : answer.split(" ")) {
             String[] kv = field.split("=", 2);
@@ -510,7 +510,7 @@ class TraceIT {
     }
 
     /** Waits for the CLI's "tracing ..." line on stderr: the probes are in. */
-    private static void awaitTracing(Process cli) throws IOException {
+    static void awaitTracing(Process cli) throws IOException {
         awaitTracing(cli, 1);
     }
 
@@ -539,7 +539,7 @@ class TraceIT {
         throw new AssertionError("the trace session did not end within 30 s: " + answer);
     }
 
-    private static String read(InputStream in) {
+    static String read(InputStream in) {
         try {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
