@@ -84,7 +84,7 @@ public final class HeapPathsView {
         List<String> lines = new java.util.ArrayList<>();
         for (int i = 1; i < steps.size(); i++) {
             HeapPathsReport.Step step = steps.get(i);
-            String holder = readable(steps.get(i - 1).className());
+            String holder = holder(steps.get(i - 1));
             if (step.field() != null || step.fieldIndex() != null) {
                 String line = holder + "." + (step.field() == null ? "#" + step.fieldIndex() : step.field());
                 if (i + 1 < steps.size() && steps.get(i + 1).arrayIndex() != null) {
@@ -94,14 +94,34 @@ public final class HeapPathsView {
                 lines.add(line);
             } else if (step.arrayIndex() != null) {
                 lines.add(holder + " element");
+            } else if (step.via() != null) {
+                lines.add(holder + " (" + via(step.via()) + ")");
             } else {
                 lines.add(holder);
             }
         }
         if (!steps.isEmpty()) {
-            lines.add("-> " + readable(steps.get(steps.size() - 1).className()));
+            lines.add("-> " + holder(steps.get(steps.size() - 1)));
         }
         return lines;
+    }
+
+    /** An object of a path: its class, or for a java.lang.Class the class it is ({@code com.shop.Plugin.class}). */
+    private static String holder(HeapPathsReport.Step step) {
+        return step.classObjectOf() != null ? readable(step.classObjectOf()) + ".class" : readable(step.className());
+    }
+
+    private static String via(String reference) {
+        return switch (reference) {
+            case "classLoader" -> "its defining loader";
+            case "definedClass" -> "a class it defined";
+            case "class" -> "its class";
+            case "superclass" -> "its superclass";
+            case "interface" -> "an interface it implements";
+            case "protectionDomain" -> "its protection domain";
+            case "signers" -> "its signers";
+            default -> reference;
+        };
     }
 
     /** "[Ljava.lang.Object;" as "java.lang.Object[]", "[I" as "int[]"; other names as they are. */
