@@ -267,8 +267,9 @@ static jvmtiError count_threads(JNIEnv *jni, const heap_graph *g, loader_table *
         (*jni)->DeleteLocalRef(jni, stacks[i].thread);
     }
     agent_deallocate(stacks);
+    jvmtiError result = seen == NULL ? JVMTI_ERROR_OUT_OF_MEMORY : JVMTI_ERROR_NONE;
     free(seen);
-    return seen == NULL && thread_count > 0 ? JVMTI_ERROR_OUT_OF_MEMORY : JVMTI_ERROR_NONE;
+    return result;
 }
 
 static int looks_dead(const loader_facts *facts, const heap_graph *g) {
@@ -353,7 +354,7 @@ static void write_answer(command_ctx *ctx, jclass *classes, jint class_count, he
     json_field_int(w, "agentBytes", (int64_t)g->agent_bytes);
     json_field_int(w, "loadedClasses", class_count);
     if (threads_error != JVMTI_ERROR_NONE) {
-        json_field_cstring(w, "threadsError", "GetAllStackTraces failed: no loader is said to look dead");
+        json_field_cstring(w, "threadsError", "the platform threads' stacks could not be read (GetAllStackTraces failed)");
     }
     json_begin_array_field(w, "loaders");
     for (uint32_t i = 0; i < t->count; i++) {

@@ -150,6 +150,37 @@ public final class HeapPathsView {
         return element + "[]".repeat(dims);
     }
 
+    /** A class's paths as dump --heap looked for them: the report, or why there is none. */
+    public record ClassPaths(String className, HeapPathsReport report, String refusal) {
+    }
+
+    /** summary.md's section: the roots that hold each class that grew most, with what they keep, and each walk's pause. */
+    public static void printRootsMarkdown(PrintWriter out, List<ClassPaths> classes, String limits) {
+        out.println();
+        out.println("## What holds the classes that grew most (heap --paths; heap-paths.txt)");
+        if (classes.isEmpty()) {
+            out.println("Needs two rounds or more (--count), and a class that grew.");
+            return;
+        }
+        out.println("Each instance's shortest path from a GC root, grouped by root; " + limits + ".");
+        for (ClassPaths c : classes) {
+            out.println();
+            String name = DumpSummary.code(Printable.text(readable(c.className())));
+            HeapPathsReport r = c.report();
+            if (r == null) {
+                out.println("- " + name + ": " + c.refusal());
+                continue;
+            }
+            out.println("- " + name + ": " + r.instances() + " instance" + (r.instances() == 1 ? "" : "s") + " reachable, on " + r.pathCount()
+                    + " path" + (r.pathCount() == 1 ? "" : "s") + unreached(r) + "; " + pause(r));
+            for (HeapPathsReport.Path path : r.paths()) {
+                out.println("  - " + path.instances() + " held by " + DumpSummary.code(Printable.text(root(path.root()))) + ", which keeps about "
+                        + Sizes.bytes(path.root().keepsBytes()) + ": " + DumpSummary.code(Printable.text(String.join(" ", steps(path.steps(),
+                        path.stepsLeftOut() > 0)))));
+            }
+        }
+    }
+
     /** How long the walk stopped the target, as the JVM counted it, and what it took in the agent. */
     public static String pause(HeapPathsReport report) {
         String walked = String.format(Locale.ROOT, "walk from the roots (%d objects, %d roots; the agent's tables took at most %s, bounded by --max-objects %d)",
