@@ -799,12 +799,15 @@ function _picocli_jvmti-cli_memory() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--native' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--top' '--timeout'"
+  local flag_opts="'--json' '--native' '--classloaders' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--max-objects' '--duration' '--top' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--max-objects')
+      return
+      ;;
     '--duration')
       return
       ;;

@@ -39,6 +39,9 @@ void cmd_heap_dump(command_ctx *ctx);
 /* heap_paths.c */
 void cmd_heap_paths(command_ctx *ctx);
 
+/* class_loaders.c */
+void cmd_class_loaders(command_ctx *ctx);
+
 /* memory.c */
 void cmd_memory(command_ctx *ctx);
 

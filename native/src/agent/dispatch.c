@@ -38,6 +38,7 @@ static const command commands[] = {
     { "heap.dump", cmd_heap_dump },
     { "heap.paths", cmd_heap_paths },
     { "memory", cmd_memory },
+    { "classloaders", cmd_class_loaders },
     { "profile.start", cmd_profile_start },
     { "profile.stop", cmd_profile_stop },
     { "pauses.start", cmd_pauses_start },

@@ -113,6 +113,10 @@ static int add_reference(heap_graph *g, uint32_t from, uint32_t to, jvmtiHeapRef
     return 1;
 }
 
+int heap_graph_add_reference(heap_graph *g, uint32_t from, uint32_t to, jvmtiHeapReferenceKind kind, jint index) {
+    return add_reference(g, from, to, kind, index);
+}
+
 static int is_root_kind(jvmtiHeapReferenceKind kind) {
     return kind == JVMTI_HEAP_REFERENCE_JNI_GLOBAL || kind == JVMTI_HEAP_REFERENCE_SYSTEM_CLASS
         || kind == JVMTI_HEAP_REFERENCE_MONITOR || kind == JVMTI_HEAP_REFERENCE_STACK_LOCAL
@@ -171,7 +175,7 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     } else if (g->nodes[object].klass == 0) {
         g->nodes[object].klass = klass;
     }
-    if (g->nodes[object].flags & NODE_CLASS) {
+    if ((g->nodes[object].flags & NODE_CLASS) && !g->classes_are_objects) {
         return JVMTI_VISIT_OBJECTS; /* a root of its own */
     }
     heap_root root;
@@ -181,7 +185,8 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
         }
     } else if (from == 0) {
         return JVMTI_VISIT_OBJECTS; /* from an object of no node: a class loaded after the walk began */
-    } else if (g->nodes[from].flags & NODE_CLASS) {
+    } else if ((g->nodes[from].flags & NODE_CLASS)
+            && (!g->classes_are_objects || kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD || kind == JVMTI_HEAP_REFERENCE_CONSTANT_POOL)) {
         memset(&root, 0, sizeof root);
         root.kind = kind;
         root.object = object;
@@ -205,8 +210,9 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
 }
 
 jvmtiError heap_graph_begin(heap_graph *g, JavaVM *vm, JNIEnv *jni, jclass *classes, jint class_count, const uint8_t *class_flags,
-                            const jint *referent_index, uint32_t max_nodes, uint64_t max_references) {
+                            const jint *referent_index, int classes_are_objects, uint32_t max_nodes, uint64_t max_references) {
     memset(g, 0, sizeof *g);
+    g->classes_are_objects = classes_are_objects;
     g->max_nodes = max_nodes;
     g->max_references = max_references;
     g->agent_thread_id = -1;
@@ -251,6 +257,20 @@ jvmtiError heap_graph_begin(heap_graph *g, JavaVM *vm, JNIEnv *jni, jclass *clas
     return err;
 }
 
+uint32_t heap_graph_add_object(heap_graph *g, jobject object, uint32_t klass, uint8_t flags) {
+    jlong tag = 0;
+    if (g->jvmti == NULL || (*g->jvmti)->GetTag(g->jvmti, object, &tag) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    if (tag > 0 && (uint64_t)tag <= g->node_count) {
+        return (uint32_t)tag;
+    }
+    if (!add_node(g, klass, 0, flags) || (*g->jvmti)->SetTag(g->jvmti, object, (jlong)g->node_count) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    return g->node_count;
+}
+
 jvmtiError heap_graph_walk(heap_graph *g) {
     if (g->jvmti == NULL || g->over_budget) {
         return JVMTI_ERROR_NONE;
@@ -275,7 +295,7 @@ static void free_references(heap_graph *g) {
 /* Visits node object from parent (0: a root) if nothing reached it before: 1 if it did now. */
 static int reach(heap_graph *g, uint32_t object, uint32_t parent, uint32_t root, uint8_t kind, jint index) {
     heap_node *node = &g->nodes[object];
-    if (node->root != 0 || (node->flags & NODE_CLASS)) {
+    if (node->root != 0 || ((node->flags & NODE_CLASS) && !g->classes_are_objects)) {
         return 0;
     }
     node->root = root;
@@ -283,6 +303,33 @@ static int reach(heap_graph *g, uint32_t object, uint32_t parent, uint32_t root,
     node->step_kind = kind;
     node->step_index = index;
     return 1;
+}
+
+/* The roots of each class node (its static fields, its constant pool), grouped by class. 0, or -1 out of memory. */
+static int index_class_roots(const heap_graph *g, uint32_t **class_first, uint32_t **class_roots) {
+    uint32_t *first = calloc((size_t)g->class_count + 2, sizeof *first);
+    uint32_t *placed = calloc((size_t)g->class_count + 1, sizeof *placed);
+    uint32_t *roots = malloc(((size_t)g->root_count + 1) * sizeof *roots);
+    if (first == NULL || placed == NULL || roots == NULL) {
+        free(first);
+        free(placed);
+        free(roots);
+        return -1;
+    }
+    for (uint32_t i = 0; i < g->root_count; i++) {
+        first[g->roots[i].klass + 1]++;
+    }
+    for (uint32_t k = 1; k <= g->class_count + 1; k++) {
+        first[k] += first[k - 1];
+    }
+    for (uint32_t i = 0; i < g->root_count; i++) {
+        uint32_t k = g->roots[i].klass;
+        roots[first[k] + placed[k]++] = i;
+    }
+    free(placed);
+    *class_first = first;
+    *class_roots = roots;
+    return 0;
 }
 
 int heap_graph_search(heap_graph *g) {
@@ -297,7 +344,6 @@ int heap_graph_search(heap_graph *g) {
         free_references(g);
         return -1;
     }
-    count_peak(g, (n + 1 + g->reference_count + 1 + n) * sizeof(uint32_t));
     for (uint64_t r = 0; r < g->reference_count; r++) {
         first[g->from[r] + 1]++;
     }
@@ -309,13 +355,24 @@ int heap_graph_search(heap_graph *g) {
     for (uint64_t r = 0; r < g->reference_count; r++) {
         order[next_slot[g->from[r]]++] = (uint32_t)r;
     }
+    /* With classes as objects, a class's static fields and constant pool are roots once the class
+     * is reached: class_roots[class_first[k] .. class_first[k + 1]) are class node k's. */
+    uint32_t *class_first = NULL, *class_roots = NULL;
+    if (g->classes_are_objects && index_class_roots(g, &class_first, &class_roots) != 0) {
+        free(first);
+        free(order);
+        free(queue);
+        free_references(g);
+        return -1;
+    }
+    count_peak(g, (n + 1 + g->reference_count + 1 + n + (class_first == NULL ? 0 : g->class_count + 2 + g->root_count + 1)) * sizeof(uint32_t));
     /* Static fields first: an object a static field holds is also, now and then, in some frame's
      * local, and the static field is what keeps it; then every other root in the walk's order. */
     uint64_t head = 0, tail = 0;
     for (int statics = 1; statics >= 0; statics--) {
         for (uint32_t i = 0; i < g->root_count; i++) {
             const heap_root *root = &g->roots[i];
-            if ((root->kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) == statics
+            if ((root->kind == JVMTI_HEAP_REFERENCE_STATIC_FIELD) == statics && (!g->classes_are_objects || root->klass == 0)
                     && reach(g, root->object, 0, i + 1, (uint8_t)root->kind, root->index)) {
                 queue[tail++] = root->object;
             }
@@ -329,7 +386,17 @@ int heap_graph_search(heap_graph *g) {
                 queue[tail++] = g->to[r];
             }
         }
+        if (class_first != NULL && parent <= g->class_count) {
+            for (uint32_t at = class_first[parent]; at < class_first[parent + 1]; at++) {
+                const heap_root *root = &g->roots[class_roots[at]];
+                if (reach(g, root->object, 0, class_roots[at] + 1, (uint8_t)root->kind, root->index)) {
+                    queue[tail++] = root->object;
+                }
+            }
+        }
     }
+    free(class_first);
+    free(class_roots);
     free(first);
     free(order);
     free(queue);

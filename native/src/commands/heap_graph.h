@@ -27,6 +27,10 @@ typedef struct {
     uint64_t bytes;              /* filled by the search: what the objects whose shortest path starts here take */
 } heap_root;
 
+/* A reference JVMTI does not report: from a class loader to a class it defined, which the JVM
+ * keeps (in its class loader data) for as long as the loader lives. */
+#define HEAP_REFERENCE_DEFINED_CLASS ((jvmtiHeapReferenceKind)100)
+
 enum { NODE_CLASS = 1, NODE_TARGET_CLASS = 2, NODE_PRIMITIVE_ARRAY_CLASS = 4, NODE_AGENT_THREAD = 8 };
 
 typedef struct {
@@ -54,6 +58,7 @@ typedef struct {
     heap_root *roots;
     uint32_t root_count, root_capacity;
     jlong agent_thread_id;
+    int classes_are_objects; /* see heap_graph_begin */
     int over_budget;        /* the walk stopped: more objects or references than the bounds */
     int out_of_memory;
     uint64_t agent_bytes;   /* the most the graph's arrays took at once */
@@ -64,14 +69,27 @@ typedef struct {
  * NODE_PRIMITIVE_ARRAY_CLASS for the primitive arrays that are not), and the agent's own thread.
  * referent_index[i] is the FollowReferences index of Reference.referent in classes[i] (-1: not a
  * Reference): a referent is no strong reference, and the graph leaves it out.
+ * With classes_are_objects, a class is an object like any other, reached from its loader, its
+ * instances and whatever holds it, and its static fields are roots only once the class itself is
+ * reached: what is reached is what the collector keeps, class loaders included; otherwise each
+ * class is a root of its own (its loader is never asked about).
  * Returns a JVMTI error; g->over_budget when the classes alone pass max_nodes. */
 jvmtiError heap_graph_begin(heap_graph *g, JavaVM *vm, JNIEnv *jni, jclass *classes, jint class_count, const uint8_t *class_flags,
-                            const jint *referent_index,
+                            const jint *referent_index, int classes_are_objects,
                             uint32_t max_nodes, uint64_t max_references);
+
+/* Tags one more object, of class node klass, as a node of its own before the walk (e.g. a class
+ * loader): its node number, 0 when past max_nodes or out of memory; an object tagged already keeps
+ * its node. */
+uint32_t heap_graph_add_object(heap_graph *g, jobject object, uint32_t klass, uint8_t flags);
 
 /* The walk (FollowReferences, at a safepoint). Returns a JVMTI error; g->over_budget or
  * g->out_of_memory when it stopped early. */
 jvmtiError heap_graph_walk(heap_graph *g);
+
+/* Adds a reference the walk does not report (HEAP_REFERENCE_DEFINED_CLASS), after the walk: 0
+ * when past the bound of references (g->over_budget) or out of memory. */
+int heap_graph_add_reference(heap_graph *g, uint32_t from, uint32_t to, jvmtiHeapReferenceKind kind, jint index);
 
 /* The breadth-first search from the roots; frees the references. 0, or -1 out of memory. */
 int heap_graph_search(heap_graph *g);

@@ -11,6 +11,7 @@
 #include "events.h"
 #include "frames.h"
 #include "heap_graph.h"
+#include "heap_path.h"
 #include "jni_util.h"
 #include "safepoint_totals.h"
 #include "thread_facts.h"
@@ -314,13 +315,6 @@ static void write_field(json_writer *w, JNIEnv *jni, jclass *classes, const heap
     json_field_int(w, "fieldIndex", index);
 }
 
-typedef struct {
-    jthread *threads;
-    jint count;
-    jlong *ids;
-    jlong *tags;
-} thread_list;
-
 static void write_thread(json_writer *w, JNIEnv *jni, const thread_list *threads, jlong id, uint32_t object) {
     for (jint i = 0; i < threads->count; i++) {
         if (object != 0 ? threads->tags[i] == (jlong)object : threads->ids[i] == id) {
@@ -372,8 +366,8 @@ static void write_frame(json_writer *w, JNIEnv *jni, const heap_root *root) {
     (*jni)->DeleteLocalRef(jni, declaring);
 }
 
-static const char *root_kind_name(jvmtiHeapReferenceKind kind) {
-    switch (kind) {
+static const char *reference_kind_name(jvmtiHeapReferenceKind kind) {
+    switch ((int)kind) {
     case JVMTI_HEAP_REFERENCE_JNI_GLOBAL: return "jniGlobal";
     case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS: return "systemClass";
     case JVMTI_HEAP_REFERENCE_MONITOR: return "monitor";
@@ -384,6 +378,10 @@ static const char *root_kind_name(jvmtiHeapReferenceKind kind) {
     case JVMTI_HEAP_REFERENCE_CONSTANT_POOL: return "constantPool";
     case JVMTI_HEAP_REFERENCE_CLASS_LOADER: return "classLoader";
     case JVMTI_HEAP_REFERENCE_SIGNERS: return "signers";
+    case JVMTI_HEAP_REFERENCE_CLASS: return "class";
+    case JVMTI_HEAP_REFERENCE_SUPERCLASS: return "superclass";
+    case JVMTI_HEAP_REFERENCE_INTERFACE: return "interface";
+    case HEAP_REFERENCE_DEFINED_CLASS: return "definedClass";
     case JVMTI_HEAP_REFERENCE_PROTECTION_DOMAIN: return "protectionDomain";
     default: return "other";
     }
@@ -391,7 +389,7 @@ static const char *root_kind_name(jvmtiHeapReferenceKind kind) {
 
 static void write_root(json_writer *w, JNIEnv *jni, jclass *classes, const heap_graph *g, const thread_list *threads, const heap_root *root) {
     json_begin_object_field(w, "root");
-    json_field_cstring(w, "kind", root_kind_name(root->kind));
+    json_field_cstring(w, "kind", reference_kind_name(root->kind));
     switch (root->kind) {
     case JVMTI_HEAP_REFERENCE_STACK_LOCAL:
     case JVMTI_HEAP_REFERENCE_JNI_LOCAL:
@@ -432,27 +430,33 @@ static void write_root(json_writer *w, JNIEnv *jni, jclass *classes, const heap_
 }
 
 /* The objects of a path, the root's first; the ones deeper than max_depth from the instance left out. */
-static void write_steps(json_writer *w, JNIEnv *jni, jclass *classes, const heap_graph *g, const path_group *group, uint32_t max_depth) {
-    uint32_t shown = group->length < max_depth + 1 ? group->length : max_depth + 1;
+static void write_steps(json_writer *w, JNIEnv *jni, jclass *classes, const heap_graph *g, uint32_t instance, uint32_t length,
+                        uint32_t max_depth) {
+    uint32_t shown = length < max_depth + 1 ? length : max_depth + 1;
     uint32_t *chain = malloc(shown * sizeof *chain);
     if (chain == NULL) {
         json_field_null(w, "steps");
         return;
     }
-    uint32_t object = group->instance;
+    uint32_t object = instance;
     for (uint32_t i = shown; i > 0; i--, object = g->nodes[object].parent) {
         chain[i - 1] = object;
     }
-    json_field_int(w, "stepsLeftOut", group->length - shown);
+    json_field_int(w, "stepsLeftOut", length - shown);
     json_begin_array_field(w, "steps");
     for (uint32_t i = 0; i < shown; i++) {
         const heap_node *node = &g->nodes[chain[i]];
         json_begin_object(w);
         write_class(w, "class", classes, g, node->klass);
+        if (chain[i] <= g->class_count) { /* a java.lang.Class: which class it is */
+            write_class(w, "classObjectOf", classes, g, chain[i]);
+        }
         if (node->parent != 0 && node->step_kind == JVMTI_HEAP_REFERENCE_FIELD) {
             write_field(w, jni, classes, g, g->nodes[node->parent].klass, node->step_index);
         } else if (node->parent != 0 && node->step_kind == JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT) {
             json_field_int(w, "arrayIndex", node->step_index);
+        } else if (node->parent != 0) {
+            json_field_cstring(w, "via", reference_kind_name((jvmtiHeapReferenceKind)node->step_kind));
         }
         json_end_object(w);
     }
@@ -460,7 +464,19 @@ static void write_steps(json_writer *w, JNIEnv *jni, jclass *classes, const heap
     free(chain);
 }
 
-static void thread_list_read(JNIEnv *jni, const heap_graph *g, thread_list *threads) {
+void heap_path_write(json_writer *w, JNIEnv *jni, jclass *classes, const heap_graph *g, const thread_list *threads,
+                     uint32_t object, uint32_t max_depth) {
+    uint32_t length = 1, first = object;
+    while (g->nodes[first].parent != 0) {
+        first = g->nodes[first].parent;
+        length++;
+    }
+    json_field_int(w, "length", length);
+    write_root(w, jni, classes, g, threads, &g->roots[g->nodes[first].root - 1]);
+    write_steps(w, jni, classes, g, object, length, max_depth);
+}
+
+void thread_list_read(JNIEnv *jni, const heap_graph *g, thread_list *threads) {
     memset(threads, 0, sizeof *threads);
     if ((*the_agent.jvmti)->GetAllThreads(the_agent.jvmti, &threads->count, &threads->threads) != JVMTI_ERROR_NONE) {
         threads->count = 0;
@@ -480,7 +496,7 @@ static void thread_list_read(JNIEnv *jni, const heap_graph *g, thread_list *thre
     }
 }
 
-static void thread_list_free(JNIEnv *jni, thread_list *threads) {
+void thread_list_free(JNIEnv *jni, thread_list *threads) {
     for (jint i = 0; i < threads->count; i++) {
         (*jni)->DeleteLocalRef(jni, threads->threads[i]);
     }
@@ -545,16 +561,9 @@ static void write_answer(command_ctx *ctx, jclass *classes, const heap_graph *g,
     json_field_int(w, "pathCount", table.group_count);
     json_begin_array_field(w, "paths");
     for (uint32_t i = 0; i < table.group_count && i < (uint64_t)max_paths; i++) {
-        const path_group *group = &table.groups[i];
-        uint32_t first = group->instance;
-        while (g->nodes[first].parent != 0) {
-            first = g->nodes[first].parent;
-        }
         json_begin_object(w);
-        json_field_int(w, "instances", group->count);
-        json_field_int(w, "length", group->length);
-        write_root(w, jni, classes, g, &threads, &g->roots[g->nodes[first].root - 1]);
-        write_steps(w, jni, classes, g, group, (uint32_t)max_depth);
+        json_field_int(w, "instances", table.groups[i].count);
+        heap_path_write(w, jni, classes, g, &threads, table.groups[i].instance, (uint32_t)max_depth);
         json_end_object(w);
     }
     json_end_array(w);
@@ -594,9 +603,7 @@ static char *requested_name(const char *name) {
     return out;
 }
 
-/* Which loaded classes are asked about, which are primitive arrays (never nodes of their own), and
- * for each subclass of java.lang.ref.Reference, the index of its referent field (else -1). */
-static int mark_classes(JNIEnv *jni, jclass *classes, jint count, const char *wanted, uint8_t *flags, jint *referent) {
+int heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, const char *wanted, uint8_t *flags, jint *referent) {
     int found = 0;
     jclass reference = (*jni)->FindClass(jni, "java/lang/ref/Reference");
     if (reference == NULL) {
@@ -611,7 +618,7 @@ static int mark_classes(JNIEnv *jni, jclass *classes, jint count, const char *wa
             continue;
         }
         char *name = java_class_name(signature);
-        if (name != NULL && strcmp(name, wanted) == 0) {
+        if (name != NULL && wanted != NULL && strcmp(name, wanted) == 0) {
             flags[i] = NODE_TARGET_CLASS;
             found = 1;
         } else if (signature[0] == '[' && signature[1] != 'L' && signature[1] != '[') {
@@ -652,11 +659,11 @@ void cmd_heap_paths(command_ctx *ctx) {
     memset(&g, 0, sizeof g);
     if (flags == NULL || referent == NULL) {
         command_fail(ctx, "out_of_memory", "the agent could not allocate its table of classes");
-    } else if (!mark_classes(jni, classes, class_count, wanted, flags, referent)) {
+    } else if (!heap_classes_mark(jni, classes, class_count, wanted, flags, referent)) {
         char message[512];
         snprintf(message, sizeof message, "no loaded class is named %.400s", class_arg);
         command_fail(ctx, "no_such_class", message);
-    } else if ((err = heap_graph_begin(&g, the_agent.vm, jni, classes, class_count, flags, referent, (uint32_t)max_objects,
+    } else if ((err = heap_graph_begin(&g, the_agent.vm, jni, classes, class_count, flags, referent, 0, (uint32_t)max_objects,
                                        (uint64_t)max_objects * REFERENCES_PER_OBJECT)) != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "SetTag", err);
     } else {

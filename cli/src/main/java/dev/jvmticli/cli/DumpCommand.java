@@ -11,6 +11,9 @@ import dev.jvmticli.analysis.VirtualThreads;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.CpuRead;
+import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.HeapPathsReport;
+import dev.jvmticli.client.HeapPathsRequest;
 import dev.jvmticli.client.HeapReport;
 import dev.jvmticli.client.Hello;
 import dev.jvmticli.client.MemoryReport;
@@ -26,6 +29,7 @@ import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
 import dev.jvmticli.render.DumpSummary;
 import dev.jvmticli.render.FlameGraph;
+import dev.jvmticli.render.HeapPathsView;
 import dev.jvmticli.render.HeapView;
 import dev.jvmticli.render.MemoryView;
 import dev.jvmticli.render.MonitorsText;
@@ -58,6 +62,11 @@ final class DumpCommand implements Callable<Integer> {
     private static final int HISTOGRAM_CLASSES = 100;
     private static final int GROWN_CLASSES = 15;
     private static final int HOTTEST_METHODS = 10;
+    /** With --heap: the classes that grew most whose paths from GC roots are looked for, one walk each, none begun after the budget. */
+    private static final int GROWN_PATHS_CLASSES = 3;
+    private static final int GROWN_PATHS_EACH = 3;
+    private static final Duration GROWN_PATHS_BUDGET = Duration.ofSeconds(30);
+    private static final long GROWN_PATHS_MAX_OBJECTS = 1_000_000;
     /** Frames beyond the deepest stack of the threads read again at once, for one that went deeper meanwhile. */
     private static final int AT_ONCE_MORE_FRAMES = 64;
     private static final Duration PROFILE_INTERVAL = Duration.ofMillis(10);
@@ -93,7 +102,8 @@ final class DumpCommand implements Callable<Integer> {
     boolean noContention;
 
     @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",
-        "and the classes that grew most in summary.md."})
+        "and the classes that grew most in summary.md, with the roots that hold the first 3 (heap --paths: a walk of the heap",
+        "each, bounded by 1000000 objects; none begun after 30 s)."})
     boolean heap;
 
     DumpCommand(CliContext context) {
@@ -147,6 +157,8 @@ final class DumpCommand implements Callable<Integer> {
             }
             WaitsSummary.Waits waited = waits.stop(client, directory);
             ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
+            List<HeapPathsView.ClassPaths> grownPaths = heap ? writeGrownPaths(client, directory, histograms, HeapCommand.answerTimeout(context, vm))
+                    : List.of();
             directory.write("summary.md", 0, "summary", printer -> {
                 DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds, waited);
                 if (cpu != null) {
@@ -154,6 +166,7 @@ final class DumpCommand implements Callable<Integer> {
                 }
                 if (heap) {
                     HeapView.printGrowthMarkdown(printer, histograms, count, GROWN_CLASSES);
+                    HeapPathsView.printRootsMarkdown(printer, grownPaths, grownPathsLimits());
                 }
             });
         } catch (CliFailure failure) {
@@ -184,6 +197,55 @@ final class DumpCommand implements Callable<Integer> {
         VmInfo.Flag stackSize = vm.flags().get("ThreadStackSize");
         directory.write(prefix + "memory.txt", round, "memory", printer -> MemoryView.print(printer, memory, stackSize));
         directory.writeJson(prefix + "memory.json", round, "memory --json", Map.of("memory", memory));
+    }
+
+    /**
+     * The paths from GC roots to the classes that grew most between the first and the last histogram
+     * (heap-paths.txt, heap-paths.json): at most GROWN_PATHS_CLASSES walks of the heap, each its own
+     * pause, none begun once GROWN_PATHS_BUDGET has passed; a walk the agent refuses (a heap past the
+     * bound) is written as its refusal.
+     */
+    private static List<HeapPathsView.ClassPaths> writeGrownPaths(AgentClient client, DumpDirectory directory, List<Histogram> histograms,
+                                                                  Duration answerTimeout) {
+        if (histograms.size() < 2) {
+            return List.of();
+        }
+        List<HeapPathsView.ClassPaths> found = new ArrayList<>();
+        long deadline = System.nanoTime() + GROWN_PATHS_BUDGET.toNanos();
+        for (Histogram.Growth growth : Histogram.growth(histograms)) {
+            if (found.size() == GROWN_PATHS_CLASSES || growth.bytesGrown() <= 0) {
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                found.add(new HeapPathsView.ClassPaths(growth.className(), null, "not looked for: the " + GROWN_PATHS_BUDGET.toSeconds()
+                        + " s for the walks had passed"));
+                continue;
+            }
+            try {
+                HeapPathsReport report = client.call(new HeapPathsRequest(growth.className(), GROWN_PATHS_EACH, 30, GROWN_PATHS_MAX_OBJECTS),
+                        HeapPathsReport.class, answerTimeout);
+                found.add(new HeapPathsView.ClassPaths(growth.className(), report, null));
+            } catch (AgentError refused) {
+                found.add(new HeapPathsView.ClassPaths(growth.className(), null, refused.agentMessage()));
+            }
+        }
+        directory.write("heap-paths.txt", 0, "heap --paths CLASS --max-paths " + GROWN_PATHS_EACH + ", for each class that grew most", printer -> {
+            for (HeapPathsView.ClassPaths paths : found) {
+                if (paths.report() == null) {
+                    printer.println(HeapPathsView.readable(paths.className()) + ": " + paths.refusal());
+                } else {
+                    HeapPathsView.print(printer, paths.className(), paths.report());
+                }
+                printer.println();
+            }
+        });
+        directory.writeJson("heap-paths.json", 0, "heap --paths CLASS --json, for each class that grew most", Map.of("classes", found));
+        return found;
+    }
+
+    private static String grownPathsLimits() {
+        return "at most " + GROWN_PATHS_CLASSES + " classes, one walk of the heap each (each a pause of the target, bounded by "
+                + GROWN_PATHS_MAX_OBJECTS + " objects), none begun after " + GROWN_PATHS_BUDGET.toSeconds() + " s";
     }
 
     private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round, Duration answerTimeout) {

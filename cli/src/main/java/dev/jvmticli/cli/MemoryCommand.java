@@ -1,10 +1,13 @@
 package dev.jvmticli.cli;
 
+import dev.jvmticli.analysis.ClassLoaderMetaspace;
 import dev.jvmticli.analysis.NativeAllocations;
 import dev.jvmticli.analysis.NmtDiff;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentConnector;
+import dev.jvmticli.client.ClassLoadersReport;
+import dev.jvmticli.client.ClassLoadersRequest;
 import dev.jvmticli.client.MemoryReport;
 import dev.jvmticli.client.NativeMemReport;
 import dev.jvmticli.client.NativeMemStartRequest;
@@ -12,6 +15,7 @@ import dev.jvmticli.client.NativeRecording;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.client.VmInfo;
 import dev.jvmticli.failure.ExitCode;
+import dev.jvmticli.render.ClassLoadersView;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.MemoryView;
 import dev.jvmticli.render.NativeMemoryView;
@@ -31,8 +35,14 @@ import picocli.CommandLine.Option;
         description = "Where the process's memory is: heap and each pool, metaspace, code cache, direct and mapped buffers, "
             + "thread stacks, GC counts and times (the JVM's MXBeans); resident memory and its split (the "
             + "kernel's); the native memory tracking summary. With --native, where native memory goes over a window: "
-            + "allocation sites with what was freed (async-profiler's nativemem), and NMT's change since a baseline.")
+            + "allocation sites with what was freed (async-profiler's nativemem), and NMT's change since a baseline. "
+            + "With --classloaders, each class loader with its classes and metaspace, and the ones that look dead but are "
+            + "still reachable (the redeploy leak) with a path from a GC root (one walk of the heap at a safepoint).")
 final class MemoryCommand implements Callable<Integer> {
+    /** The dead-looking loaders given a path, and the objects named on each. */
+    private static final int DEAD_PATHS = 5;
+    private static final int MAX_DEPTH = 30;
+
     private final CliContext context;
 
     @Mixin
@@ -46,11 +56,21 @@ final class MemoryCommand implements Callable<Integer> {
         "loaded into the target); and NMT's change since a baseline taken at the start, when the JVM tracks it."})
     boolean nativeWindow;
 
+    @Option(names = "--classloaders", description = {"Each class loader: its classes, its metaspace (the JVM's VM.classloader_stats), its class and",
+        "parent; and those that look dead (no instance of their classes held from outside their own static fields,",
+        "no thread in their code) but are still reachable, each with the shortest path from a GC root to it.",
+        "One walk of the heap from its roots at a safepoint, as heap --paths: the pause is printed."})
+    boolean classLoaders;
+
+    @Option(names = "--max-objects", paramLabel = "N",
+            description = "With --classloaders: refuse a heap with more objects reachable than this, or 4 references an object: the bound on the agent's memory in the target (default: 1000000).")
+    Long maxObjects;
+
     @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "With --native: how long the window is (default: 10s); Ctrl-C ends it early and still reports.")
     Duration duration;
 
-    @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10).")
+    @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10); with --classloaders: loaders listed (default: 20).")
     Integer top;
 
     MemoryCommand(CliContext context) {
@@ -59,8 +79,17 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!nativeWindow && (duration != null || top != null)) {
-            throw new CliFailure(ExitCode.USAGE, "--duration and --top are options of memory --native");
+        if (nativeWindow && classLoaders) {
+            throw new CliFailure(ExitCode.USAGE, "--native and --classloaders are two commands: one at a time");
+        }
+        if (!nativeWindow && duration != null || !nativeWindow && !classLoaders && top != null) {
+            throw new CliFailure(ExitCode.USAGE, "--duration is an option of memory --native, --top of memory --native and --classloaders");
+        }
+        if (!classLoaders && maxObjects != null) {
+            throw new CliFailure(ExitCode.USAGE, "--max-objects is an option of memory --classloaders");
+        }
+        if (maxObjects != null && (maxObjects < 10_000 || maxObjects > 200_000_000)) {
+            throw new CliFailure(ExitCode.USAGE, "--max-objects must be between 10000 and 200000000");
         }
         if (top != null && top <= 0) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
@@ -68,6 +97,9 @@ final class MemoryCommand implements Callable<Integer> {
         TargetProcess process = target.resolve();
         if (nativeWindow) {
             return nativeWindow(process);
+        }
+        if (classLoaders) {
+            return classLoaders(process);
         }
         MemoryReport report;
         VmInfo.Flag stackSize;
@@ -109,6 +141,22 @@ final class MemoryCommand implements Callable<Integer> {
                 }
             });
         }
+        return ExitCode.OK.code();
+    }
+
+    private int classLoaders(TargetProcess process) {
+        ClassLoadersReport report;
+        try (AgentClient client = context.connect(process)) {
+            report = client.call(new ClassLoadersRequest(DEAD_PATHS, MAX_DEPTH, maxObjects != null ? maxObjects : 1_000_000),
+                    ClassLoadersReport.class, HeapCommand.answerTimeout(context, client.vm()));
+        }
+        Map<Long, ClassLoaderMetaspace.Metaspace> metaspace = ClassLoaderMetaspace.of(report);
+        if (json) {
+            JsonOutput.print(context.out(), ClassLoadersView.document(report, metaspace));
+        } else {
+            ClassLoadersView.print(context.out(), report, metaspace, top != null ? top : 20);
+        }
+        context.out().flush();
         return ExitCode.OK.code();
     }
 

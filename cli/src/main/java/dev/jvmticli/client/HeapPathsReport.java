@@ -36,7 +36,14 @@ public record HeapPathsReport(long elapsedNanos, HeapReport.Safepoints safepoint
     public record Frame(@JsonProperty("class") String className, String method, int line, int depth, Integer slot) {
     }
 
-    /** An object on a path: its class, and how the object before it references it (a field, or an array element). */
-    public record Step(@JsonProperty("class") String className, String field, Integer fieldIndex, Integer arrayIndex) {
+    /**
+     * An object on a path: its class, and how the object before it references it: a field, an array
+     * element, or (via) one of a class's own references: classLoader, class (an object's class),
+     * superclass, interface, protectionDomain, signers; or definedClass, a class its loader defined
+     * (the JVM keeps those while the loader lives). classObjectOf names the class a
+     * java.lang.Class on the path is (with {@code memory --classloaders}, classes are objects on paths).
+     */
+    public record Step(@JsonProperty("class") String className, String field, Integer fieldIndex, Integer arrayIndex, String via,
+                       String classObjectOf) {
     }
 }

@@ -84,7 +84,7 @@ public final class HeapPathsView {
         List<String> lines = new java.util.ArrayList<>();
         for (int i = 1; i < steps.size(); i++) {
             HeapPathsReport.Step step = steps.get(i);
-            String holder = readable(steps.get(i - 1).className());
+            String holder = holder(steps.get(i - 1));
             if (step.field() != null || step.fieldIndex() != null) {
                 String line = holder + "." + (step.field() == null ? "#" + step.fieldIndex() : step.field());
                 if (i + 1 < steps.size() && steps.get(i + 1).arrayIndex() != null) {
@@ -94,14 +94,34 @@ public final class HeapPathsView {
                 lines.add(line);
             } else if (step.arrayIndex() != null) {
                 lines.add(holder + " element");
+            } else if (step.via() != null) {
+                lines.add(holder + " (" + via(step.via()) + ")");
             } else {
                 lines.add(holder);
             }
         }
         if (!steps.isEmpty()) {
-            lines.add("-> " + readable(steps.get(steps.size() - 1).className()));
+            lines.add("-> " + holder(steps.get(steps.size() - 1)));
         }
         return lines;
+    }
+
+    /** An object of a path: its class, or for a java.lang.Class the class it is ({@code com.shop.Plugin.class}). */
+    private static String holder(HeapPathsReport.Step step) {
+        return step.classObjectOf() != null ? readable(step.classObjectOf()) + ".class" : readable(step.className());
+    }
+
+    private static String via(String reference) {
+        return switch (reference) {
+            case "classLoader" -> "its defining loader";
+            case "definedClass" -> "a class it defined";
+            case "class" -> "its class";
+            case "superclass" -> "its superclass";
+            case "interface" -> "an interface it implements";
+            case "protectionDomain" -> "its protection domain";
+            case "signers" -> "its signers";
+            default -> reference;
+        };
     }
 
     /** "[Ljava.lang.Object;" as "java.lang.Object[]", "[I" as "int[]"; other names as they are. */
@@ -128,6 +148,37 @@ public final class HeapPathsView {
             default -> name.startsWith("L", dims) && name.endsWith(";") ? name.substring(dims + 1, name.length() - 1) : name.substring(dims);
         };
         return element + "[]".repeat(dims);
+    }
+
+    /** A class's paths as dump --heap looked for them: the report, or why there is none. */
+    public record ClassPaths(String className, HeapPathsReport report, String refusal) {
+    }
+
+    /** summary.md's section: the roots that hold each class that grew most, with what they keep, and each walk's pause. */
+    public static void printRootsMarkdown(PrintWriter out, List<ClassPaths> classes, String limits) {
+        out.println();
+        out.println("## What holds the classes that grew most (heap --paths; heap-paths.txt)");
+        if (classes.isEmpty()) {
+            out.println("Needs two rounds or more (--count), and a class that grew.");
+            return;
+        }
+        out.println("Each instance's shortest path from a GC root, grouped by root; " + limits + ".");
+        for (ClassPaths c : classes) {
+            out.println();
+            String name = DumpSummary.code(Printable.text(readable(c.className())));
+            HeapPathsReport r = c.report();
+            if (r == null) {
+                out.println("- " + name + ": " + c.refusal());
+                continue;
+            }
+            out.println("- " + name + ": " + r.instances() + " instance" + (r.instances() == 1 ? "" : "s") + " reachable, on " + r.pathCount()
+                    + " path" + (r.pathCount() == 1 ? "" : "s") + unreached(r) + "; " + pause(r));
+            for (HeapPathsReport.Path path : r.paths()) {
+                out.println("  - " + path.instances() + " held by " + DumpSummary.code(Printable.text(root(path.root()))) + ", which keeps about "
+                        + Sizes.bytes(path.root().keepsBytes()) + ": " + DumpSummary.code(Printable.text(String.join(" ", steps(path.steps(),
+                        path.stepsLeftOut() > 0)))));
+            }
+        }
     }
 
     /** How long the walk stopped the target, as the JVM counted it, and what it took in the agent. */

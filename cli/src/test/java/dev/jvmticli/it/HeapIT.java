@@ -229,6 +229,15 @@ class HeapIT {
             String summary = Files.readString(withHeap.resolve("summary.md"));
             Matcher leak = Pattern.compile("(?m)^\\| \\+(\\d+) \\| \\+(\\d+) \\|.*`" + Pattern.quote(LEAKED) + "` \\|$").matcher(summary);
             assertTrue(leak.find(), summary);
+            // the roots of the classes that grew most: the leak's is the static map that holds every Leaked
+            String roots = summary.substring(summary.indexOf("## What holds the classes that grew most"));
+            Matcher held = Pattern.compile("(?m)^- `" + Pattern.quote(LEAKED) + "`: (\\d+) instances reachable, on \\d+ paths?; .*target paused .*\n"
+                    + "  - (\\d+) held by `static field dev\\.jvmticli\\.targets\\.LeakTarget\\.LEAK`, which keeps about ").matcher(roots);
+            assertTrue(held.find(), roots);
+            assertTrue(Long.parseLong(held.group(2)) >= Long.parseLong(leak.group(2)), "every Leaked that grew is held by the map: " + summary);
+            String paths = Files.readString(withHeap.resolve("heap-paths.txt"));
+            assertTrue(paths.contains(" instances: static field dev.jvmticli.targets.LeakTarget.LEAK, which keeps about "), paths);
+            assertTrue(Files.exists(withHeap.resolve("heap-paths.json")));
         } finally {
             deleteTree(plain);
             deleteTree(withHeap);

@@ -134,7 +134,7 @@ class HeapPathsIT {
         }
     }
 
-    private static boolean hasShenandoah(Jdks.Jdk jdk) {
+    static boolean hasShenandoah(Jdks.Jdk jdk) {
         try {
             Process p = new ProcessBuilder(jdk.java().toString(), "-XX:+UseShenandoahGC", "-version").redirectErrorStream(true).start();
             p.getInputStream().readAllBytes();

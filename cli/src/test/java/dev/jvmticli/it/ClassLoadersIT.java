@@ -1,0 +1,178 @@
+package dev.jvmticli.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.LoadersTarget;
+import dev.jvmticli.testing.CliRun;
+import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJvm;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * `memory --classloaders` against a target whose loaders' fates it made: the live ones in use, the
+ * dropped ones unreachable and never called leaks, the leaked one named with its path from the
+ * static field that holds its class; classes and metaspace the rows of jcmd's VM.classloader_stats
+ * read right after.
+ */
+class ClassLoadersIT {
+    static final String TARGET = "dev.jvmticli.targets.LoadersTarget";
+    static final String LOADER_CLASS = TARGET + "$PluginLoader";
+    private static final Pattern STATS_ROW = Pattern.compile(
+            "^0x\\p{XDigit}+\\s+0x\\p{XDigit}+\\s+(0x\\p{XDigit}+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\S+)\\s*$", Pattern.MULTILINE);
+
+    /** G1, Parallel and Shenandoah on every JDK that has them, ZGC from JDK 21. */
+    static Stream<Arguments> cases() {
+        return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC", "-XX:+UseShenandoahGC")
+                .filter(gc -> !gc.equals("-XX:+UseZGC") || jdk.feature() >= 21)
+                .filter(gc -> !gc.equals("-XX:+UseShenandoahGC") || HeapPathsIT.hasShenandoah(jdk))
+                .map(gc -> Arguments.of(jdk, gc)));
+    }
+
+    static Stream<Jdks.Jdk> jdks() {
+        return Jdks.stream();
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theLeakedLoaderIsNamedWithItsPathAndTheDroppedOnesAreNot(Jdks.Jdk jdk, String collector) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LoadersTarget.class, List.of(collector, "-Xmx256m"))) {
+            Result result = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
+            String stats = jcmd(jdk, target.pid(), "VM.classloader_stats");
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            assertTrue(doc.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + doc.path("safepoints"));
+
+            Map<String, JsonNode> byName = new HashMap<>();
+            Map<Long, JsonNode> byId = new HashMap<>();
+            for (JsonNode row : doc.path("loaders")) {
+                byId.put(row.path("loader").path("id").asLong(), row);
+                if (row.path("loader").path("name").isTextual()) {
+                    byName.put(row.path("loader").path("name").asText(), row);
+                }
+            }
+            long appId = byName.get("app").path("loader").path("id").asLong();
+            for (int i = 0; i < 3; i++) {
+                JsonNode live = byName.get("live-" + i).path("loader");
+                assertEquals(LOADER_CLASS, live.path("loaderClass").asText(), live.toString());
+                assertEquals(appId, live.path("parent").asLong(), live.toString());
+                assertEquals(appId, live.path("loaderClassDefinedBy").asLong(), live.toString());
+                assertEquals(2, live.path("classes").asLong(), live.toString());
+                assertEquals(2, live.path("instances").asLong(), "the kept Plugin and its Helper: " + live);
+                assertTrue(live.path("reachable").asBoolean(), live.toString());
+                assertFalse(live.path("looksDead").asBoolean(), live.toString());
+            }
+            JsonNode leaked = byName.get("leaked").path("loader");
+            assertTrue(leaked.path("reachable").asBoolean(), leaked.toString());
+            assertTrue(leaked.path("looksDead").asBoolean(), leaked.toString());
+            assertEquals(0, leaked.path("instances").asLong(), leaked.toString());
+            assertEquals(2, leaked.path("instancesHeldByOwnStatics").asLong(), "Plugin.INSTANCE and its Helper: " + leaked);
+
+            List<String> dead = new ArrayList<>();
+            int dropped = 0;
+            for (JsonNode row : doc.path("loaders")) {
+                JsonNode loader = row.path("loader");
+                if (loader.path("looksDead").asBoolean()) {
+                    dead.add(loader.path("name").asText());
+                }
+                if (loader.path("name").asText().startsWith("dropped-")) {
+                    dropped++;
+                    assertFalse(loader.path("reachable").asBoolean(), loader.toString());
+                }
+            }
+            assertEquals(List.of("leaked"), dead, "only the leaked loader looks dead");
+            assertEquals(dropped, count(jcmd(jdk, target.pid(), "VM.classloaders", "fold=false"), "\"dropped-"),
+                    "the dropped loaders still loaded: as many as jcmd lists");
+            assertTrue(dropped > 0, "a collection unloaded every dropped loader before the command: the test proves nothing");
+
+            assertEquals(1, doc.path("deadPaths").size(), doc.path("deadPaths").toString());
+            JsonNode path = doc.path("deadPaths").get(0);
+            assertEquals(leaked.path("id").asLong(), path.path("loader").asLong());
+            assertEquals("staticField", path.path("root").path("kind").asText(), path.toString());
+            assertEquals(TARGET, path.path("root").path("class").asText(), path.toString());
+            assertEquals("REGISTRY", path.path("root").path("field").asText(), path.toString());
+            JsonNode steps = path.path("steps");
+            JsonNode last = steps.get(steps.size() - 1);
+            JsonNode plugin = steps.get(steps.size() - 2);
+            assertEquals(LOADER_CLASS, last.path("class").asText(), path.toString());
+            assertEquals("classLoader", last.path("via").asText(), path.toString());
+            assertEquals(TARGET + "$Plugin", plugin.path("classObjectOf").asText(), path.toString());
+            assertEquals("value", plugin.path("field").asText(), "HashMap$Node.value holds the class: " + path);
+
+            // classes and metaspace: the JVM's row of the same class loader data, read right after
+            Map<String, long[]> rows = new HashMap<>();
+            Matcher m = STATS_ROW.matcher(stats);
+            int pluginRows = 0;
+            while (m.find()) {
+                rows.put(m.group(1), new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))});
+                pluginRows += m.group(5).equals(LOADER_CLASS) ? 1 : 0;
+            }
+            assertEquals(3 + dropped + 1, pluginRows, stats);
+            for (String name : List.of("live-0", "live-1", "live-2", "leaked")) {
+                JsonNode row = byName.get(name);
+                JsonNode metaspace = row.path("metaspace");
+                assertTrue(metaspace.path("classLoaderData").isTextual(), name + ": " + row);
+                long[] jcmd = rows.get(metaspace.path("classLoaderData").asText());
+                assertNotNull(jcmd, name + " " + metaspace + " in\n" + stats);
+                JsonNode loader = row.path("loader");
+                assertEquals(jcmd[0], loader.path("classes").asLong() + loader.path("arrayClasses").asLong() + loader.path("hiddenClasses").asLong(),
+                        name + ": " + row);
+                assertEquals(jcmd[1], metaspace.path("chunkBytes").asLong(), name + ": " + row);
+                assertEquals(jcmd[2], metaspace.path("blockBytes").asLong(), name + ": " + row);
+            }
+
+            Result text = CliRun.run("memory", Long.toString(target.pid()), "--classloaders");
+            assertEquals(0, text.exit(), text.toString());
+            assertTrue(text.out().contains("looks dead but reachable: \"leaked\" " + LOADER_CLASS), text.out());
+            assertTrue(text.out().contains("  static field " + TARGET + ".REGISTRY, which keeps about "), text.out());
+            assertTrue(text.out().contains("  " + TARGET + "$Plugin.class (its defining loader)\n  -> " + LOADER_CLASS + "\n"), text.out());
+            assertTrue(text.out().contains("target paused"), text.out());
+        }
+    }
+
+    /** --max-objects below what the heap holds: one line, exit 1; the agent answers after. */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void aHeapPastTheBoundIsRefused(Jdks.Jdk jdk) {
+        try (TargetJvm target = TargetJvm.start(jdk, LoadersTarget.class, List.of("-Xmx256m"))) {
+            Result refused = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--max-objects", "10000");
+            assertEquals(1, refused.exit(), refused.toString());
+            assertTrue(refused.err().contains("more than 10000 objects"), refused.err());
+            assertEquals(1, refused.err().lines().count(), refused.err());
+            Result after = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
+            assertEquals(0, after.exit(), after.toString());
+        }
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static String jcmd(Jdks.Jdk jdk, long pid, String... command) throws Exception {
+        List<String> line = new ArrayList<>(List.of(jdk.home().resolve("bin/jcmd").toString(), Long.toString(pid)));
+        line.addAll(List.of(command));
+        Process jcmd = new ProcessBuilder(line).redirectErrorStream(true).start();
+        String output = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, jcmd.waitFor(), output);
+        return output;
+    }
+}
