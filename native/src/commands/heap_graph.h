@@ -27,7 +27,7 @@ typedef struct {
     uint64_t bytes;              /* filled by the search: what the objects whose shortest path starts here take */
 } heap_root;
 
-enum { NODE_CLASS = 1, NODE_TARGET_CLASS = 2, NODE_PRIMITIVE_ARRAY_CLASS = 4, NODE_AGENT_THREAD = 8 };
+enum { NODE_CLASS = 1, NODE_TARGET_CLASS = 2, NODE_PRIMITIVE_ARRAY_CLASS = 4, NODE_AGENT_THREAD = 8, NODE_TARGET_OBJECT = 16 };
 
 typedef struct {
     uint32_t klass;    /* the class node of the object's class (0: a class loaded after the walk began) */
@@ -68,6 +68,11 @@ typedef struct {
 jvmtiError heap_graph_begin(heap_graph *g, JavaVM *vm, JNIEnv *jni, jclass *classes, jint class_count, const uint8_t *class_flags,
                             const jint *referent_index,
                             uint32_t max_nodes, uint64_t max_references);
+
+/* After heap_graph_begin, before the walk: tags object as an object asked about (NODE_TARGET_OBJECT),
+ * whatever its class, a primitive array too. Its node, or 0 when object is NULL or the bound is
+ * passed (g->over_budget), or on a JVMTI failure (*err). */
+uint32_t heap_graph_add_object(heap_graph *g, jobject object, jvmtiError *err);
 
 /* The walk (FollowReferences, at a safepoint). Returns a JVMTI error; g->over_budget or
  * g->out_of_memory when it stopped early. */
