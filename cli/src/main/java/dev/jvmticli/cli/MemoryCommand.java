@@ -53,14 +53,21 @@ final class MemoryCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10).")
     Integer top;
 
+    @Option(names = "--max-recording", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "With --native: stop recording once the recording takes SIZE in the target, 64k to 1g (default: 256m).")
+    Long maxRecording;
+
     MemoryCommand(CliContext context) {
         this.context = context;
     }
 
     @Override
     public Integer call() {
-        if (!nativeWindow && (duration != null || top != null)) {
-            throw new CliFailure(ExitCode.USAGE, "--duration and --top are options of memory --native");
+        if (!nativeWindow && (duration != null || top != null || maxRecording != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--duration, --top and --max-recording are options of memory --native");
+        }
+        if (maxRecording != null && (maxRecording < 64L << 10 || maxRecording > 1L << 30)) {
+            throw new CliFailure(ExitCode.USAGE, "--max-recording takes a size from 64k to 1g");
         }
         if (top != null && top <= 0) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
@@ -88,7 +95,8 @@ final class MemoryCommand implements Callable<Integer> {
 
     private int nativeWindow(TargetProcess process) {
         try (AgentClient client = context.connect(process)) {
-            client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString()), Map.class);
+            client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString(), maxRecording != null ? maxRecording : 256L << 20),
+                    Map.class);
             SamplingWindow.run(context, client, duration != null ? duration : Duration.ofSeconds(10), () -> {
                 NativeMemReport report = client.call("nativemem.stop", Map.of(), NativeMemReport.class);
                 if (report.recordingError() != null) {
