@@ -61,6 +61,7 @@ static struct {
     int64_t started_nanos;
     int64_t capped_after;           /* when the watcher stopped async-profiler, from the start; 0: it did not */
     jthread watcher;
+    long watcher_tid;               /* its OS thread id: its allocations are the tool's */
     int watching;                   /* under session.run.lock */
     int watcher_done;
 } session = { .recording_fd = -1 };
@@ -90,6 +91,7 @@ static int check(command_ctx *ctx) {
 static void JNICALL watch_recording(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)arg;
     (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+    session.watcher_tid = (long)syscall(SYS_gettid);
     while (session.watching) {
         (*jvmti)->RawMonitorWait(jvmti, session.run.lock, WATCH_MILLIS);
         struct stat st;
@@ -107,6 +109,7 @@ static int start_watcher(JNIEnv *jni) {
     session.capped_after = 0;
     session.watching = 1;
     session.watcher_done = 0;
+    session.watcher_tid = 0;
     session.started_nanos = events_now_nanos();
     session.watcher = jni_new_thread(jni, "jvmti-cli memory --native");
     if (session.watcher == NULL || (*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, session.watcher, watch_recording, NULL,
@@ -307,6 +310,9 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_field_cstring(w, "profiler", profiler_library_version());
     json_field_int(w, "durationNanos", elapsed);
     json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    if (session.watcher_tid != 0) {
+        json_field_int(w, "watcherTid", session.watcher_tid);
+    }
     json_field_int(w, "maxRecordingBytes", session.max_recording);
     if (session.capped_after > 0) {
         json_field_int(w, "recordingCappedAfterNanos", session.capped_after);

@@ -108,7 +108,8 @@ final class MemoryCommand implements Callable<Integer> {
                 } catch (IOException e) {
                     throw new CliFailure(ExitCode.FAILURE, "the native allocation recording could not be read: " + e.getMessage(), e);
                 }
-                NativeAllocations.Result sites = NativeAllocations.of(calls, report.agentTid(), MemoryCommand::jdkClass);
+                Set<Long> ownTids = report.watcherTid() == null ? Set.of(report.agentTid()) : Set.of(report.agentTid(), report.watcherTid());
+                NativeAllocations.Result sites = NativeAllocations.of(calls, ownTids, MemoryCommand::jdkClass);
                 NmtDiff.Diff nmt = report.nativeMemoryDiff() == null ? null : NmtDiff.parse(report.nativeMemoryDiff());
                 if (json) {
                     JsonOutput.print(context.out(), NativeMemoryView.document(report, sites, nmt));
