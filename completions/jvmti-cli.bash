@@ -700,8 +700,8 @@ function _picocli_jvmti-cli_heap() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--live' '--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--top' '--count' '--interval' '--dump' '--gz' '--paths' '--max-paths' '--max-depth' '--max-objects' '--timeout'"
+  local flag_opts="'--live' '--json' '--from-live' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--top' '--count' '--interval' '--dump' '--gz' '--paths' '--duration' '--min-age' '--sample-interval' '--max-paths' '--max-depth' '--max-objects' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -722,6 +722,15 @@ function _picocli_jvmti-cli_heap() {
       return
       ;;
     '--paths')
+      return
+      ;;
+    '--duration')
+      return
+      ;;
+    '--min-age')
+      return
+      ;;
+    '--sample-interval')
       return
       ;;
     '--max-paths')
@@ -755,7 +764,7 @@ function _picocli_jvmti-cli_memory() {
 
   local commands=""
   local flag_opts="'--json' '--native' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--top' '--timeout'"
+  local arg_opts="'--duration' '--top' '--max-recording' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -764,6 +773,9 @@ function _picocli_jvmti-cli_memory() {
       return
       ;;
     '--top')
+      return
+      ;;
+    '--max-recording')
       return
       ;;
     '--timeout')
