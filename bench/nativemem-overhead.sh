@@ -23,7 +23,7 @@ javac -nowarn -d "$work" "$here/heap/NativeChurn.java" 2>/dev/null
 now_ms() { date +%s%3N; }
 # $1 = the target's log, $2 $3 = wall-clock ms: "ops/s ops-per-cpu-s" between the two, from the lines nearest inside
 rate() {
-  awk -v a="$2" -v b="$3" '$1 >= a && first == "" { first = $0 } $1 <= b { last = $0 }
+  awk -v a="$2" -v b="$3" '!/^[0-9]/ { next } $1 >= a && first == "" { first = $0 } $1 <= b { last = $0 }
     END { split(first, f, " "); split(last, l, " "); printf "%.0f %.0f\n", (l[2] - f[2]) * 1000 / (l[1] - f[1]), (l[2] - f[2]) * 1e9 / (l[3] - f[3]) }' "$1"
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }

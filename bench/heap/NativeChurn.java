@@ -20,7 +20,7 @@ public final class NativeChurn {
             for (long n = 1; ; n++) {
                 long block = unsafe.allocateMemory(256);
                 unsafe.setMemory(block, 256, (byte) n);
-                for (int i = 0; i < 200; i++) {
+                for (int i = 0; i < 20_000; i++) {
                     x = x * 6364136223846793005L + 1442695040888963407L;
                 }
                 unsafe.freeMemory(block);

@@ -844,8 +844,12 @@ void cmd_heap_paths(command_ctx *ctx) {
     memset(&pw, 0, sizeof pw);
     pw.jni = ctx->jni;
     paths_found found;
-    if (walk_prepare(&pw, wanted, class_arg, &limits) == 0 && walk_run(&pw, &limits) == 0
-            && (group_paths(&pw, &found) == 0 || (fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths"), 0))) {
+    int walked = walk_prepare(&pw, wanted, class_arg, &limits) == 0 && walk_run(&pw, &limits) == 0;
+    if (walked && group_paths(&pw, &found) != 0) {
+        fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
+        walked = 0;
+    }
+    if (walked) {
         command_result(ctx);
         json_begin_object(ctx->out);
         write_paths(ctx->out, &pw, &found, &limits, NULL, NULL);

@@ -118,6 +118,9 @@ final class HeapCommand implements Callable<Integer> {
         if (dump != null && paths != null) {
             throw new CliFailure(ExitCode.USAGE, "--dump and --paths are two commands: one at a time");
         }
+        if (paths == null && (fromLive || window != null || minAge != null || sampleInterval != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--from-live, --duration, --min-age and --sample-interval go with --paths");
+        }
         if (dump != null) {
             return heapDump();
         }
@@ -126,9 +129,6 @@ final class HeapCommand implements Callable<Integer> {
         }
         if (paths != null) {
             return paths();
-        }
-        if (fromLive || window != null || minAge != null || sampleInterval != null) {
-            throw new CliFailure(ExitCode.USAGE, "--from-live, --duration, --min-age and --sample-interval go with --paths");
         }
         TargetProcess process = target.resolve();
         List<HeapReport> reports = new ArrayList<>();
