@@ -806,10 +806,17 @@ int heap_paths_limits_read(const request *req, heap_paths_limits *limits) {
 
 void heap_paths_write_samples(json_writer *w, JNIEnv *jni, const heap_paths_sample *samples, uint32_t count, const heap_paths_limits *limits,
                               void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg) {
+    json_begin_object(w);
+    if (count == 0) { /* nothing to find a path to: no walk, no pause */
+        json_field_int(w, "objects", 0);
+        json_begin_array_field(w, "paths");
+        json_end_array(w);
+        json_end_object(w);
+        return;
+    }
     paths_walk pw;
     memset(&pw, 0, sizeof pw);
     pw.jni = jni;
-    json_begin_object(w);
     paths_found found;
     if (walk_prepare(&pw, NULL, NULL, limits) == 0 && walk_tag_samples(&pw, samples, count) == 0 && walk_run(&pw, limits) == 0) {
         if (group_paths(&pw, &found) != 0) {

@@ -27,7 +27,8 @@ int heap_paths_limits_read(const request *req, heap_paths_limits *limits);
 
 /* On the agent thread, with nothing of the target's stopped: one walk from the roots, and writes one
  * JSON object, the paths to the samples' objects grouped by site and path (each with write_site's
- * keys), or {"error":{"code":..,"message":..}} when the walk failed or passed its bound. The weak
+ * keys), or {"error":{"code":..,"message":..}} when the walk failed or passed its bound; without
+ * samples, no walk: {"objects":0,"paths":[]}. The weak
  * refs stay the caller's: each is made a local reference only while its object is tagged. */
 void heap_paths_write_samples(json_writer *w, JNIEnv *jni, const heap_paths_sample *samples, uint32_t count, const heap_paths_limits *limits,
                               void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg);

@@ -9,7 +9,8 @@ import java.util.List;
  * strongly from a root; unreachedInstances those reached only through a Reference's referent or
  * from the agent's thread; samplesNotReached those the walk never reached (garbage no collection
  * had freed yet, or freed since). Each path groups samples of one allocation site (stack, an index
- * into the report's stacks) on one path, with the bytes they stand for (estimatedBytes).
+ * into the report's stacks) on one path, with the bytes they stand for (estimatedBytes). Without
+ * a survivor the heap is not walked: objects is 0 (a walk always reaches some).
  */
 public record LivePaths(Error error, long elapsedNanos, HeapReport.Safepoints safepoints, long objects, long roots, long maxObjects,
                         long maxReferences, long agentBytes, long instances, long unreachedInstances, long samplesNotReached, long pathCount,
@@ -21,6 +22,11 @@ public record LivePaths(Error error, long elapsedNanos, HeapReport.Safepoints sa
     /** Samples of one site on one path. */
     public record Path(long instances, long estimatedBytes, int stack, long length, HeapPathsReport.Root root, long stepsLeftOut,
                        List<HeapPathsReport.Step> steps) {
+    }
+
+    /** Whether the heap was walked: not when there was no survivor to find a path to. */
+    public boolean walked() {
+        return objects > 0;
     }
 
     /** The walk's figures as heap --paths reports them, for its pause line. */

@@ -42,6 +42,7 @@ public final class LivePathsView {
         Map<String, Object> doc = AllocView.document(report, majorOnly);
         LivePaths paths = report.paths();
         Map<String, Object> walk = new LinkedHashMap<>();
+        walk.put("walked", paths.walked());
         walk.put("elapsedNanos", paths.elapsedNanos());
         walk.put("safepoints", paths.safepoints());
         walk.put("objects", paths.objects());
@@ -69,6 +70,11 @@ public final class LivePathsView {
                     + " and an object is known dead only after one)");
         }
         LivePaths paths = report.paths();
+        if (!paths.walked()) {
+            out.println("No survivor to find a path to: the heap was not walked, and the target not stopped.");
+            out.flush();
+            return;
+        }
         out.printf("Paths from GC roots to them: %d sample%s held strongly, on %d path%s by allocation site%s%s%n", paths.instances(),
                 paths.instances() == 1 ? "" : "s", paths.pathCount(), paths.pathCount() == 1 ? "" : "s",
                 paths.paths().size() < paths.pathCount() ? ", the " + paths.paths().size() + " with most bytes below" : "", notHeld(paths));

@@ -103,13 +103,19 @@ class HeapPathsFromLiveIT {
 
     @ParameterizedTest
     @MethodSource("dev.jvmticli.testing.Jdks#stream")
-    void refusedPastItsBoundAndWithAClassName(Jdks.Jdk jdk) throws Exception {
+    void refusedPastItsBoundAndWithAClassNameAndNoWalkWithoutSurvivors(Jdks.Jdk jdk) throws Exception {
         try (TargetJvm target = TargetJvm.start(jdk, LivePathsTarget.class, List.of("-Xmx256m"))) {
             assertEquals("going", target.ask("go"));
-            Result refused = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "1s", "--max-objects", "10000");
+            Result refused = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "2s", "--sample-interval", "64k",
+                    "--max-objects", "10000"); // survivors to walk to: without them nothing is walked
+            assertTrue(refused.out().isEmpty(), refused.out());
             assertEquals(1, refused.exit(), refused.toString());
             assertTrue(refused.err().contains("more than 10000 objects"), refused.err());
             assertEquals(1, refused.err().lines().count(), refused.err());
+            Result none = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "1s", "--min-age", "1000000");
+            assertEquals(0, none.exit(), none.toString());
+            assertTrue(none.out().contains("Still alive at the end, having survived at least 1000000 GCs: 0 samples"), none.out());
+            assertTrue(none.out().contains("No survivor to find a path to: the heap was not walked, and the target not stopped."), none.out());
             Result usage = CliRun.run("heap", Long.toString(target.pid()), "--paths", TARGET, "--from-live");
             assertEquals(2, usage.exit(), usage.toString());
             Result alone = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--duration", "1s");
