@@ -23,6 +23,7 @@
 #include "aggregate.h"
 #include "alloc_live.h"
 #include "answer.h"
+#include "heap_paths.h"
 #include "method_table.h"
 #include "session.h"
 
@@ -231,15 +232,24 @@ static void widen(age_range *range, uint64_t samples_before, uint32_t age) {
     }
 }
 
+/* The survivors whose paths from GC roots the stop is asked for (heap --paths --from-live). */
+typedef struct {
+    heap_paths_sample *samples; /* NULL: not asked */
+    uint32_t count;
+} survivor_list;
+
 /* A sampled object alive at stop: counted in its stack and class if old enough. */
-static void count_survivor(void *arg, const stack_entry *found, uint64_t bytes, uint32_t age) {
-    (void)arg;
+static void count_survivor(void *arg, const stack_entry *found, uint64_t bytes, uint32_t age, jweak ref) {
+    survivor_list *list = arg;
     uint64_t weight = sample_weight(bytes, (uint64_t)session.interval);
     if ((int64_t)age < session.min_age) {
         add_sample(&session.younger, bytes, weight);
         return;
     }
     size_t slot = (size_t)(found - session.stacks.slots);
+    if (list->samples != NULL && list->count < LIVE_CAPACITY) {
+        list->samples[list->count++] = (heap_paths_sample){ .ref = ref, .site = (uint32_t)slot, .weight = weight };
+    }
     stack_entry *e = &session.stacks.slots[slot];
     widen(&session.stack_ages[slot], e->count, age);
     widen(&session.class_ages[e->key], session.per_class[e->key].samples, age);
@@ -279,10 +289,37 @@ static void write_started(json_writer *w) {
     json_end_object(w);
 }
 
+/* A path's site: the index of its stack in the report's stacks. */
+static void write_stack_index(void *arg, json_writer *w, uint32_t slot) {
+    const uint32_t *index_of_slot = arg;
+    json_field_int(w, "stack", index_of_slot[slot]);
+}
+
+/* The survivors' paths from GC roots, when the stop asks for them: one walk of the heap. */
+static void write_paths(command_ctx *ctx, const survivor_list *survivors, const uint32_t *index_of_slot) {
+    json_writer *w = ctx->out;
+    heap_paths_limits limits;
+    json_key(w, "paths");
+    if (survivors->samples == NULL || index_of_slot == NULL || heap_paths_limits_read(ctx->req, &limits) != 0) {
+        json_begin_object(w);
+        json_begin_object_field(w, "error");
+        json_field_cstring(w, "code", survivors->samples == NULL || index_of_slot == NULL ? "out_of_memory" : "bad_request");
+        json_field_cstring(w, "message", survivors->samples == NULL || index_of_slot == NULL ? "the agent could not allocate its list of survivors"
+                           : "paths take maxPaths from 1 to 1000, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
+        json_end_object(w);
+        json_end_object(w);
+        return;
+    }
+    heap_paths_write_samples(w, ctx->jni, survivors->samples, survivors->count, &limits, write_stack_index, (void *)index_of_slot);
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
+    int paths = session.live && request_bool(ctx->req, "paths", 0);
+    survivor_list survivors = { .samples = paths ? malloc(LIVE_CAPACITY * sizeof *survivors.samples) : NULL, .count = 0 };
+    uint32_t *index_of_slot = paths ? calloc(session.stacks.capacity + 1, sizeof *index_of_slot) : NULL;
     if (session.live) {
-        live_survivors(ctx->jni, count_survivor, NULL);
+        live_survivors(ctx->jni, count_survivor, &survivors);
     }
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -316,11 +353,16 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     }
     json_end_array(w);
     json_begin_array_field(w, "stacks");
+    uint32_t written = 0;
     for (size_t i = 0; have_methods && i < session.stacks.capacity; i++) {
         const stack_entry *e = &session.stacks.slots[i];
         if (e->hash == 0 || (session.live && e->count == 0)) {
             continue;
         }
+        if (index_of_slot != NULL) {
+            index_of_slot[i] = written;
+        }
+        written++;
         json_begin_object(w);
         json_field_int(w, "class", e->key);
         json_field_int(w, "samples", (int64_t)e->count);
@@ -334,9 +376,14 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_end_object(w);
     }
     json_end_array(w);
+    if (paths) {
+        write_paths(ctx, &survivors, have_methods ? index_of_slot : NULL);
+    }
     json_key(w, "methods");
     method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);
+    free(survivors.samples);
+    free(index_of_slot);
 }
 
 static const session_event events[] = { { JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, "SampledObjectAlloc" } };

@@ -260,12 +260,12 @@ void live_quiesce(JNIEnv *jni) {
     live.pruner = NULL;
 }
 
-void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg) {
+void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age, jweak ref), void *arg) {
     (void)observe_sentinels(jni);
     for (uint32_t i = 0; i < LIVE_CAPACITY; i++) {
         const live_entry *e = &live.entries[i];
         if (e->used && !(*jni)->IsSameObject(jni, e->ref, NULL)) {
-            visit(arg, e->stack, e->bytes, ledger_age(&live.collections, e->next_sentinel));
+            visit(arg, e->stack, e->bytes, ledger_age(&live.collections, e->next_sentinel), e->ref);
         }
     }
 }

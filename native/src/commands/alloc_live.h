@@ -45,8 +45,9 @@ int live_own_thread(void);
 void live_quiesce(JNIEnv *jni);
 
 /* On the agent thread after live_quiesce: calls visit for each sampled object still alive, with
- * the number of collections it is known to have survived. */
-void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age), void *arg);
+ * the number of collections it is known to have survived and its weak ref (the table's, valid
+ * until live_close). */
+void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age, jweak ref), void *arg);
 
 /* Writes the table's counters as keys of the object being written. */
 void live_write_counts(json_writer *w);

@@ -159,13 +159,14 @@ static jint JNICALL on_reference(jvmtiHeapReferenceKind kind, const jvmtiHeapRef
     uint32_t klass = class_tag > 0 && (uint64_t)class_tag <= g->class_count ? (uint32_t)class_tag : 0;
     uint32_t from = referrer_tag_ptr == NULL || *referrer_tag_ptr <= 0 || (uint64_t)*referrer_tag_ptr > g->node_count
             ? 0 : (uint32_t)*referrer_tag_ptr;
-    if (klass != 0 && (g->nodes[klass].flags & NODE_PRIMITIVE_ARRAY_CLASS)) {
+    uint32_t object = *tag_ptr > 0 && (uint64_t)*tag_ptr <= g->node_count ? (uint32_t)*tag_ptr : 0;
+    if (klass != 0 && (g->nodes[klass].flags & NODE_PRIMITIVE_ARRAY_CLASS)
+            && (object == 0 || !(g->nodes[object].flags & NODE_TARGET_OBJECT))) {
         if (from != 0) { /* no references in it: its bytes go to the object that holds it */
             g->nodes[from].bytes += (uint64_t)size;
         }
         return 0;
     }
-    uint32_t object = *tag_ptr > 0 && (uint64_t)*tag_ptr <= g->node_count ? (uint32_t)*tag_ptr : 0;
     if (object == 0) {
         if (!add_node(g, klass, (uint64_t)size, 0)) {
             return JVMTI_VISIT_ABORT;
@@ -269,6 +270,21 @@ uint32_t heap_graph_add_object(heap_graph *g, jobject object, uint32_t klass, ui
         return 0;
     }
     return g->node_count;
+}
+
+uint32_t heap_graph_add_target_object(heap_graph *g, jobject object, jvmtiError *err) {
+    *err = JVMTI_ERROR_NONE;
+    jlong size = 0;
+    if (object == NULL || g->jvmti == NULL || g->over_budget
+            || (*err = (*g->jvmti)->GetObjectSize(g->jvmti, object, &size)) != JVMTI_ERROR_NONE) {
+        return 0;
+    }
+    if (!add_node(g, 0, (uint64_t)size, NODE_TARGET_OBJECT)) {
+        *err = g->out_of_memory ? JVMTI_ERROR_OUT_OF_MEMORY : JVMTI_ERROR_NONE;
+        return 0;
+    }
+    *err = (*g->jvmti)->SetTag(g->jvmti, object, (jlong)g->node_count);
+    return *err == JVMTI_ERROR_NONE ? g->node_count : 0;
 }
 
 jvmtiError heap_graph_walk(heap_graph *g) {

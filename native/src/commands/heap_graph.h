@@ -31,7 +31,7 @@ typedef struct {
  * keeps (in its class loader data) for as long as the loader lives. */
 #define HEAP_REFERENCE_DEFINED_CLASS ((jvmtiHeapReferenceKind)100)
 
-enum { NODE_CLASS = 1, NODE_TARGET_CLASS = 2, NODE_PRIMITIVE_ARRAY_CLASS = 4, NODE_AGENT_THREAD = 8 };
+enum { NODE_CLASS = 1, NODE_TARGET_CLASS = 2, NODE_PRIMITIVE_ARRAY_CLASS = 4, NODE_AGENT_THREAD = 8, NODE_TARGET_OBJECT = 16 };
 
 typedef struct {
     uint32_t klass;    /* the class node of the object's class (0: a class loaded after the walk began) */
@@ -82,6 +82,11 @@ jvmtiError heap_graph_begin(heap_graph *g, JavaVM *vm, JNIEnv *jni, jclass *clas
  * loader): its node number, 0 when past max_nodes or out of memory; an object tagged already keeps
  * its node. */
 uint32_t heap_graph_add_object(heap_graph *g, jobject object, uint32_t klass, uint8_t flags);
+
+/* After heap_graph_begin, before the walk: tags object as an object asked about (NODE_TARGET_OBJECT),
+ * whatever its class, a primitive array too. Its node, or 0 when object is NULL or the bound is
+ * passed (g->over_budget), or on a JVMTI failure (*err). */
+uint32_t heap_graph_add_target_object(heap_graph *g, jobject object, jvmtiError *err);
 
 /* The walk (FollowReferences, at a safepoint). Returns a JVMTI error; g->over_budget or
  * g->out_of_memory when it stopped early. */

@@ -3,6 +3,7 @@
  * agent's memory), grouped by root and by the classes and fields on the way, with what each root
  * keeps: the bytes of the objects whose shortest path starts at it. The walk's pause is the
  * safepoints the JVM counted meanwhile, as `heap` measures its histogram's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "frames.h"
 #include "heap_graph.h"
 #include "heap_path.h"
+#include "heap_paths.h"
 #include "jni_util.h"
 #include "safepoint_totals.h"
 #include "thread_facts.h"
@@ -29,6 +31,8 @@ typedef struct {
     uint32_t instance; /* one of its instances: its path is the group's */
     uint32_t count;
     uint32_t length;   /* objects on the path, the root's and the instance included */
+    uint32_t site;     /* of samples: the allocation site they share; else 0 */
+    uint64_t weight;   /* of samples: the bytes they stand for */
 } path_group;
 
 typedef struct {
@@ -109,9 +113,9 @@ static int same_path(const heap_graph *g, uint32_t a, uint32_t b) {
     }
 }
 
-static int group_instance(path_table *t, uint32_t object) {
+static int group_instance(path_table *t, uint32_t object, uint32_t site, uint64_t weight) {
     uint32_t length;
-    uint64_t h = path_hash(t->g, object, &length);
+    uint64_t h = mix(path_hash(t->g, object, &length), site);
     for (uint64_t at = h & t->slot_mask;; at = (at + 1) & t->slot_mask) {
         uint32_t slot = t->slots[at];
         if (slot == 0) {
@@ -120,12 +124,15 @@ static int group_instance(path_table *t, uint32_t object) {
             group->instance = object;
             group->count = 1;
             group->length = length;
+            group->site = site;
+            group->weight = weight;
             t->slots[at] = t->group_count;
             return 0;
         }
         path_group *group = &t->groups[slot - 1];
-        if (group->hash == h && group->length == length && same_path(t->g, group->instance, object)) {
+        if (group->hash == h && group->length == length && group->site == site && same_path(t->g, group->instance, object)) {
             group->count++;
+            group->weight += weight;
             return 0;
         }
     }
@@ -133,6 +140,9 @@ static int group_instance(path_table *t, uint32_t object) {
 
 static int by_count(const void *a, const void *b) {
     const path_group *x = a, *y = b;
+    if (x->weight != y->weight) {
+        return x->weight < y->weight ? 1 : -1; /* samples: the most bytes first; instances weigh 0 */
+    }
     return x->count != y->count ? (x->count < y->count ? 1 : -1) : (x->length > y->length) - (x->length < y->length);
 }
 
@@ -505,73 +515,6 @@ void thread_list_free(JNIEnv *jni, thread_list *threads) {
     free(threads->tags);
 }
 
-static void write_answer(command_ctx *ctx, jclass *classes, const heap_graph *g, int64_t max_paths, int64_t max_depth,
-                         const safepoint_totals *before, const safepoint_totals *after, int counted, int64_t elapsed) {
-    uint64_t instances = 0, unreached = 0;
-    for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
-        const heap_node *node = &g->nodes[i];
-        if (node->klass != 0 && (g->nodes[node->klass].flags & NODE_TARGET_CLASS)) {
-            if (node->root != 0) {
-                instances++;
-            } else {
-                unreached++;
-            }
-        }
-    }
-    path_table table = { .g = g };
-    uint64_t slots = 16;
-    while (slots < instances * 2) {
-        slots *= 2;
-    }
-    table.slot_mask = slots - 1;
-    table.slots = calloc(slots, sizeof *table.slots);
-    table.groups = malloc((instances + 1) * sizeof *table.groups);
-    if (table.slots == NULL || table.groups == NULL) {
-        free(table.slots);
-        free(table.groups);
-        command_fail(ctx, "out_of_memory", "the agent could not allocate the table of paths");
-        return;
-    }
-    for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
-        const heap_node *node = &g->nodes[i];
-        if (node->klass != 0 && (g->nodes[node->klass].flags & NODE_TARGET_CLASS) && node->root != 0) {
-            group_instance(&table, i);
-        }
-    }
-    free(table.slots);
-    qsort(table.groups, table.group_count, sizeof *table.groups, by_count);
-
-    JNIEnv *jni = ctx->jni;
-    thread_list threads;
-    thread_list_read(jni, g, &threads);
-    command_result(ctx);
-    json_writer *w = ctx->out;
-    json_begin_object(w);
-    json_field_int(w, "elapsedNanos", elapsed);
-    if (counted) {
-        safepoint_totals_write(w, before, after);
-    }
-    json_field_int(w, "objects", (int64_t)(g->node_count - g->class_count));
-    json_field_int(w, "roots", g->root_count);
-    json_field_int(w, "maxObjects", g->max_nodes);
-    json_field_int(w, "maxReferences", (int64_t)g->max_references);
-    json_field_int(w, "agentBytes", (int64_t)g->agent_bytes);
-    json_field_int(w, "instances", (int64_t)instances);
-    json_field_int(w, "unreachedInstances", (int64_t)unreached);
-    json_field_int(w, "pathCount", table.group_count);
-    json_begin_array_field(w, "paths");
-    for (uint32_t i = 0; i < table.group_count && i < (uint64_t)max_paths; i++) {
-        json_begin_object(w);
-        json_field_int(w, "instances", table.groups[i].count);
-        heap_path_write(w, jni, classes, g, &threads, table.groups[i].instance, (uint32_t)max_depth);
-        json_end_object(w);
-    }
-    json_end_array(w);
-    json_end_object(w);
-    thread_list_free(jni, &threads);
-    free(table.groups);
-}
-
 /* "com.shop.Cache$Entry[]" as Class.getName() has it ("[Lcom.shop.Cache$Entry;"); other names unchanged. malloc'd. */
 static char *requested_name(const char *name) {
     static const char *const primitives[][2] = { { "boolean", "Z" }, { "byte", "B" }, { "char", "C" }, { "short", "S" },
@@ -631,70 +574,304 @@ int heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, const char *want
     return found;
 }
 
+/* One walk: the loaded classes, the graph, the pause, and what failed. */
+typedef struct {
+    JNIEnv *jni;
+    jclass *classes;
+    jint class_count;
+    uint8_t *flags;
+    jint *referent;
+    heap_graph g;
+    safepoint_totals before, after;
+    int counted;
+    int64_t elapsed;
+    const heap_paths_sample *samples; /* of samples: each added node's sample is samples[added[node - first_sample]] */
+    uint32_t *added;
+    uint32_t added_count;
+    uint32_t first_sample;
+    uint32_t samples_gone;            /* samples whose object was collected before they could be tagged */
+    const char *code;                 /* a failure's, else NULL */
+    char message[512];
+} paths_walk;
+
+static int is_target(const heap_graph *g, uint32_t i) {
+    const heap_node *node = &g->nodes[i];
+    return (node->flags & NODE_TARGET_OBJECT) || (node->klass != 0 && (g->nodes[node->klass].flags & NODE_TARGET_CLASS));
+}
+
+static void fail_walk(paths_walk *pw, const char *code, const char *message) {
+    pw->code = code;
+    snprintf(pw->message, sizeof pw->message, "%s", message);
+}
+
+static void fail_walk_jvmti(paths_walk *pw, const char *what, jvmtiError err) {
+    pw->code = "jvmti_error";
+    snprintf(pw->message, sizeof pw->message, "%s failed: JVMTI error %d", what, (int)err);
+}
+
+/* The loaded classes, which are asked about (wanted; NULL: none) and the graph begun. 0, or -1 with pw->code set. */
+static int walk_prepare(paths_walk *pw, const char *wanted, const char *class_arg, const heap_paths_limits *limits) {
+    jvmtiError err = (*the_agent.jvmti)->GetLoadedClasses(the_agent.jvmti, &pw->class_count, &pw->classes);
+    if (err != JVMTI_ERROR_NONE) {
+        pw->class_count = 0;
+        pw->classes = NULL;
+        fail_walk_jvmti(pw, "GetLoadedClasses", err);
+        return -1;
+    }
+    jni_reserve_locals(pw->jni, pw->class_count);
+    pw->flags = calloc((size_t)pw->class_count + 1, 1);
+    pw->referent = calloc((size_t)pw->class_count + 1, sizeof *pw->referent);
+    if (pw->flags == NULL || pw->referent == NULL) {
+        fail_walk(pw, "out_of_memory", "the agent could not allocate its table of classes");
+        return -1;
+    }
+    if (!heap_classes_mark(pw->jni, pw->classes, pw->class_count, wanted, pw->flags, pw->referent) && wanted != NULL) {
+        char message[512];
+        snprintf(message, sizeof message, "no loaded class is named %.400s", class_arg);
+        fail_walk(pw, "no_such_class", message);
+        return -1;
+    }
+    err = heap_graph_begin(&pw->g, the_agent.vm, pw->jni, pw->classes, pw->class_count, pw->flags, pw->referent, 0,
+                           (uint32_t)limits->max_objects, (uint64_t)limits->max_objects * REFERENCES_PER_OBJECT);
+    if (err != JVMTI_ERROR_NONE) {
+        fail_walk_jvmti(pw, "SetTag", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Tags each sample's object still there: a local reference for a moment, never kept past its tag. */
+static int walk_tag_samples(paths_walk *pw, const heap_paths_sample *samples, uint32_t count) {
+    pw->samples = samples;
+    pw->added = malloc(((size_t)count + 1) * sizeof *pw->added);
+    if (pw->added == NULL) {
+        fail_walk(pw, "out_of_memory", "the agent could not allocate its table of samples");
+        return -1;
+    }
+    pw->first_sample = pw->g.node_count + 1;
+    for (uint32_t i = 0; i < count && !pw->g.over_budget; i++) {
+        jobject object = (*pw->jni)->NewLocalRef(pw->jni, samples[i].ref);
+        jvmtiError err = JVMTI_ERROR_NONE;
+        uint32_t node = heap_graph_add_target_object(&pw->g, object, &err);
+        (*pw->jni)->DeleteLocalRef(pw->jni, object);
+        if (err != JVMTI_ERROR_NONE) {
+            fail_walk_jvmti(pw, "SetTag", err);
+            return -1;
+        }
+        if (node != 0) {
+            pw->added[pw->added_count++] = i;
+        } else if (!pw->g.over_budget) {
+            pw->samples_gone++;
+        }
+    }
+    return 0;
+}
+
+/* The walk at a safepoint, its pause, and the search after it. 0, or -1 with pw->code set. */
+static int walk_run(paths_walk *pw, const heap_paths_limits *limits) {
+    int counted = safepoint_totals_read_settled(pw->jni, &pw->before) == 0;
+    int64_t started = events_now_nanos();
+    jvmtiError err = pw->g.over_budget ? JVMTI_ERROR_NONE : heap_graph_walk(&pw->g);
+    pw->elapsed = events_now_nanos() - started;
+    pw->counted = counted && safepoint_totals_read(pw->jni, &pw->after) == 0;
+    if (err != JVMTI_ERROR_NONE) {
+        fail_walk_jvmti(pw, "FollowReferences", err);
+        return -1;
+    }
+    if (pw->g.over_budget) {
+        char message[512];
+        snprintf(message, sizeof message,
+                 "the heap holds more than %lld objects or %lld references reachable from its roots (--max-objects %lld, %d references an object):"
+                 " the agent stopped its walk there, after %.1f ms, rather than take more memory in the target",
+                 (long long)limits->max_objects, (long long)limits->max_objects * REFERENCES_PER_OBJECT, (long long)limits->max_objects,
+                 REFERENCES_PER_OBJECT, (double)pw->elapsed / 1e6);
+        fail_walk(pw, "heap_too_large", message);
+        return -1;
+    }
+    if (pw->g.out_of_memory || heap_graph_search(&pw->g) != 0) {
+        fail_walk(pw, "out_of_memory", "the agent could not allocate the heap's graph");
+        return -1;
+    }
+    return 0;
+}
+
+static void walk_end(paths_walk *pw) {
+    heap_graph_end(&pw->g);
+    free(pw->flags);
+    free(pw->referent);
+    free(pw->added);
+    for (jint i = 0; i < pw->class_count; i++) {
+        (*pw->jni)->DeleteLocalRef(pw->jni, pw->classes[i]);
+    }
+    agent_deallocate(pw->classes);
+}
+
+/* The sample whose object is node i, or NULL. */
+static const heap_paths_sample *sample_of(const paths_walk *pw, uint32_t i) {
+    if (pw->samples == NULL || i < pw->first_sample || i - pw->first_sample >= pw->added_count) {
+        return NULL;
+    }
+    return &pw->samples[pw->added[i - pw->first_sample]];
+}
+
+/* The counts of the instances asked about, and their paths grouped, most instances (samples: bytes) first. */
+typedef struct {
+    uint64_t instances, unreached, unseen;
+    path_table table;
+} paths_found;
+
+/* 0, or -1 out of memory. */
+static int group_paths(const paths_walk *pw, paths_found *found) {
+    const heap_graph *g = &pw->g;
+    memset(found, 0, sizeof *found);
+    for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
+        if (!is_target(g, i)) {
+            continue;
+        }
+        if (g->nodes[i].root != 0) {
+            found->instances++;
+        } else if (g->nodes[i].klass == 0) {
+            found->unseen++; /* tagged, never reached by the walk: garbage no collection has freed yet */
+        } else {
+            found->unreached++;
+        }
+    }
+    path_table *table = &found->table;
+    table->g = g;
+    uint64_t slots = 16;
+    while (slots < found->instances * 2) {
+        slots *= 2;
+    }
+    table->slot_mask = slots - 1;
+    table->slots = calloc(slots, sizeof *table->slots);
+    table->groups = malloc((found->instances + 1) * sizeof *table->groups);
+    if (table->slots == NULL || table->groups == NULL) {
+        free(table->slots);
+        free(table->groups);
+        table->groups = NULL;
+        return -1;
+    }
+    for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
+        if (is_target(g, i) && g->nodes[i].root != 0) {
+            const heap_paths_sample *sample = sample_of(pw, i);
+            group_instance(table, i, sample == NULL ? 0 : sample->site, sample == NULL ? 0 : sample->weight);
+        }
+    }
+    free(table->slots);
+    table->slots = NULL;
+    qsort(table->groups, table->group_count, sizeof *table->groups, by_count);
+    return 0;
+}
+
+/* The walk's answer, as keys of the object being written; frees found's groups. */
+static void write_paths(json_writer *w, const paths_walk *pw, paths_found *found, const heap_paths_limits *limits,
+                        void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg) {
+    const heap_graph *g = &pw->g;
+    const path_table table = found->table;
+    uint64_t instances = found->instances, unreached = found->unreached, unseen = found->unseen;
+    JNIEnv *jni = pw->jni;
+    thread_list threads;
+    thread_list_read(jni, g, &threads);
+    json_field_int(w, "elapsedNanos", pw->elapsed);
+    if (pw->counted) {
+        safepoint_totals_write(w, &pw->before, &pw->after);
+    }
+    json_field_int(w, "objects", (int64_t)(g->node_count - g->class_count));
+    json_field_int(w, "roots", g->root_count);
+    json_field_int(w, "maxObjects", g->max_nodes);
+    json_field_int(w, "maxReferences", (int64_t)g->max_references);
+    json_field_int(w, "agentBytes", (int64_t)g->agent_bytes);
+    json_field_int(w, "instances", (int64_t)instances);
+    json_field_int(w, "unreachedInstances", (int64_t)unreached);
+    if (pw->samples != NULL) {
+        json_field_int(w, "samplesNotReached", (int64_t)(unseen + pw->samples_gone));
+    }
+    json_field_int(w, "pathCount", table.group_count);
+    json_begin_array_field(w, "paths");
+    for (uint32_t i = 0; i < table.group_count && i < (uint64_t)limits->max_paths; i++) {
+        const path_group *group = &table.groups[i];
+        json_begin_object(w);
+        json_field_int(w, "instances", group->count);
+        if (pw->samples != NULL) {
+            json_field_int(w, "estimatedBytes", (int64_t)group->weight);
+            write_site(site_arg, w, group->site);
+        }
+        heap_path_write(w, jni, pw->classes, g, &threads, group->instance, (uint32_t)limits->max_depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+    thread_list_free(jni, &threads);
+    free(table.groups);
+}
+
+int heap_paths_limits_read(const request *req, heap_paths_limits *limits) {
+    limits->max_paths = request_int(req, "maxPaths", 10);
+    limits->max_depth = request_int(req, "maxDepth", 30);
+    limits->max_objects = request_int(req, "maxObjects", 1000000);
+    return limits->max_paths < 1 || limits->max_paths > PATHS_MAX || limits->max_depth < 1 || limits->max_depth > DEPTH_MAX
+            || limits->max_objects < OBJECTS_MIN || limits->max_objects > OBJECTS_MAX ? -1 : 0;
+}
+
+void heap_paths_write_samples(json_writer *w, JNIEnv *jni, const heap_paths_sample *samples, uint32_t count, const heap_paths_limits *limits,
+                              void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg) {
+    json_begin_object(w);
+    if (count == 0) { /* nothing to find a path to: no walk, no pause */
+        json_field_int(w, "objects", 0);
+        json_begin_array_field(w, "paths");
+        json_end_array(w);
+        json_end_object(w);
+        return;
+    }
+    paths_walk pw;
+    memset(&pw, 0, sizeof pw);
+    pw.jni = jni;
+    paths_found found;
+    if (walk_prepare(&pw, NULL, NULL, limits) == 0 && walk_tag_samples(&pw, samples, count) == 0 && walk_run(&pw, limits) == 0) {
+        if (group_paths(&pw, &found) != 0) {
+            fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
+        } else {
+            write_paths(w, &pw, &found, limits, write_site, site_arg);
+        }
+    }
+    if (pw.code != NULL) {
+        json_begin_object_field(w, "error");
+        json_field_cstring(w, "code", pw.code);
+        json_field_cstring(w, "message", pw.message);
+        json_end_object(w);
+    }
+    json_end_object(w);
+    walk_end(&pw);
+}
+
 void cmd_heap_paths(command_ctx *ctx) {
     const char *class_arg = request_string(ctx->req, "className");
-    int64_t max_paths = request_int(ctx->req, "maxPaths", 10);
-    int64_t max_depth = request_int(ctx->req, "maxDepth", 30);
-    int64_t max_objects = request_int(ctx->req, "maxObjects", 1000000);
-    if (class_arg == NULL || class_arg[0] == '\0' || max_paths < 1 || max_paths > PATHS_MAX || max_depth < 1 || max_depth > DEPTH_MAX
-            || max_objects < OBJECTS_MIN || max_objects > OBJECTS_MAX) {
+    heap_paths_limits limits;
+    if (heap_paths_limits_read(ctx->req, &limits) != 0 || class_arg == NULL || class_arg[0] == '\0') {
         command_fail(ctx, "bad_request", "heap.paths takes a className, maxPaths from 1 to 1000, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
         return;
     }
-    JNIEnv *jni = ctx->jni;
     char *wanted = requested_name(class_arg);
-    jint class_count = 0;
-    jclass *classes = NULL;
-    jvmtiError err = wanted == NULL ? JVMTI_ERROR_OUT_OF_MEMORY
-            : (*the_agent.jvmti)->GetLoadedClasses(the_agent.jvmti, &class_count, &classes);
-    if (err != JVMTI_ERROR_NONE) {
-        free(wanted);
-        command_fail_jvmti(ctx, "GetLoadedClasses", err);
+    if (wanted == NULL) {
+        command_fail(ctx, "out_of_memory", "the agent could not copy the class name");
         return;
     }
-    jni_reserve_locals(jni, class_count);
-    uint8_t *flags = calloc((size_t)class_count + 1, 1);
-    jint *referent = calloc((size_t)class_count + 1, sizeof *referent);
-    heap_graph g;
-    memset(&g, 0, sizeof g);
-    if (flags == NULL || referent == NULL) {
-        command_fail(ctx, "out_of_memory", "the agent could not allocate its table of classes");
-    } else if (!heap_classes_mark(jni, classes, class_count, wanted, flags, referent)) {
-        char message[512];
-        snprintf(message, sizeof message, "no loaded class is named %.400s", class_arg);
-        command_fail(ctx, "no_such_class", message);
-    } else if ((err = heap_graph_begin(&g, the_agent.vm, jni, classes, class_count, flags, referent, 0, (uint32_t)max_objects,
-                                       (uint64_t)max_objects * REFERENCES_PER_OBJECT)) != JVMTI_ERROR_NONE) {
-        command_fail_jvmti(ctx, "SetTag", err);
+    paths_walk pw;
+    memset(&pw, 0, sizeof pw);
+    pw.jni = ctx->jni;
+    paths_found found;
+    int walked = walk_prepare(&pw, wanted, class_arg, &limits) == 0 && walk_run(&pw, &limits) == 0;
+    if (walked && group_paths(&pw, &found) != 0) {
+        fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
+        walked = 0;
+    }
+    if (walked) {
+        command_result(ctx);
+        json_begin_object(ctx->out);
+        write_paths(ctx->out, &pw, &found, &limits, NULL, NULL);
+        json_end_object(ctx->out);
     } else {
-        safepoint_totals before, after;
-        int counted = safepoint_totals_read_settled(jni, &before) == 0;
-        int64_t started = events_now_nanos();
-        err = heap_graph_walk(&g);
-        int64_t elapsed = events_now_nanos() - started;
-        counted = counted && safepoint_totals_read(jni, &after) == 0;
-        if (err != JVMTI_ERROR_NONE) {
-            command_fail_jvmti(ctx, "FollowReferences", err);
-        } else if (g.over_budget) {
-            char message[512];
-            snprintf(message, sizeof message,
-                     "the heap holds more than %lld objects or %lld references reachable from its roots (--max-objects %lld, %d references an object):"
-                     " the agent stopped its walk there, after %.1f ms, rather than take more memory in the target",
-                     (long long)max_objects, (long long)max_objects * REFERENCES_PER_OBJECT, (long long)max_objects, REFERENCES_PER_OBJECT,
-                     (double)elapsed / 1e6);
-            command_fail(ctx, "heap_too_large", message);
-        } else if (g.out_of_memory || heap_graph_search(&g) != 0) {
-            command_fail(ctx, "out_of_memory", "the agent could not allocate the heap's graph");
-        } else {
-            write_answer(ctx, classes, &g, max_paths, max_depth, &before, &after, counted, elapsed);
-        }
+        command_fail(ctx, pw.code, pw.message);
     }
-    heap_graph_end(&g);
-    free(flags);
-    free(referent);
+    walk_end(&pw);
     free(wanted);
-    for (jint i = 0; i < class_count; i++) {
-        (*jni)->DeleteLocalRef(jni, classes[i]);
-    }
-    agent_deallocate(classes);
 }

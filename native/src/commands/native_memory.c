@@ -8,19 +8,29 @@
  *   frees to allocations by address.
  * - the JVM's native memory tracking, when the JVM runs with it: VM.native_memory baseline at
  *   start, summary.diff at stop (diagnostic_command.h), as text for the CLI to read.
+ * The recording is bounded while the window runs: a thread of the agent's looks at its size every
+ * WATCH_MILLIS and stops async-profiler once it passes the bound the request gives; the answer
+ * says when.
+ * - glibc's arenas at start and at stop (malloc_arenas.h): what the process's mappings say, read
+ *   without taking malloc's locks.
  * The answer names the agent thread's OS thread id: its own allocations are the tool's, not the
  * target's. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "answer.h"
 #include "base64.h"
 #include "diagnostic_command.h"
+#include "events.h"
+#include "jni_util.h"
+#include "malloc_arenas.h"
 #include "profiler_library.h"
 #include "session.h"
 
@@ -32,6 +42,9 @@
 #define METRICS_BYTES 2048
 /* A recording larger than this is not sent (the CLI would need as much again to read it). */
 #define MAX_RECORDING_BYTES (1024LL * 1024 * 1024)
+#define MIN_RECORDING_BYTES (64LL * 1024)
+#define DEFAULT_RECORDING_BYTES (256LL * 1024 * 1024)
+#define WATCH_MILLIS 50
 
 static struct {
     session_state run;
@@ -42,6 +55,15 @@ static struct {
     char *encoded;
     char metrics[METRICS_BYTES];
     size_t metrics_len;
+    malloc_arenas arenas_at_start;
+    const char *arenas_error;       /* why they could not be read, or NULL */
+    int64_t max_recording;          /* the bound the watcher keeps the recording to */
+    int64_t started_nanos;
+    int64_t capped_after;           /* when the watcher stopped async-profiler, from the start; 0: it did not */
+    jthread watcher;
+    long watcher_tid;               /* its OS thread id: its allocations are the tool's */
+    int watching;                   /* under session.run.lock */
+    int watcher_done;
 } session = { .recording_fd = -1 };
 
 static void wants(jvmtiCapabilities *c) {
@@ -57,6 +79,72 @@ static int check(command_ctx *ctx) {
         command_fail(ctx, "bad_request", "missing \"library\": the path of the profiling library");
         return -1;
     }
+    session.max_recording = request_int(ctx->req, "maxRecordingBytes", DEFAULT_RECORDING_BYTES);
+    if (session.max_recording < MIN_RECORDING_BYTES || session.max_recording > MAX_RECORDING_BYTES) {
+        command_fail(ctx, "bad_request", "maxRecordingBytes must be between 64 KiB and 1 GiB");
+        return -1;
+    }
+    return 0;
+}
+
+/* Stops async-profiler once the recording passes its bound; ends when told, or then. */
+static void JNICALL watch_recording(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
+    (void)arg;
+    (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+    session.watcher_tid = (long)syscall(SYS_gettid);
+    while (session.watching) {
+        (*jvmti)->RawMonitorWait(jvmti, session.run.lock, WATCH_MILLIS);
+        struct stat st;
+        if (session.watching && fstat(session.recording_fd, &st) == 0 && st.st_size > session.max_recording) {
+            (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+            session.capped_after = events_now_nanos() - session.started_nanos;
+            session.watching = 0;
+        }
+    }
+    (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    __atomic_store_n(&session.watcher_done, 1, __ATOMIC_SEQ_CST);
+}
+
+static int start_watcher(JNIEnv *jni) {
+    session.capped_after = 0;
+    session.watching = 1;
+    session.watcher_done = 0;
+    session.watcher_tid = 0;
+    session.started_nanos = events_now_nanos();
+    session.watcher = jni_new_thread(jni, "jvmti-cli memory --native");
+    if (session.watcher == NULL || (*the_agent.jvmti)->RunAgentThread(the_agent.jvmti, session.watcher, watch_recording, NULL,
+                                                                      JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+        session.watching = 0;
+        if (session.watcher != NULL) {
+            (*jni)->DeleteGlobalRef(jni, session.watcher);
+            session.watcher = NULL;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* Tells the watcher to end and waits for it (at most 5 s: it then keeps the memory file it reads). */
+static int stop_watcher(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (session.watcher == NULL) {
+        return 0;
+    }
+    (*jvmti)->RawMonitorEnter(jvmti, session.run.lock);
+    session.watching = 0;
+    (*jvmti)->RawMonitorNotifyAll(jvmti, session.run.lock);
+    (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    for (int waited = 0; !__atomic_load_n(&session.watcher_done, __ATOMIC_SEQ_CST); waited++) {
+        if (waited == 5000) {
+            return -1;
+        }
+        struct timespec pause = { 0, 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    if (jni != NULL) {
+        (*jni)->DeleteGlobalRef(jni, session.watcher);
+    }
+    session.watcher = NULL;
     return 0;
 }
 
@@ -89,6 +177,8 @@ static int open_native_memory(command_ctx *ctx) {
         close_recording();
         return -1;
     }
+    session.arenas_error = NULL;
+    (void)malloc_arenas_read(&session.arenas_at_start, &session.arenas_error);
     size_t length = 0;
     session.baseline_error[0] = '\0';
     session.baseline = diagnostic_command_run("VM.native_memory baseline", NMT_MAX_ANSWER, NMT_TIMEOUT_SECONDS,
@@ -102,11 +192,20 @@ static int open_native_memory(command_ctx *ctx) {
         close_recording();
         return -1;
     }
+    if (start_watcher(ctx->jni) != 0) {
+        (void)profiler_execute(ctx->jni, "stop,quiet,loglevel=none", NULL);
+        command_fail(ctx, "internal", "cannot start the thread that bounds the recording");
+        close_recording();
+        return -1;
+    }
     return 0;
 }
 
 static void stop_profiler(JNIEnv *jni) {
-    (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+    (void)stop_watcher(jni);
+    if (session.capped_after == 0) {
+        (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+    }
 }
 
 static void write_started(json_writer *w) {
@@ -186,6 +285,23 @@ static void write_skipped(command_ctx *ctx) {
     }
 }
 
+static void write_arenas(json_writer *w) {
+    malloc_arenas at_end;
+    if (session.arenas_error == NULL) {
+        (void)malloc_arenas_read(&at_end, &session.arenas_error);
+    }
+    if (session.arenas_error != NULL) {
+        json_field_cstring(w, "arenasError", session.arenas_error);
+        return;
+    }
+    json_begin_object_field(w, "arenasAtStart");
+    malloc_arenas_write(w, &session.arenas_at_start);
+    json_end_object(w);
+    json_begin_object_field(w, "arenasAtEnd");
+    malloc_arenas_write(w, &at_end);
+    json_end_object(w);
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
     json_writer *w = ctx->out;
@@ -194,13 +310,24 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_field_cstring(w, "profiler", profiler_library_version());
     json_field_int(w, "durationNanos", elapsed);
     json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    if (session.watcher_tid != 0) {
+        json_field_int(w, "watcherTid", session.watcher_tid);
+    }
+    json_field_int(w, "maxRecordingBytes", session.max_recording);
+    if (session.capped_after > 0) {
+        json_field_int(w, "recordingCappedAfterNanos", session.capped_after);
+    }
     write_skipped(ctx);
+    write_arenas(w);
     write_native_memory_diff(w);
     write_recording(w);
     json_end_object(w);
 }
 
 static int close_native_memory(void) {
+    if (session.watcher != NULL) {
+        return -1; /* it did not end: it still reads the memory file, and may stop async-profiler */
+    }
     close_recording();
     return 0;
 }

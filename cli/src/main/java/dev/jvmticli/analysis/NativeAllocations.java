@@ -35,14 +35,16 @@ public final class NativeAllocations {
     public record Result(Totals totals, List<Site> sites) {
     }
 
+    private static final java.util.regex.Pattern PROFILER_LIBRARY = java.util.regex.Pattern.compile("\\(libasyncProfiler(-[0-9a-f]+)?\\.so\\)$");
+
     private NativeAllocations() {
     }
 
     /**
-     * calls in time order; ownTid the agent thread's OS thread id; jdkClass whether a class name
+     * calls in time order; ownTids the OS thread ids of the agent's threads; jdkClass whether a class name
      * belongs to the JDK (its package is one of the JDK's modules').
      */
-    public static Result of(List<Call> calls, long ownTid, Predicate<String> jdkClass) {
+    public static Result of(List<Call> calls, java.util.Set<Long> ownTids, Predicate<String> jdkClass) {
         Map<Long, Live> live = new HashMap<>();
         Map<String, Tally> sites = new LinkedHashMap<>();
         long earlierFrees = 0;
@@ -59,7 +61,7 @@ public final class NativeAllocations {
                 }
                 continue;
             }
-            if (call.osThreadId() == ownTid || ownWork(call.frames())) {
+            if (ownTids.contains(call.osThreadId()) || ownWork(call.frames())) {
                 ownBytes += call.size();
                 ownAllocations++;
                 // a free of it is the tool's too: matched here, counted nowhere
@@ -94,9 +96,9 @@ public final class NativeAllocations {
         return new Result(totals, List.copyOf(result));
     }
 
-    /** async-profiler's own allocations: its library on the stack past its hook. */
+    /** async-profiler's own allocations: its library on the stack past its hook (loaded under its name, or with its hash in it). */
     private static boolean ownWork(List<Frame> frames) {
-        return frames.stream().anyMatch(f -> !f.java() && f.text().endsWith("(libasyncProfiler.so)"));
+        return frames.stream().anyMatch(f -> !f.java() && PROFILER_LIBRARY.matcher(f.text()).find());
     }
 
     private static String site(List<Frame> frames, Predicate<String> jdkClass) {

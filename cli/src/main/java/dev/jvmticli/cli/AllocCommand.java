@@ -71,7 +71,7 @@ final class AllocCommand implements Callable<Integer> {
         try (AgentClient client = context.connect(target)) {
             VmInfo vm = live ? client.vm() : null;
             if (live) {
-                refuseUntrueAges(vm);
+                refuseUntrueAges(vm, target.target);
             }
             client.call(startRequest(vm), Map.class);
             boolean majorOnly = live && vm.flagOn("UseZGC");
@@ -87,11 +87,12 @@ final class AllocCommand implements Callable<Integer> {
      * each collection at once.
      */
     private AllocStartRequest startRequest(VmInfo vm) {
-        AllocStartRequest sampling = AllocStartRequest.sampling(interval);
-        if (!live) {
-            return sampling;
-        }
-        return sampling.withLive(true).withMinAge(minAge == null ? 1 : minAge).withWeakRefsClearedInPauses(weakRefsClearedInPauses(vm))
+        return live ? liveRequest(vm, interval, minAge == null ? 1 : minAge) : AllocStartRequest.sampling(interval);
+    }
+
+    /** alloc --live's start, for the collector vm runs. */
+    static AllocStartRequest liveRequest(VmInfo vm, long interval, long minAge) {
+        return AllocStartRequest.sampling(interval).withLive(true).withMinAge(minAge).withWeakRefsClearedInPauses(weakRefsClearedInPauses(vm))
                 .withLiveBudgetBytes(liveBudget(vm)).withLiveLargestBytes(largestFollowed(vm));
     }
 
@@ -121,7 +122,7 @@ final class AllocCommand implements Callable<Integer> {
         return flag != null && flag.value().matches("[0-9]{1,18}") ? Long.parseLong(flag.value()) : 0;
     }
 
-    private static boolean weakRefsClearedInPauses(VmInfo vm) {
+    static boolean weakRefsClearedInPauses(VmInfo vm) {
         return vm.flagOn("UseSerialGC") || vm.flagOn("UseParallelGC") || vm.flagOn("UseG1GC");
     }
 
@@ -132,12 +133,12 @@ final class AllocCommand implements Callable<Integer> {
      * too, and would be reported as a survivor. Collectors that clear weak refs in a pause are not
      * misled about young objects; G1's concurrent marking can keep a dead old one to the next.
      */
-    private void refuseUntrueAges(VmInfo vm) {
+    static void refuseUntrueAges(VmInfo vm, String target) {
         if (!vm.flagOn("CheckJNICalls") || weakRefsClearedInPauses(vm)) {
             return;
         }
         String collector = vm.flagOn("UseZGC") ? "ZGC" : vm.flagOn("UseShenandoahGC") ? "Shenandoah" : "this collector";
-        throw new CliFailure(ExitCode.FAILURE, "alloc --live cannot tell survivors from garbage in JVM " + target.target + ": on "
+        throw new CliFailure(ExitCode.FAILURE, "alloc --live cannot tell survivors from garbage in JVM " + target + ": on "
                 + collector + " with -Xcheck:jni, each look at a sampled object keeps it alive through a concurrent marking;"
                 + " run the JVM without -Xcheck:jni, or use heap --count");
     }

@@ -73,10 +73,25 @@ final class HeapCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON document instead of tables.")
     boolean json;
 
-    @Option(names = "--paths", paramLabel = "CLASS",
+    @Option(names = "--paths", paramLabel = "CLASS", arity = "0..1", fallbackValue = "",
             description = "Instead of a histogram: the shortest paths from GC roots to the instances of CLASS (as heap prints it, or with [] for arrays),"
-                + " grouped by root and by the fields on the way, with what each root keeps; one walk of the heap from its roots at a safepoint.")
+                + " grouped by root and by the fields on the way, with what each root keeps; one walk of the heap from its roots at a safepoint."
+                + " With --from-live instead of CLASS: to the sampled objects alloc --live finds surviving, by allocation site.")
     String paths;
+
+    @Option(names = "--from-live", description = "With --paths: sample allocations for --duration as alloc --live does, then the paths to the survivors.")
+    boolean fromLive;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --from-live: how long to sample (default: 10s); Ctrl-C ends it early and still reports.")
+    Duration window;
+
+    @Option(names = "--min-age", paramLabel = "N", description = "With --from-live: the GCs a sampled object must have survived (default: 1).")
+    Integer minAge;
+
+    @Option(names = "--sample-interval", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "With --from-live: one sample per SIZE allocated bytes on average, at least 64k (default: 512k).")
+    Long sampleInterval;
 
     @Option(names = "--max-paths", paramLabel = "N", defaultValue = "10", description = "With --paths: the paths to show, most instances first (default: ${DEFAULT-VALUE}).")
     int maxPaths;
@@ -102,6 +117,9 @@ final class HeapCommand implements Callable<Integer> {
         }
         if (dump != null && paths != null) {
             throw new CliFailure(ExitCode.USAGE, "--dump and --paths are two commands: one at a time");
+        }
+        if (paths == null && (fromLive || window != null || minAge != null || sampleInterval != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--from-live, --duration, --min-age and --sample-interval go with --paths");
         }
         if (dump != null) {
             return heapDump();
@@ -186,8 +204,9 @@ final class HeapCommand implements Callable<Integer> {
         if (live || count != 1) {
             throw new CliFailure(ExitCode.USAGE, "--paths takes neither --live nor --count");
         }
-        if (paths.isBlank()) {
-            throw new CliFailure(ExitCode.USAGE, "--paths takes a class name");
+        if (fromLive != paths.isBlank()) {
+            throw new CliFailure(ExitCode.USAGE, fromLive ? "--paths --from-live takes no class name: its objects are alloc --live's survivors"
+                    : "--paths takes a class name, or --from-live");
         }
         if (maxPaths < 1 || maxPaths > 1000) {
             throw new CliFailure(ExitCode.USAGE, "--max-paths must be between 1 and 1000");
@@ -197,6 +216,13 @@ final class HeapCommand implements Callable<Integer> {
         }
         if (maxObjects < 10_000 || maxObjects > 200_000_000) {
             throw new CliFailure(ExitCode.USAGE, "--max-objects must be between 10000 and 200000000");
+        }
+        if (fromLive) {
+            return HeapPathsFromLive.run(context, target, window == null ? Duration.ofSeconds(10) : window, sampleInterval == null ? 512L << 10 : sampleInterval,
+                    minAge == null ? 1 : minAge, new HeapPathsFromLive.Limits(maxPaths, maxDepth, maxObjects), json);
+        }
+        if (window != null || minAge != null || sampleInterval != null) {
+            throw new CliFailure(ExitCode.USAGE, "--duration, --min-age and --sample-interval go with --paths --from-live");
         }
         TargetProcess process = target.resolve();
         HeapPathsReport report;

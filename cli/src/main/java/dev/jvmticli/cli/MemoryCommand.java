@@ -73,6 +73,10 @@ final class MemoryCommand implements Callable<Integer> {
     @Option(names = "--top", paramLabel = "N", description = "With --native: sites listed (default: 10); with --classloaders: loaders listed (default: 20).")
     Integer top;
 
+    @Option(names = "--max-recording", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "With --native: stop recording once the recording takes SIZE in the target, 64k to 1g (default: 256m).")
+    Long maxRecording;
+
     MemoryCommand(CliContext context) {
         this.context = context;
     }
@@ -82,14 +86,17 @@ final class MemoryCommand implements Callable<Integer> {
         if (nativeWindow && classLoaders) {
             throw new CliFailure(ExitCode.USAGE, "--native and --classloaders are two commands: one at a time");
         }
-        if (!nativeWindow && duration != null || !nativeWindow && !classLoaders && top != null) {
-            throw new CliFailure(ExitCode.USAGE, "--duration is an option of memory --native, --top of memory --native and --classloaders");
+        if (!nativeWindow && (duration != null || maxRecording != null) || !nativeWindow && !classLoaders && top != null) {
+            throw new CliFailure(ExitCode.USAGE, "--duration and --max-recording are options of memory --native, --top of memory --native and --classloaders");
         }
         if (!classLoaders && maxObjects != null) {
             throw new CliFailure(ExitCode.USAGE, "--max-objects is an option of memory --classloaders");
         }
         if (maxObjects != null && (maxObjects < 10_000 || maxObjects > 200_000_000)) {
             throw new CliFailure(ExitCode.USAGE, "--max-objects must be between 10000 and 200000000");
+        }
+        if (maxRecording != null && (maxRecording < 64L << 10 || maxRecording > 1L << 30)) {
+            throw new CliFailure(ExitCode.USAGE, "--max-recording takes a size from 64k to 1g");
         }
         if (top != null && top <= 0) {
             throw new CliFailure(ExitCode.USAGE, "--top takes a positive number");
@@ -120,7 +127,8 @@ final class MemoryCommand implements Callable<Integer> {
 
     private int nativeWindow(TargetProcess process) {
         try (AgentClient client = context.connect(process)) {
-            client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString()), Map.class);
+            client.call(new NativeMemStartRequest(AgentConnector.profilerLibrary(process).toString(), maxRecording != null ? maxRecording : 256L << 20),
+                    Map.class);
             SamplingWindow.run(context, client, duration != null ? duration : Duration.ofSeconds(10), () -> {
                 NativeMemReport report = client.call("nativemem.stop", Map.of(), NativeMemReport.class);
                 if (report.recordingError() != null) {
@@ -132,7 +140,8 @@ final class MemoryCommand implements Callable<Integer> {
                 } catch (IOException e) {
                     throw new CliFailure(ExitCode.FAILURE, "the native allocation recording could not be read: " + e.getMessage(), e);
                 }
-                NativeAllocations.Result sites = NativeAllocations.of(calls, report.agentTid(), MemoryCommand::jdkClass);
+                Set<Long> ownTids = report.watcherTid() == null ? Set.of(report.agentTid()) : Set.of(report.agentTid(), report.watcherTid());
+                NativeAllocations.Result sites = NativeAllocations.of(calls, ownTids, MemoryCommand::jdkClass);
                 NmtDiff.Diff nmt = report.nativeMemoryDiff() == null ? null : NmtDiff.parse(report.nativeMemoryDiff());
                 if (json) {
                     JsonOutput.print(context.out(), NativeMemoryView.document(report, sites, nmt));

@@ -10,15 +10,23 @@ import java.util.List;
  * live is null unless the session ran with {@code live}: then the classes and stacks count only the
  * sampled objects still alive at stop that survived at least {@link Live#minAge()} collections,
  * each with the youngest and oldest age among them, and the totals still count every sample taken.
+ * paths is null unless the stop asked for the survivors' paths from GC roots ({@link LivePathsRequest}).
  */
 public record AllocReport(long interval, long durationNanos, long samples, long sampledBytes, long estimatedBytes,
                           long droppedStacks, long droppedClasses, List<ClassTotal> classes, List<Stack> stacks,
-                          List<MethodRef> methods, Long gcs, Live live) {
+                          List<MethodRef> methods, Long gcs, Live live, LivePaths paths) {
     /** A report without a GC count, of all samples. */
     public AllocReport(long interval, long durationNanos, long samples, long sampledBytes, long estimatedBytes,
                        long droppedStacks, long droppedClasses, List<ClassTotal> classes, List<Stack> stacks,
                        List<MethodRef> methods) {
         this(interval, durationNanos, samples, sampledBytes, estimatedBytes, droppedStacks, droppedClasses, classes, stacks, methods, null, null);
+    }
+
+    /** A report without paths. */
+    public AllocReport(long interval, long durationNanos, long samples, long sampledBytes, long estimatedBytes,
+                       long droppedStacks, long droppedClasses, List<ClassTotal> classes, List<Stack> stacks,
+                       List<MethodRef> methods, Long gcs, Live live) {
+        this(interval, durationNanos, samples, sampledBytes, estimatedBytes, droppedStacks, droppedClasses, classes, stacks, methods, gcs, live, null);
     }
 
     /** One allocated class: its JVM signature and its samples; the ages only in a live report. */

@@ -2,8 +2,12 @@ package dev.jvmticli.client;
 
 import java.util.Map;
 
-/** {@code nativemem.start}: async-profiler's native allocation recording, loaded from library (the agent checks its SHA-256), and NMT's baseline. */
-public record NativeMemStartRequest(String library) implements AgentRequest {
+/**
+ * {@code nativemem.start}: async-profiler's native allocation recording, loaded from library (the
+ * agent checks its SHA-256), stopped once it passes maxRecordingBytes (the memory it takes in the
+ * target); NMT's baseline; glibc's arenas.
+ */
+public record NativeMemStartRequest(String library, long maxRecordingBytes) implements AgentRequest {
     @Override
     public String command() {
         return "nativemem.start";
@@ -11,6 +15,6 @@ public record NativeMemStartRequest(String library) implements AgentRequest {
 
     @Override
     public Map<String, Object> arguments() {
-        return Map.of("library", library);
+        return Map.of("library", library, "maxRecordingBytes", maxRecordingBytes);
     }
 }

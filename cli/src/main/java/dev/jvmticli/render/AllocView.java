@@ -191,7 +191,7 @@ public final class AllocView {
         return row.toArray(String[]::new);
     }
 
-    private static void printLive(PrintWriter out, AllocReport.Live live) {
+    static void printLive(PrintWriter out, AllocReport.Live live) {
         out.printf("Still alive at the end, having survived at least %d GC%s: %d samples, about %s (%d GCs seen; "
                         + "%d more samples alive but younger, about %s)%n", live.minAge(), live.minAge() == 1 ? "" : "s",
                 live.survivors().samples(), Sizes.bytes(live.survivors().estimatedBytes()), live.collections(),

@@ -19,6 +19,11 @@ public final class NativeMemoryView {
                 + " (" + t.frees() + "); not freed at the end: " + Sizes.bytes(t.heldBytes()) + " (" + t.held() + ")");
         out.println("(" + t.earlierFrees() + " frees of memory allocated before the window, not sized; the tool's own "
                 + t.ownAllocations() + " allocations, " + Sizes.bytes(t.ownBytes()) + ", left out)");
+        if (report.recordingCappedAfterNanos() != null) {
+            out.println("(the recording reached its bound of " + Sizes.bytes(report.maxRecordingBytes()) + " after "
+                    + Sizes.seconds(report.recordingCappedAfterNanos()) + " s and async-profiler was stopped then: the sites are of that part of the window;"
+                    + " the arenas and native memory tracking of all of it; --max-recording)");
+        }
         if (report.skippedAllocations() != null && report.skippedAllocations() > 0) {
             out.println("(async-profiler dropped " + report.skippedAllocations() + " allocations, its buffers all locked at the time; "
                     + "frees it drops so are not counted, and their blocks show as not freed)");
@@ -31,6 +36,7 @@ public final class NativeMemoryView {
                 s.site() + " via " + s.via()));
         sites.print(out);
         out.println();
+        printArenas(out, report);
         if (nmt == null) {
             String text = report.nativeMemoryDiff() != null ? report.nativeMemoryDiff() : report.nativeMemoryTrackingError();
             out.println(text == null || text.contains("not enabled")
@@ -51,6 +57,25 @@ public final class NativeMemoryView {
         out.flush();
     }
 
+    /** glibc's arenas at the window's start and end, resident, as the process's mappings show them. */
+    private static void printArenas(PrintWriter out, NativeMemReport report) {
+        NativeMemReport.Arenas start = report.arenasAtStart(), end = report.arenasAtEnd();
+        if (start == null || end == null) {
+            out.println("glibc's malloc arenas could not be read: " + report.arenasError());
+            out.println();
+            return;
+        }
+        out.println("glibc's malloc arenas, resident (/proc/<pid>/smaps; blocks malloc maps on their own, 128 KiB and up by default, are in none):");
+        Table arenas = new Table("RESIDENT", "CHANGE", "MAPPED", "ARENAS").alignRight(0, 1, 2);
+        arenas.add(Sizes.bytes(end.resident()), signed(end.resident() - start.resident()), Sizes.bytes(end.mainBytes() + end.heapBytes()), "all");
+        arenas.add(Sizes.bytes(end.mainResident()), signed(end.mainResident() - start.mainResident()), Sizes.bytes(end.mainBytes()),
+                end.mainFound() ? "main arena (the break: [heap])" : "main arena (no [heap]: the break never moved)");
+        arenas.add(Sizes.bytes(end.heapResident()), signed(end.heapResident() - start.heapResident()), Sizes.bytes(end.heapBytes()),
+                end.arenas() + " other arena" + (end.arenas() == 1 ? "" : "s") + " (threads'), in " + end.heaps() + " heap" + (end.heaps() == 1 ? "" : "s"));
+        arenas.print(out);
+        out.println();
+    }
+
     private static String signed(long bytes) {
         return (bytes > 0 ? "+" : "") + Sizes.bytes(bytes);
     }
@@ -66,6 +91,11 @@ public final class NativeMemoryView {
         doc.put("nativeMemoryDiff", report.nativeMemoryDiff());
         doc.put("nativeMemoryTrackingError", report.nativeMemoryTrackingError());
         doc.put("recordingBytes", report.recordingBytes());
+        doc.put("maxRecordingBytes", report.maxRecordingBytes());
+        doc.put("recordingCappedAfterNanos", report.recordingCappedAfterNanos());
+        doc.put("arenasAtStart", report.arenasAtStart());
+        doc.put("arenasAtEnd", report.arenasAtEnd());
+        doc.put("arenasError", report.arenasError());
         return doc;
     }
 }

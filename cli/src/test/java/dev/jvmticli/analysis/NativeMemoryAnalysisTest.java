@@ -25,6 +25,18 @@ class NativeMemoryAnalysisTest {
         return new Call(at, true, address, 0, 7, "main", List.of());
     }
 
+    /** async-profiler's library as the agent loads it, with its hash in its name, and the agent's other thread: the tool's own. */
+    @Test
+    void leavesOutTheProfilersHashedLibraryAndEveryThreadOfTheAgent() {
+        List<Frame> profiler = List.of(new Frame("Arguments::parse (libasyncProfiler-3c03ce90c8c34332480d14cb0a5b9eb3.so)", false));
+        List<Call> calls = List.of(malloc(1, 0x10, 537, profiler), new Call(2, false, 0x20, 64, 43, "jvmti-cli memory --native", JVM_ONLY),
+                malloc(3, 0x30, 8, LIBRARY));
+        NativeAllocations.Result result = NativeAllocations.of(calls, java.util.Set.of(42L, 43L), name -> name.startsWith("java."));
+        assertEquals(2, result.totals().ownAllocations());
+        assertEquals(601, result.totals().ownBytes());
+        assertEquals(1, result.sites().size());
+    }
+
     @Test
     void matchesFreesByAddressAndLeavesOutTheToolsOwn() {
         List<Call> calls = List.of(
@@ -33,7 +45,7 @@ class NativeMemoryAnalysisTest {
                 free(5, 0x99), // allocated before the window
                 malloc(6, 0x30, 8, JVM_ONLY),
                 new Call(7, false, 0x40, 1000, 42, "jvmti-cli", JVM_ONLY), free(8, 0x40));
-        NativeAllocations.Result result = NativeAllocations.of(calls, 42, name -> name.startsWith("java.") || name.startsWith("jdk."));
+        NativeAllocations.Result result = NativeAllocations.of(calls, java.util.Set.of(42L), name -> name.startsWith("java.") || name.startsWith("jdk."));
         assertEquals(new NativeAllocations.Totals(238, 4, 100, 1, 138, 3, 1, 1000, 1), result.totals());
         NativeAllocations.Site direct = result.sites().get(0);
         assertEquals("com.shop.Cache.put:12", direct.site());

@@ -70,9 +70,12 @@ class AgentRequestTest {
         assertRead(dump);
         assertRead(jit);
         assertRead(profile);
-        NativeMemStartRequest nativeMemory = new NativeMemStartRequest("/lib.so");
-        assertEquals(Map.of("library", "/lib.so"), nativeMemory.arguments());
+        NativeMemStartRequest nativeMemory = new NativeMemStartRequest("/lib.so", 65536);
+        assertEquals(Map.of("library", "/lib.so", "maxRecordingBytes", 65536L), nativeMemory.arguments());
         assertRead(nativeMemory);
+        LivePathsRequest livePaths = new LivePathsRequest(3, 30, 10_000);
+        assertEquals(Map.of("paths", true, "maxPaths", 3, "maxDepth", 30, "maxObjects", 10_000L), livePaths.arguments());
+        assertRead(livePaths);
         HeapPathsRequest paths = new HeapPathsRequest("a.B", 5, 20, 100_000);
         assertEquals(Map.of("className", "a.B", "maxPaths", 5, "maxDepth", 20, "maxObjects", 100_000L), paths.arguments());
         assertRead(paths);

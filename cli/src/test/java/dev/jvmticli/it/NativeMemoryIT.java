@@ -122,7 +122,48 @@ class NativeMemoryIT {
             assertTrue(result.out().contains("native memory tracking is off: start the JVM with -XX:NativeMemoryTracking=summary"), result.out());
             Result alone = CliRun.run("memory", Long.toString(target.pid()), "--duration", "1s");
             assertEquals(2, alone.exit(), alone.toString());
-            assertTrue(alone.err().startsWith("jvmti-cli: --duration and --top are options of memory --native\n"), alone.toString());
+            assertTrue(alone.err().startsWith("jvmti-cli: --duration and --max-recording are options of memory --native, --top of memory --native and --classloaders\n"), alone.toString());
+        } finally {
+            try (Stream<Path> files = Files.list(work)) {
+                for (Path file : files.toList()) {
+                    Files.delete(file);
+                }
+            }
+            Files.delete(work);
+        }
+    }
+
+    /**
+     * The library mallocs 3,000 blocks of 16,000 bytes and writes them (48 MB) from a Java thread:
+     * the other arenas' resident bytes grow by at least that, and by not much more; and the
+     * recording, bounded at 64 KiB, is stopped before the window ends, and says so.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void theArenasHoldTheLibrarysMallocAndTheRecordingStopsAtItsBound(Jdks.Jdk jdk) throws Exception {
+        Path work = Files.createTempDirectory("nativemem-it");
+        int blocks = 3000;
+        long written = (long) blocks * NativeLeakTarget.ARENA_BLOCK_BYTES;
+        try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of(), nativeLibrary(jdk, work).toString()).nativeMemoryRecorded()) {
+            target.ask("leak 5");
+            CompletableFuture<Result> run = CompletableFuture.supplyAsync(
+                    () -> CliRun.run("memory", Long.toString(target.pid()), "--native", "--duration", "10s", "--max-recording", "64k", "--json"));
+            awaitRecording(target.pid(), run);
+            String answer = target.ask("arena " + blocks);
+            while (!answer.startsWith("arena ")) { // the JNI checker's table of signal handlers may come first
+                answer = target.awaitLine("arena ", java.time.Duration.ofSeconds(30));
+            }
+            assertEquals("arena " + blocks, answer);
+            assertFalse(run.isDone(), "the blocks made within the window");
+            Result result = run.get(60, TimeUnit.SECONDS);
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            long grew = doc.path("arenasAtEnd").path("heapResident").asLong() - doc.path("arenasAtStart").path("heapResident").asLong();
+            assertTrue(grew >= written && grew <= written + (16L << 20), "the other arenas grew by " + grew + " for " + written + " written: " + doc);
+            assertTrue(doc.path("arenasAtEnd").path("arenas").asLong() >= 1, doc.toString());
+            long capped = doc.path("recordingCappedAfterNanos").asLong();
+            assertTrue(capped > 0 && capped < doc.path("durationNanos").asLong(), "stopped within the window: " + doc);
+            assertTrue(doc.path("recordingBytes").asLong() < 2L << 20, doc.toString());
         } finally {
             try (Stream<Path> files = Files.list(work)) {
                 for (Path file : files.toList()) {

@@ -12,13 +12,17 @@ import sun.misc.Unsafe;
  * keeping a direct ByteBuffer of {@link #DIRECT_BYTES} ({@link #leakDirect}), an Unsafe.allocateMemory
  * block of {@link #UNSAFE_BYTES} ({@link #leakUnsafe}) and a block of {@link #NATIVE_BYTES} its JNI
  * library mallocs ({@link #leakNative}), and freeing at once a block of {@link #CHURN_BYTES}
- * ({@link #churn}); it answers {@code rounds N}, N the rounds it made in all. The library's path is the first argument.
+ * ({@link #churn}); it answers {@code rounds N}, N the rounds it made in all. {@code arena N} has its library malloc N blocks of
+ * {@link #ARENA_BLOCK_BYTES}, each written (so resident), from its serving thread, a Java thread, so from one of glibc's arenas
+ * that are not the main one; it answers {@code arena N}. The library's path is the first argument.
  */
 public final class NativeLeakTarget {
     public static final int DIRECT_BYTES = 10_000;
     public static final int UNSAFE_BYTES = 7_000;
     public static final int NATIVE_BYTES = 3_000;
     public static final int CHURN_BYTES = 5_000;
+    /** Below malloc's mmap threshold (128 KiB): from an arena. */
+    public static final int ARENA_BLOCK_BYTES = 16_000;
     static final List<ByteBuffer> DIRECT = new ArrayList<>();
     static final List<Long> BLOCKS = new ArrayList<>();
     static final Unsafe UNSAFE = unsafe();
@@ -71,6 +75,13 @@ public final class NativeLeakTarget {
         System.load(args[0]);
         TargetMain.serve(line -> {
             try {
+                if (line.startsWith("arena ")) {
+                    int blocks = Integer.parseInt(line.substring(6));
+                    for (int i = 0; i < blocks; i++) {
+                        BLOCKS.add(nativeMalloc(ARENA_BLOCK_BYTES));
+                    }
+                    return "arena " + blocks;
+                }
                 return line.startsWith("leak ") ? leak(Integer.parseInt(line.substring(5))) : "unknown command " + line;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
