@@ -166,6 +166,7 @@ function _complete_jvmti-cli() {
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} profile" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} jit" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} trace" ];    then _picocli_jvmti-cli; return $?; fi
+  if [ "${COMP_LINE}" = "${COMP_WORDS[0]} exceptions" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} heap" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} memory" ];    then _picocli_jvmti-cli; return $?; fi
   if [ "${COMP_LINE}" = "${COMP_WORDS[0]} detach" ];    then _picocli_jvmti-cli; return $?; fi
@@ -187,21 +188,23 @@ function _complete_jvmti-cli() {
   local cmds9=(profile)
   local cmds10=(jit)
   local cmds11=(trace)
-  local cmds12=(heap)
-  local cmds13=(memory)
-  local cmds14=(detach)
-  local cmds15=(shell)
-  local cmds16=(demo)
-  local cmds17=(agent-path)
-  local cmds18=(help)
+  local cmds12=(exceptions)
+  local cmds13=(heap)
+  local cmds14=(memory)
+  local cmds15=(detach)
+  local cmds16=(shell)
+  local cmds17=(demo)
+  local cmds18=(agent-path)
+  local cmds19=(help)
 
-  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_jvmti-cli_help; return $?; fi
-  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
-  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
-  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
-  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
-  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
-  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
+  if CompWordsContainsArray "${cmds19[@]}"; then _picocli_jvmti-cli_help; return $?; fi
+  if CompWordsContainsArray "${cmds18[@]}"; then _picocli_jvmti-cli_agentpath; return $?; fi
+  if CompWordsContainsArray "${cmds17[@]}"; then _picocli_jvmti-cli_demo; return $?; fi
+  if CompWordsContainsArray "${cmds16[@]}"; then _picocli_jvmti-cli_shell; return $?; fi
+  if CompWordsContainsArray "${cmds15[@]}"; then _picocli_jvmti-cli_detach; return $?; fi
+  if CompWordsContainsArray "${cmds14[@]}"; then _picocli_jvmti-cli_memory; return $?; fi
+  if CompWordsContainsArray "${cmds13[@]}"; then _picocli_jvmti-cli_heap; return $?; fi
+  if CompWordsContainsArray "${cmds12[@]}"; then _picocli_jvmti-cli_exceptions; return $?; fi
   if CompWordsContainsArray "${cmds11[@]}"; then _picocli_jvmti-cli_trace; return $?; fi
   if CompWordsContainsArray "${cmds10[@]}"; then _picocli_jvmti-cli_jit; return $?; fi
   if CompWordsContainsArray "${cmds9[@]}"; then _picocli_jvmti-cli_profile; return $?; fi
@@ -225,7 +228,7 @@ function _picocli_jvmti-cli() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace heap memory detach shell demo agent-path help"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace exceptions heap memory detach shell demo agent-path help"
   local flag_opts="'--verbose' '-h' '--help' '-V' '--version'"
   local arg_opts="'--timeout'"
 
@@ -421,7 +424,7 @@ function _picocli_jvmti-cli_dump() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--zip' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--zip' '--no-pauses' '--no-contention' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--out' '--count' '--interval' '--profile' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
@@ -508,7 +511,7 @@ function _picocli_jvmti-cli_contention() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--collapsed' '--by-thread' '-h' '--help' '-V' '--version' '--verbose'"
+  local flag_opts="'--json' '--collapsed' '--by-thread' '--no-parks' '-h' '--help' '-V' '--version' '--verbose'"
   local arg_opts="'--duration' '--top' '--html' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
@@ -664,8 +667,8 @@ function _picocli_jvmti-cli_trace() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--threshold' '--top' '--timeout'"
+  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--threshold' '--top' '--depth' '--html' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -674,6 +677,48 @@ function _picocli_jvmti-cli_trace() {
       return
       ;;
     '--threshold')
+      return
+      ;;
+    '--top')
+      return
+      ;;
+    '--depth')
+      return
+      ;;
+    '--html')
+      local IFS=$'\n'
+      type compopt &>/dev/null && compopt -o filenames
+      COMPREPLY=( $( compgen -f -- "${curr_word}" ) ) # files
+      return $?
+      ;;
+    '--timeout')
+      return
+      ;;
+  esac
+
+  if [[ "${curr_word}" == -* ]]; then
+    COMPREPLY=( $(compgen -W "${flag_opts} ${arg_opts}" -- "${curr_word}") )
+  else
+    local positionals=""
+    local IFS=$'\n'
+    COMPREPLY=( $(compgen -W "${commands// /$'\n'}${IFS}${positionals}" -- "${curr_word}") )
+  fi
+}
+
+# Generates completions for the options and subcommands of the `exceptions` subcommand.
+function _picocli_jvmti-cli_exceptions() {
+  # Get completion data
+  local curr_word=${COMP_WORDS[COMP_CWORD]}
+  local prev_word=${COMP_WORDS[COMP_CWORD-1]}
+
+  local commands=""
+  local flag_opts="'--json' '--collapsed' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--duration' '--top' '--timeout'"
+
+  type compopt &>/dev/null && compopt +o default
+
+  case ${prev_word} in
+    '--duration')
       return
       ;;
     '--top')
@@ -763,12 +808,15 @@ function _picocli_jvmti-cli_memory() {
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
   local commands=""
-  local flag_opts="'--json' '--native' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--duration' '--top' '--max-recording' '--timeout'"
+  local flag_opts="'--json' '--native' '--classloaders' '-h' '--help' '-V' '--version' '--verbose'"
+  local arg_opts="'--max-objects' '--duration' '--top' '--max-recording' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
+    '--max-objects')
+      return
+      ;;
     '--duration')
       return
       ;;
@@ -909,7 +957,7 @@ function _picocli_jvmti-cli_help() {
   local curr_word=${COMP_WORDS[COMP_CWORD]}
   local prev_word=${COMP_WORDS[COMP_CWORD-1]}
 
-  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace heap memory detach shell demo agent-path"
+  local commands="list threads stacks monitors deadlocks dump alloc contention pauses profile jit trace exceptions heap memory detach shell demo agent-path"
   local flag_opts="'-h' '--help' '--verbose'"
   local arg_opts="'--timeout'"
 

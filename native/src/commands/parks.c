@@ -740,12 +740,8 @@ void cmd_parks_install(command_ctx *ctx) {
     const char *what = NULL;
     jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
     if (err != JVMTI_ERROR_NONE) {
-        char *name = NULL;
         char message[320];
-        (void)(*the_agent.jvmti)->GetErrorName(the_agent.jvmti, err, &name);
-        snprintf(message, sizeof message, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
-                 what, name == NULL ? "unknown error" : name);
-        agent_deallocate(name);
+        instrument_refusal(err, what, message, sizeof message);
         session_end(&engine, ctx->jni);
         command_fail(ctx, "refused", message);
         return;

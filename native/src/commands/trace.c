@@ -34,6 +34,7 @@
 #include "jni_util.h"
 #include "latency_histogram.h"
 #include "method_table.h"
+#include "probe_class.h"
 #include "session.h"
 
 #define TRACE_MAX_CLASSES 32
@@ -174,80 +175,20 @@ static void JNICALL probe_created(JNIEnv *jni, jclass probe, jint id, jobject th
     gate_leave(&trace.run.gate);
 }
 
-/* The probe class if an earlier agent of this JVM defined it: in the boot loader only (a class of
- * that name on the application's class path is not it), NULL when there is none. */
-static jclass defined_probe(JNIEnv *jni) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    jint count = 0;
-    jclass *loaded = NULL;
-    jclass found = NULL;
-    if ((*jvmti)->GetLoadedClasses(jvmti, &count, &loaded) != JVMTI_ERROR_NONE) {
-        return NULL;
-    }
-    jni_reserve_locals(jni, count);
-    for (jint i = 0; i < count; i++) {
-        char *signature = NULL;
-        jobject loader = NULL;
-        if (found == NULL && (*jvmti)->GetClassSignature(jvmti, loaded[i], &signature, NULL) == JVMTI_ERROR_NONE
-                && strcmp(signature, "L" TRACE_PROBE_CLASS ";") == 0
-                && (*jvmti)->GetClassLoader(jvmti, loaded[i], &loader) == JVMTI_ERROR_NONE) {
-            if (loader == NULL) {
-                found = loaded[i];
-                loaded[i] = NULL;
-            } else {
-                (*jni)->DeleteLocalRef(jni, loader);
-            }
-        }
-        agent_deallocate(signature);
-        if (loaded[i] != NULL) {
-            (*jni)->DeleteLocalRef(jni, loaded[i]);
-        }
-    }
-    agent_deallocate(loaded);
-    return found;
-}
-
 /* The probe class, defined in the boot loader by the first session of this JVM (its bytes are the
  * client's), its natives bound to this library. 0, or -1 with ctx answered. */
 static int bind_probe(command_ctx *ctx) {
-    JNIEnv *jni = ctx->jni;
-    if (probe_class == NULL) {
-        jclass found = defined_probe(jni);
-        if (found == NULL) {
-            const char *text = request_string(ctx->req, "probe");
-            uint8_t *bytes = malloc(TRACE_MAX_PROBE_BYTES);
-            long len = text == NULL || bytes == NULL ? -1 : base64_decode(text, strlen(text), bytes, TRACE_MAX_PROBE_BYTES);
-            if (len <= 0) {
-                free(bytes);
-                command_fail(ctx, "bad_request", "probe must be the probe class's bytes in base64");
-                return -1;
-            }
-            found = (*jni)->DefineClass(jni, TRACE_PROBE_CLASS, NULL, (const jbyte *)bytes, (jsize)len);
-            free(bytes);
-            if (found == NULL) {
-                jni_cleared_exception(jni);
-                command_fail(ctx, "jni_error", "the JVM refused the probe class (DefineClass)");
-                return -1;
-            }
-        }
-        probe_class = (*jni)->NewGlobalRef(jni, found);
-        (*jni)->DeleteLocalRef(jni, found);
-        if (probe_class == NULL) {
-            command_fail(ctx, "no_memory", "no global reference for the probe class");
-            return -1;
-        }
-    }
     JNINativeMethod natives[] = {
         { "returned", "(IJ)V", (void *)probe_returned },
         { "threw", "(IJ)V", (void *)probe_threw },
         { "created", "(ILjava/lang/Throwable;)V", (void *)probe_created },
     };
-    if ((*jni)->RegisterNatives(jni, probe_class, natives, 3) != 0) {
-        jni_cleared_exception(jni);
-        command_fail(ctx, "jni_error", "cannot bind the probe class's native methods (RegisterNatives): a probe class of another"
-                     " jvmti-cli version is in this JVM");
+    jclass bound = probe_class_bind(ctx, TRACE_PROBE_CLASS, "probe", TRACE_MAX_PROBE_BYTES, natives, 3);
+    if (bound == NULL) {
         return -1;
     }
+    release_probe(ctx->jni);
+    probe_class = bound;
     return 0;
 }
 
@@ -279,33 +220,6 @@ static int binary_name(const char *signature, char *out, size_t cap) {
         out[i - 1] = signature[i] == '/' ? '.' : signature[i];
     }
     out[len - 2] = '\0';
-    return 0;
-}
-
-/* A class in a named module (the JDK's) reads only what it declares: it is made to read the probe's
- * module (the boot loader's unnamed one). 0, or -1 with ctx answered. */
-static int let_read_probe(command_ctx *ctx, jclass klass) {
-    JNIEnv *jni = ctx->jni;
-    jclass class_class = (*jni)->FindClass(jni, "java/lang/Class");
-    jmethodID get_module = jni_failed(jni, class_class) ? NULL : (*jni)->GetMethodID(jni, class_class, "getModule", "()Ljava/lang/Module;");
-    if (jni_failed(jni, get_module)) {
-        command_fail(ctx, "jni_error", "Class.getModule not found");
-        return -1;
-    }
-    jobject module = (*jni)->CallObjectMethod(jni, klass, get_module);
-    jobject probe_module = jni_failed(jni, module) ? NULL : (*jni)->CallObjectMethod(jni, probe_class, get_module);
-    if (jni_failed(jni, probe_module)) {
-        command_fail(ctx, "jni_error", "cannot read a class's module");
-        return -1;
-    }
-    jvmtiError err = (*the_agent.jvmti)->AddModuleReads(the_agent.jvmti, module, probe_module);
-    (*jni)->DeleteLocalRef(jni, module);
-    (*jni)->DeleteLocalRef(jni, probe_module);
-    (*jni)->DeleteLocalRef(jni, class_class);
-    if (err != JVMTI_ERROR_NONE) {
-        command_fail_jvmti(ctx, "AddModuleReads", err);
-        return -1;
-    }
     return 0;
 }
 
@@ -345,7 +259,7 @@ static int find_classes(command_ctx *ctx, const char *glob) {
             if (c->signature == NULL || c->klass == NULL) {
                 command_fail(ctx, "no_memory", "cannot keep the classes");
                 failed = 1;
-            } else if (explicit_name && jni_defined_by_jdk(jni, jvmti, loaded[i], platform) != 0 && let_read_probe(ctx, loaded[i]) != 0) {
+            } else if (explicit_name && jni_defined_by_jdk(jni, jvmti, loaded[i], platform) != 0 && probe_class_readable_from(ctx, probe_class, loaded[i]) != 0) {
                 failed = 1;
             }
         }
@@ -820,12 +734,8 @@ void cmd_trace_install(command_ctx *ctx) {
     jvmtiError err = instrument_install(trace.classes, trace.class_count, &what);
     count_deoptimized(&before);
     if (err != JVMTI_ERROR_NONE) {
-        char *name = NULL;
         char message[320];
-        (void)(*the_agent.jvmti)->GetErrorName(the_agent.jvmti, err, &name);
-        snprintf(message, sizeof message, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
-                 what, name == NULL ? "unknown error" : name);
-        agent_deallocate(name);
+        instrument_refusal(err, what, message, sizeof message);
         session_end(&engine, ctx->jni);
         command_fail(ctx, "refused", message);
         return;

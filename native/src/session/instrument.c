@@ -1,6 +1,7 @@
 #include "instrument.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,6 +152,14 @@ jvmtiError instrument_install(instrumented_class *classes, int count, const char
         }
     }
     return retransform(classes, count, HOOK_INSTALL, what);
+}
+
+void instrument_refusal(jvmtiError err, const char *what, char *message, size_t cap) {
+    char *name = NULL;
+    (void)(*the_agent.jvmti)->GetErrorName(the_agent.jvmti, err, &name);
+    snprintf(message, cap, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
+             what, name == NULL ? "unknown error" : name);
+    agent_deallocate(name);
 }
 
 jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what) {

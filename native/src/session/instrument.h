@@ -19,6 +19,7 @@
 
 #include <jni.h>
 #include <jvmti.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct {
@@ -44,6 +45,10 @@ jvmtiError instrument_read(instrumented_class *classes, int count, const char **
 
 /* Installs every class's replacement in one RetransformClasses: all, or (on an error) none. */
 jvmtiError instrument_install(instrumented_class *classes, int count, const char **what);
+
+/* "the JVM refused the instrumented classes (what: its error's name); every class is left as it
+ * was", into message: what a client is told when instrument_install failed with err. */
+void instrument_refusal(jvmtiError err, const char *what, char *message, size_t cap);
 
 /* Puts every class back as it was loaded, then reads it again into restored_sha256. */
 jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what);

@@ -67,8 +67,7 @@ class ParkContentionIT {
     @ParameterizedTest
     @MethodSource("jdks")
     void waitsOwnersSitesAndPercentilesAsTheTargetRecordedThem(Jdks.Jdk jdk) throws Exception {
-        List<String> options = jdk.feature() < 21 ? List.of("-Xshare:off") : List.of();
-        try (TargetJvm target = TargetJvm.start(jdk, ParkTruthTarget.class, options, jdk.feature() >= 21 ? "virtual" : "platform")) {
+        try (TargetJvm target = TargetJvm.start(jdk, ParkTruthTarget.class, List.of(), jdk.feature() >= 21 ? "virtual" : "platform")) {
             Path waits = dir.resolve("waits");
             check(target, jdk.feature(), waits, waits, jdk.toString());
         }
@@ -81,7 +80,7 @@ class ParkContentionIT {
      */
     @org.junit.jupiter.api.Test
     void traceAndParksTogetherBothPutTheirClassesBack() throws Exception {
-        try (TargetJvm target = TargetJvm.start(Jdks.current(), ParkTruthTarget.class, List.of("-Xshare:off"), "platform")) {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), ParkTruthTarget.class, List.of(), "platform")) {
             String pid = Long.toString(target.pid());
             assertEquals(0, CliRun.run("threads", pid).exit());
             Process trace = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "trace", pid,
