@@ -55,8 +55,16 @@ public final class ParkTruthTarget {
     public static final int PIN_MILLIS = 40;
     public static final int PIN_EVERY_MILLIS = 200;
 
-    /** A ReentrantLock that tells its owner, as its waiters record it. */
+    /**
+     * A fair ReentrantLock that tells its owner, as its waiters record it. Fair, so each waiter's lock()
+     * is one park: with barging, a waiter woken by the unlock can lose the lock to the owner coming back
+     * and park again, and the target's one wait would be two of the tool's parks.
+     */
     public static final class OwnedLock extends ReentrantLock {
+        OwnedLock() {
+            super(true);
+        }
+
         String ownerName() {
             Thread owner = getOwner();
             return owner == null ? "-" : owner.getName();
