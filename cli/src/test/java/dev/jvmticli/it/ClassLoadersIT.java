@@ -55,94 +55,107 @@ class ClassLoadersIT {
             Result result = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
             String stats = jcmd(jdk, target.pid(), "VM.classloader_stats");
             assertEquals(0, result.exit(), result.toString());
-            JsonNode doc = Json.parse(result.out());
-            assertTrue(doc.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + doc.path("safepoints"));
-
-            Map<String, JsonNode> byName = new HashMap<>();
-            Map<Long, JsonNode> byId = new HashMap<>();
-            for (JsonNode row : doc.path("loaders")) {
-                byId.put(row.path("loader").path("id").asLong(), row);
-                if (row.path("loader").path("name").isTextual()) {
-                    byName.put(row.path("loader").path("name").asText(), row);
-                }
-            }
-            long appId = byName.get("app").path("loader").path("id").asLong();
-            for (int i = 0; i < 3; i++) {
-                JsonNode live = byName.get("live-" + i).path("loader");
-                assertEquals(LOADER_CLASS, live.path("loaderClass").asText(), live.toString());
-                assertEquals(appId, live.path("parent").asLong(), live.toString());
-                assertEquals(appId, live.path("loaderClassDefinedBy").asLong(), live.toString());
-                assertEquals(2, live.path("classes").asLong(), live.toString());
-                assertEquals(2, live.path("instances").asLong(), "the kept Plugin and its Helper: " + live);
-                assertTrue(live.path("reachable").asBoolean(), live.toString());
-                assertFalse(live.path("looksDead").asBoolean(), live.toString());
-            }
-            JsonNode leaked = byName.get("leaked").path("loader");
-            assertTrue(leaked.path("reachable").asBoolean(), leaked.toString());
-            assertTrue(leaked.path("looksDead").asBoolean(), leaked.toString());
-            assertEquals(0, leaked.path("instances").asLong(), leaked.toString());
-            assertEquals(2, leaked.path("instancesHeldByOwnStatics").asLong(), "Plugin.INSTANCE and its Helper: " + leaked);
-
-            List<String> dead = new ArrayList<>();
-            int dropped = 0;
-            for (JsonNode row : doc.path("loaders")) {
-                JsonNode loader = row.path("loader");
-                if (loader.path("looksDead").asBoolean()) {
-                    dead.add(loader.path("name").asText());
-                }
-                if (loader.path("name").asText().startsWith("dropped-")) {
-                    dropped++;
-                    assertFalse(loader.path("reachable").asBoolean(), loader.toString());
-                }
-            }
-            assertEquals(List.of("leaked"), dead, "only the leaked loader looks dead");
-            assertEquals(dropped, count(jcmd(jdk, target.pid(), "VM.classloaders", "fold=false"), "\"dropped-"),
-                    "the dropped loaders still loaded: as many as jcmd lists");
-            assertTrue(dropped > 0, "a collection unloaded every dropped loader before the command: the test proves nothing");
-
-            assertEquals(1, doc.path("deadPaths").size(), doc.path("deadPaths").toString());
-            JsonNode path = doc.path("deadPaths").get(0);
-            assertEquals(leaked.path("id").asLong(), path.path("loader").asLong());
-            assertEquals("staticField", path.path("root").path("kind").asText(), path.toString());
-            assertEquals(TARGET, path.path("root").path("class").asText(), path.toString());
-            assertEquals("REGISTRY", path.path("root").path("field").asText(), path.toString());
-            JsonNode steps = path.path("steps");
-            JsonNode last = steps.get(steps.size() - 1);
-            JsonNode plugin = steps.get(steps.size() - 2);
-            assertEquals(LOADER_CLASS, last.path("class").asText(), path.toString());
-            assertEquals("classLoader", last.path("via").asText(), path.toString());
-            assertEquals(TARGET + "$Plugin", plugin.path("classObjectOf").asText(), path.toString());
-            assertEquals("value", plugin.path("field").asText(), "HashMap$Node.value holds the class: " + path);
-
-            // classes and metaspace: the JVM's row of the same class loader data, read right after
-            Map<String, long[]> rows = new HashMap<>();
-            Matcher m = STATS_ROW.matcher(stats);
-            int pluginRows = 0;
-            while (m.find()) {
-                rows.put(m.group(1), new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))});
-                pluginRows += m.group(5).equals(LOADER_CLASS) ? 1 : 0;
-            }
-            assertEquals(3 + dropped + 1, pluginRows, stats);
-            for (String name : List.of("live-0", "live-1", "live-2", "leaked")) {
-                JsonNode row = byName.get(name);
-                JsonNode metaspace = row.path("metaspace");
-                assertTrue(metaspace.path("classLoaderData").isTextual(), name + ": " + row);
-                long[] jcmd = rows.get(metaspace.path("classLoaderData").asText());
-                assertNotNull(jcmd, name + " " + metaspace + " in\n" + stats);
-                JsonNode loader = row.path("loader");
-                assertEquals(jcmd[0], loader.path("classes").asLong() + loader.path("arrayClasses").asLong() + loader.path("hiddenClasses").asLong(),
-                        name + ": " + row);
-                assertEquals(jcmd[1], metaspace.path("chunkBytes").asLong(), name + ": " + row);
-                assertEquals(jcmd[2], metaspace.path("blockBytes").asLong(), name + ": " + row);
-            }
+            String classloaders = jcmd(jdk, target.pid(), "VM.classloaders", "fold=false");
+            checkAgainstTheTargetAndJcmd(Json.parse(result.out()), stats, classloaders);
 
             Result text = CliRun.run("memory", Long.toString(target.pid()), "--classloaders");
             assertEquals(0, text.exit(), text.toString());
-            assertTrue(text.out().contains("looks dead but reachable: \"leaked\" " + LOADER_CLASS), text.out());
-            assertTrue(text.out().contains("  static field " + TARGET + ".REGISTRY, which keeps about "), text.out());
-            assertTrue(text.out().contains("  " + TARGET + "$Plugin.class (its defining loader)\n  -> " + LOADER_CLASS + "\n"), text.out());
-            assertTrue(text.out().contains("target paused"), text.out());
+            checkText(text.out());
         }
+    }
+
+    /**
+     * The JSON of memory --classloaders against the loaders' fates LoadersTarget made, and against
+     * jcmd's VM.classloader_stats (stats) and VM.classloaders fold=false (classloaders) read right after.
+     */
+    static void checkAgainstTheTargetAndJcmd(JsonNode doc, String stats, String classloaders) {
+        assertTrue(doc.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + doc.path("safepoints"));
+
+        Map<String, JsonNode> byName = new HashMap<>();
+        Map<Long, JsonNode> byId = new HashMap<>();
+        for (JsonNode row : doc.path("loaders")) {
+            byId.put(row.path("loader").path("id").asLong(), row);
+            if (row.path("loader").path("name").isTextual()) {
+                byName.put(row.path("loader").path("name").asText(), row);
+            }
+        }
+        long appId = byName.get("app").path("loader").path("id").asLong();
+        for (int i = 0; i < 3; i++) {
+            JsonNode live = byName.get("live-" + i).path("loader");
+            assertEquals(LOADER_CLASS, live.path("loaderClass").asText(), live.toString());
+            assertEquals(appId, live.path("parent").asLong(), live.toString());
+            assertEquals(appId, live.path("loaderClassDefinedBy").asLong(), live.toString());
+            assertEquals(2, live.path("classes").asLong(), live.toString());
+            assertEquals(2, live.path("instances").asLong(), "the kept Plugin and its Helper: " + live);
+            assertTrue(live.path("reachable").asBoolean(), live.toString());
+            assertFalse(live.path("looksDead").asBoolean(), live.toString());
+        }
+        JsonNode leaked = byName.get("leaked").path("loader");
+        assertTrue(leaked.path("reachable").asBoolean(), leaked.toString());
+        assertTrue(leaked.path("looksDead").asBoolean(), leaked.toString());
+        assertEquals(0, leaked.path("instances").asLong(), leaked.toString());
+        assertEquals(2, leaked.path("instancesHeldByOwnStatics").asLong(), "Plugin.INSTANCE and its Helper: " + leaked);
+
+        List<String> dead = new ArrayList<>();
+        int dropped = 0;
+        for (JsonNode row : doc.path("loaders")) {
+            JsonNode loader = row.path("loader");
+            if (loader.path("looksDead").asBoolean()) {
+                dead.add(loader.path("name").asText());
+            }
+            if (loader.path("name").asText().startsWith("dropped-")) {
+                dropped++;
+                assertFalse(loader.path("reachable").asBoolean(), loader.toString());
+            }
+        }
+        assertEquals(List.of("leaked"), dead, "only the leaked loader looks dead");
+        assertEquals(dropped, count(classloaders, "\"dropped-"),
+                "the dropped loaders still loaded: as many as jcmd lists");
+        assertTrue(dropped > 0, "a collection unloaded every dropped loader before the command: the test proves nothing");
+
+        assertEquals(1, doc.path("deadPaths").size(), doc.path("deadPaths").toString());
+        JsonNode path = doc.path("deadPaths").get(0);
+        assertEquals(leaked.path("id").asLong(), path.path("loader").asLong());
+        assertEquals("staticField", path.path("root").path("kind").asText(), path.toString());
+        assertEquals(TARGET, path.path("root").path("class").asText(), path.toString());
+        assertEquals("REGISTRY", path.path("root").path("field").asText(), path.toString());
+        JsonNode steps = path.path("steps");
+        JsonNode last = steps.get(steps.size() - 1);
+        JsonNode plugin = steps.get(steps.size() - 2);
+        assertEquals(LOADER_CLASS, last.path("class").asText(), path.toString());
+        assertEquals("classLoader", last.path("via").asText(), path.toString());
+        assertEquals(TARGET + "$Plugin", plugin.path("classObjectOf").asText(), path.toString());
+        assertEquals("value", plugin.path("field").asText(), "HashMap$Node.value holds the class: " + path);
+
+        // classes and metaspace: the JVM's row of the same class loader data, read right after
+        Map<String, long[]> rows = new HashMap<>();
+        Matcher m = STATS_ROW.matcher(stats);
+        int pluginRows = 0;
+        while (m.find()) {
+            rows.put(m.group(1), new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))});
+            pluginRows += m.group(5).equals(LOADER_CLASS) ? 1 : 0;
+        }
+        assertEquals(3 + dropped + 1, pluginRows, stats);
+        for (String name : List.of("live-0", "live-1", "live-2", "leaked")) {
+            JsonNode row = byName.get(name);
+            JsonNode metaspace = row.path("metaspace");
+            assertTrue(metaspace.path("classLoaderData").isTextual(), name + ": " + row);
+            long[] jcmd = rows.get(metaspace.path("classLoaderData").asText());
+            assertNotNull(jcmd, name + " " + metaspace + " in\n" + stats);
+            JsonNode loader = row.path("loader");
+            assertEquals(jcmd[0], loader.path("classes").asLong() + loader.path("arrayClasses").asLong() + loader.path("hiddenClasses").asLong(),
+                    name + ": " + row);
+            assertEquals(jcmd[1], metaspace.path("chunkBytes").asLong(), name + ": " + row);
+            assertEquals(jcmd[2], metaspace.path("blockBytes").asLong(), name + ": " + row);
+        }
+    }
+
+    /** The text form: the leaked loader, its path from the static field and the pause. */
+    static void checkText(String out) {
+        assertTrue(out.contains("looks dead but reachable: \"leaked\" " + LOADER_CLASS), out);
+        assertTrue(out.contains("  static field " + TARGET + ".REGISTRY, which keeps about "), out);
+        assertTrue(out.contains("  " + TARGET + "$Plugin.class (its defining loader)\n  -> " + LOADER_CLASS + "\n"), out);
+        assertTrue(out.contains("target paused"), out);
     }
 
     /** --max-objects below what the heap holds: one line, exit 1; the agent answers after. */

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.targets.ExceptionsTarget;
 import dev.jvmticli.targets.LatencyTarget;
+import dev.jvmticli.targets.LoadersTarget;
 import dev.jvmticli.targets.NativeLeakTarget;
 import dev.jvmticli.targets.PathsTarget;
 import dev.jvmticli.targets.PausesTarget;
@@ -42,8 +44,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * `trace`, `heap --paths`, `heap --dump`, `memory --native`, `threads --top` and `pauses` on the
- * JDKs this machine does not have: Debian 11's OpenJDK 11 (glibc 2.31) and Debian 13's OpenJDK 21,
+ * `trace`, `exceptions`, `heap --paths`, `heap --dump`, `memory --native`, `memory --classloaders`,
+ * `threads --top` and `pauses` on the JDKs this machine does not have: Debian 11's OpenJDK 11
+ * (glibc 2.31) and Debian 13's OpenJDK 21,
  * each target JVM in its root and a mount namespace of its own ({@link DebianRoots}, as
  * {@link DebianRootsIT} starts them). Each command is held to what the target itself, its JDK's
  * jcmd or its own -Xlog says, with the checks of the command's own test where they fit.
@@ -95,6 +98,39 @@ class DebianRootsLatencyAndMemoryIT {
             assertEquals(original, nextSessionsFirstRead(pid), jdk + ": the class as it was after a detach");
             List<String> stderr = target.stderr().stream()
                     .filter(l -> !l.isBlank() && !TraceIT.DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, jdk + ": the target's stderr");
+        }
+    }
+
+    /**
+     * exceptions: each class's count within 5% of the target's own, its site and messages
+     * (ExceptionsIT's checks), and Throwable's bytes, read by the next session, as the probe found
+     * them after a normal end and after a killed CLI; nothing on the target's stderr.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void exceptionsAgreeWithTheTargetsOwnCountsAndPutThrowableBack(RootJdk jdk) throws Exception {
+        try (TargetJvm target = start(jdk, ExceptionsTarget.class, List.of())) {
+            String pid = pid(target);
+            assertTrue(target.ask("run 5").startsWith("ran "));
+            Process cli = cli("exceptions", pid, "--duration", "120s", "--json", "--top", "10");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> ExceptionsIT.read(cli.getInputStream()));
+            ExceptionsIT.awaitCounting(cli);
+            Map<String, Long> made = ExceptionsIT.made(target.ask("run 2000"));
+            cli.toHandle().destroy(); // SIGTERM ends the window; the report still comes
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            String original = ExceptionsIT.checkAgainstTheTargetsOwnCounts(Json.parse(out.get()), made);
+            assertEquals(original, ExceptionsIT.shortSessionSha(onceNotBusy("exceptions", pid, "--duration", "300ms", "--json")),
+                    jdk + ": Throwable as it was after a normal end");
+
+            Process killed = cli("exceptions", pid, "--duration", "120s");
+            ExceptionsIT.awaitCounting(killed);
+            killed.destroyForcibly();
+            assertTrue(target.ask("run 10").startsWith("ran ise=40 "));
+            assertEquals(original, ExceptionsIT.shortSessionSha(onceNotBusy("exceptions", pid, "--duration", "300ms", "--json")),
+                    jdk + ": Throwable as it was after a killed CLI");
+            List<String> stderr = target.stderr().stream()
+                    .filter(l -> !l.isBlank() && !ExceptionsIT.DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, jdk + ": the target's stderr");
         }
     }
@@ -164,6 +200,27 @@ class DebianRootsLatencyAndMemoryIT {
         }
     }
 
+    /**
+     * memory --classloaders: the leaked loader alone looks dead, with its path from the static field,
+     * the dropped ones unreachable and as many as the JDK's own jcmd VM.classloaders lists, each
+     * named loader's classes and metaspace its row of jcmd VM.classloader_stats (ClassLoadersIT's checks).
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void memoryClassloadersNamesTheLeakedLoaderAndAgreesWithJcmd(RootJdk jdk) throws Exception {
+        try (TargetJvm target = start(jdk, LoadersTarget.class, List.of("-XX:+UseG1GC", "-Xmx256m"))) {
+            String pid = pid(target);
+            Result result = CliRun.run("memory", pid, "--classloaders", "--json");
+            String stats = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.classloader_stats");
+            String classloaders = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.classloaders", "fold=false");
+            assertEquals(0, result.exit(), jdk + ": " + result);
+            ClassLoadersIT.checkAgainstTheTargetAndJcmd(Json.parse(result.out()), stats, classloaders);
+            Result text = CliRun.run("memory", pid, "--classloaders");
+            assertEquals(0, text.exit(), jdk + ": " + text);
+            ClassLoadersIT.checkText(text.out());
+        }
+    }
+
     /** threads --top's USER% and SYS% against /proc, ALLOC/S against the target's own stamps, the footer against its -Xlog (ThreadsTopIT's checks). */
     @ParameterizedTest
     @MethodSource("jdks")
@@ -222,16 +279,22 @@ class DebianRootsLatencyAndMemoryIT {
      * agent has seen the last CLI's connection close and ended its session (until then: busy).
      */
     private static String nextSessionsFirstRead(String pid) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        Result next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
-        while (next.err().contains("(busy)") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            next = CliRun.run("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
-        }
+        Result next = onceNotBusy("trace", pid, TraceIT.PLACE, "--duration", "300ms", "--json");
         assertEquals(0, next.exit(), next.toString());
         JsonNode state = TraceIT.classState(Json.parse(next.out()));
         assertEquals(state.path("sha256").asText(), state.path("restoredSha256").asText(), next.out());
         return state.path("sha256").asText();
+    }
+
+    /** A CLI run, repeated while the agent has not yet ended the last CLI's session (busy), for up to 30 s. */
+    private static Result onceNotBusy(String... args) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Result run = CliRun.run(args);
+        while (run.err().contains("(busy)") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            run = CliRun.run(args);
+        }
+        return run;
     }
 
     private static TargetJvm start(RootJdk jdk, Class<?> main, List<String> options, String... args) {
@@ -241,7 +304,8 @@ class DebianRootsLatencyAndMemoryIT {
     /** The targets compiled for Java 11 into the root, once per root. */
     private static Path classes(RootJdk jdk) {
         return CLASSES.computeIfAbsent(jdk.root(), root -> DebianRoots.classes(root, Path.of(CliRun.run("agent-path").out().strip()),
-                LatencyTarget.class, PathsTarget.class, NativeLeakTarget.class, TopTarget.class, PausesTarget.class));
+                LatencyTarget.class, PathsTarget.class, NativeLeakTarget.class, TopTarget.class, PausesTarget.class,
+                ExceptionsTarget.class, LoadersTarget.class));
     }
 
     /** A target's JNI library built by gcc from a test resource into the root's classes directory: its path inside the root. */
