@@ -97,8 +97,8 @@ final class DumpCommand implements Callable<Integer> {
     @Option(names = "--no-pauses", description = "Do not record the JVM's pauses over the rounds (pauses/, and summary.md's longest pauses).")
     boolean noPauses;
 
-    @Option(names = "--no-contention", description = "Do not record lock contention over the rounds (contention/, and summary.md's most "
-            + "waited-on locks).")
+    @Option(names = "--no-contention", description = "Do not record lock contention over the rounds, monitors nor parks on j.u.c locks"
+            + " (contention/, and summary.md's most waited-on locks).")
     boolean noContention;
 
     @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",

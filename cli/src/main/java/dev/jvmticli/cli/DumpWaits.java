@@ -2,14 +2,16 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
-import dev.jvmticli.client.ContentionReport;
+import dev.jvmticli.client.ContentionSession;
 import dev.jvmticli.client.PausesReport;
 import dev.jvmticli.client.PausesReport.Pause;
 import dev.jvmticli.client.PausesStartRequest;
 import dev.jvmticli.render.ContentionView;
+import dev.jvmticli.render.ParksView;
 import dev.jvmticli.render.PausesView;
 import dev.jvmticli.render.WaitsSummary;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,7 +19,7 @@ import java.util.function.Supplier;
 
 /**
  * What `dump` records across its rounds, beside them: the JVM's pauses (`pauses`) and lock contention
- * (`contention`), each a session of its own engine (the engines run side by side, and beside
+ * (`contention`: monitors and parks on java.util.concurrent locks), each a session of its own engine (the engines run side by side, and beside
  * `--profile`'s), started before the first round and stopped after the last. A session that cannot
  * start (no attach listener for the safepoint log, another client's session of the same engine)
  * leaves its reason, for one line of summary.md, instead of failing the dump.
@@ -25,7 +27,7 @@ import java.util.function.Supplier;
  * The dump's own reads stop the JVM too (a thread dump, the monitors' usage, a class histogram are
  * safepoint operations): those of the operations its reads make, logged while one of its reads ran,
  * are told apart from the target's, and so are the contention recording's own look-ups of a
- * monitor's owner.
+ * monitor's owner and its putting probes in LockSupport (a class redefinition).
  */
 final class DumpWaits {
     private static final long SLOW_REACH_NANOS = 5_000_000;
@@ -42,17 +44,20 @@ final class DumpWaits {
     /** What `contention`'s helper asks, while a thread is blocked, to learn who holds the monitor: a safepoint each. */
     private static final String CONTENTION_OPERATION = "GetObjectMonitorUsage";
 
+    /** What the parks recording's probes in LockSupport and VirtualThread cost when put in: a class redefinition. */
+    private static final String PARKS_OPERATION = "RedefineClasses";
+
     /** When one of the dump's reads ran, on the wall clock (the clock of the JVM's log decorations). */
     private record Read(long fromMillis, long toMillis) {
     }
 
     private final boolean pauses;
-    private final boolean contention;
+    private final ContentionSession contention;
     private final String pausesMissing;
     private final String contentionMissing;
     private final List<Read> reads = new ArrayList<>();
 
-    private DumpWaits(boolean pauses, boolean contention, String pausesMissing, String contentionMissing) {
+    private DumpWaits(boolean pauses, ContentionSession contention, String pausesMissing, String contentionMissing) {
         this.pauses = pauses;
         this.contention = contention;
         this.pausesMissing = pausesMissing;
@@ -62,9 +67,14 @@ final class DumpWaits {
     /** Starts what is asked; what cannot start is kept with its reason. */
     static DumpWaits start(AgentClient client, boolean pauses, boolean contention) {
         String pausesMissing = !pauses ? "not recorded (--no-pauses)" : started(() -> client.call(new PausesStartRequest(null), Map.class));
-        String contentionMissing = !contention ? "not recorded (--no-contention)"
-                : started(() -> client.call("contention.start", Map.of(), Map.class));
-        return new DumpWaits(pauses && pausesMissing == null, contention && contentionMissing == null, pausesMissing, contentionMissing);
+        if (!contention) {
+            return new DumpWaits(pausesMissing == null, null, pausesMissing, "not recorded (--no-contention)");
+        }
+        try {
+            return new DumpWaits(pausesMissing == null, ContentionSession.start(client, true), pausesMissing, null);
+        } catch (AgentError e) {
+            return new DumpWaits(pausesMissing == null, null, pausesMissing, notRecorded(e));
+        }
     }
 
     /** null when the session started, else why not, as the agent said it. */
@@ -73,8 +83,12 @@ final class DumpWaits {
             start.run();
             return null;
         } catch (AgentError e) {
-            return "not recorded: " + e.agentMessage() + " (" + e.code() + ")";
+            return notRecorded(e);
         }
+    }
+
+    private static String notRecorded(AgentError e) {
+        return "not recorded: " + e.agentMessage() + " (" + e.code() + ")";
     }
 
     /** Runs one of the dump's own reads of the target, remembering when. */
@@ -100,7 +114,7 @@ final class DumpWaits {
     /** Stops the sessions, writes pauses/ and contention/, and returns what summary.md says of them. */
     WaitsSummary.Waits stop(AgentClient client, DumpDirectory directory) {
         PausesReport pauseReport = pauses ? client.call("pauses.stop", Map.of(), PausesReport.class) : null;
-        ContentionReport contentionReport = contention ? client.call("contention.stop", Map.of(), ContentionReport.class) : null;
+        ContentionSession.Result recorded = contention == null ? null : contention.stop();
         List<Pause> own = new ArrayList<>();
         if (pauseReport != null) {
             pauseReport.pauses().stream().filter(this::ownRead).forEach(own::add);
@@ -111,20 +125,30 @@ final class DumpWaits {
             });
             directory.writeJson("pauses/pauses.json", 0, "pauses --json", PausesView.document(pauseReport, SLOW_REACH_NANOS));
         }
-        if (contentionReport != null) {
-            directory.write("contention/contention.txt", 0, "contention --top " + CONTENTION_ROWS,
-                    printer -> ContentionView.print(printer, contentionReport, CONTENTION_ROWS, false));
-            directory.writeJson("contention/contention.json", 0, "contention --json", ContentionView.document(contentionReport, false));
+        if (recorded != null) {
+            directory.write("contention/contention.txt", 0, "contention --top " + CONTENTION_ROWS, printer -> {
+                ContentionView.print(printer, recorded.monitors(), CONTENTION_ROWS, false);
+                if (recorded.parks() != null) {
+                    ParksView.print(printer, recorded.parks(), CONTENTION_ROWS);
+                }
+            });
+            Map<String, Object> document = new LinkedHashMap<>(ContentionView.document(recorded.monitors(), false));
+            if (recorded.parks() != null) {
+                document.put("parks", ParksView.document(recorded.parks()));
+            }
+            directory.writeJson("contention/contention.json", 0, "contention --json", document);
         }
-        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, contentionReport, contentionMissing);
+        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, contentionMissing);
     }
 
     /**
      * A pause of an operation the dump's reads make, logged while one ran; or, while it records
-     * contention, one of the look-ups of who holds a contended monitor the recording makes at any time.
+     * contention, one of the look-ups of who holds a contended monitor the recording makes at any time,
+     * or the putting in of its probes for parks (the target's own redefinitions are then counted the dump's too).
      */
     private boolean ownRead(Pause pause) {
-        if (contention && pause.operation().equals(CONTENTION_OPERATION)) {
+        if (contention != null && (pause.operation().equals(CONTENTION_OPERATION)
+                || contention.recordsParks() && pause.operation().equals(PARKS_OPERATION))) {
             return true;
         }
         // the log's clock and the CLI's are read at whole milliseconds

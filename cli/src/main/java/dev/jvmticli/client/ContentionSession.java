@@ -41,6 +41,11 @@ public final class ContentionSession {
         }
     }
 
+    /** Whether parks are recorded (asked, and the probes are in). */
+    public boolean recordsParks() {
+        return parks;
+    }
+
     /** Stops both and reads their reports. */
     public Result stop() {
         ContentionReport monitors = client.call("contention.stop", Map.of(), ContentionReport.class);

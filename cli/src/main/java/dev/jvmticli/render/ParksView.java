@@ -49,13 +49,22 @@ public final class ParksView {
     }
 
     public static List<Row> rows(ParksReport report) {
+        return rows(report, true);
+    }
+
+    /** One row per blocker, its sites merged (the site shown: the one of its most waits), idle waits apart. */
+    public static List<Row> blockers(ParksReport report) {
+        return rows(report, false);
+    }
+
+    private static List<Row> rows(ParksReport report, boolean bySite) {
         Map<Integer, Lock> locks = new LinkedHashMap<>();
         report.locks().forEach(l -> locks.put(l.id(), l));
         Map<Key, List<Site>> groups = new LinkedHashMap<>();
         for (Site s : report.sites()) {
             boolean virtual = !s.waiters().isEmpty() && s.waiters().stream().allMatch(w -> Boolean.TRUE.equals(w.virtual()));
             boolean idle = IdleWaits.isIdleWait(frames(report.methods(), s.frames()), virtual, s.frames().length >= AGENT_STACK_FRAMES);
-            groups.computeIfAbsent(new Key(s.lock(), site(report.methods(), s.frames()), idle), k -> new ArrayList<>()).add(s);
+            groups.computeIfAbsent(new Key(s.lock(), bySite ? site(report.methods(), s.frames()) : null, idle), k -> new ArrayList<>()).add(s);
         }
         List<Row> rows = new ArrayList<>();
         groups.forEach((key, sites) -> {
@@ -64,7 +73,8 @@ public final class ParksView {
             long min = sites.stream().mapToLong(Site::minNanos).min().orElse(0);
             long max = sites.stream().mapToLong(Site::maxNanos).max().orElse(0);
             Site first = sites.stream().max(Comparator.comparingLong(Site::count)).orElseThrow();
-            rows.add(new Row(lock == null ? "?" : blockerName(lock), lock == null ? "?" : lock.kind(), key.site(), key.idle(),
+            rows.add(new Row(lock == null ? "?" : blockerName(lock), lock == null ? "?" : lock.kind(),
+                    bySite ? key.site() : site(report.methods(), first.frames()), key.idle(),
                     sites.stream().mapToLong(Site::count).sum(), sites.stream().mapToLong(Site::totalNanos).sum(),
                     Latency.percentile(buckets, min, max, 0.50), Latency.percentile(buckets, min, max, 0.99), max, buckets,
                     counts(sites, Site::waiters), sites.stream().mapToLong(Site::otherWaiters).sum(), counts(sites, Site::owners),
@@ -178,7 +188,7 @@ public final class ParksView {
         return doc;
     }
 
-    private static String owners(Row row) {
+    static String owners(Row row) {
         String seen = ContentionView.counts(row.owners());
         long others = row.otherOwners();
         String text = row.owners().isEmpty() ? "" : seen;
@@ -246,9 +256,14 @@ public final class ParksView {
                 p.stack().forEach(f -> out.println("      at " + f));
             });
         }
-        long restored = report.classes().stream().filter(ParksReport.ProbedClass::restored).count();
-        out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%s%n", restored, report.classes().size(),
-                report.restoreFailure() == null ? "" : "; putting them back failed at " + report.restoreFailure());
+        out.println(restored(report));
         out.flush();
+    }
+
+    /** Whether the probed classes were put back with the bytes they had. */
+    static String restored(ParksReport report) {
+        long restored = report.classes().stream().filter(ParksReport.ProbedClass::restored).count();
+        return "Classes put back: " + restored + " of " + report.classes().size() + " with the bytes they had (SHA-256)"
+                + (report.restoreFailure() == null ? "" : "; putting them back failed at " + report.restoreFailure());
     }
 }

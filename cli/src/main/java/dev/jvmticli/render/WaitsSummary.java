@@ -2,12 +2,16 @@ package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.Pauses;
 import dev.jvmticli.client.ContentionReport;
+import dev.jvmticli.client.ContentionSession;
+import dev.jvmticli.client.ParksReport;
 import dev.jvmticli.client.PausesReport;
 import dev.jvmticli.client.PausesReport.Pause;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 /** summary.md's first sections: the JVM's longest pauses and the most waited-on locks over the whole dump. */
 public final class WaitsSummary {
@@ -15,11 +19,11 @@ public final class WaitsSummary {
 
     /**
      * What the dump recorded over its rounds: the pauses (null when not recorded, pausesMissing says
-     * why), of which own were the dump's own reads; the contention (null when not recorded,
-     * contentionMissing says why).
+     * why), of which own were the dump's own reads; the contention, monitors and parks (null when not
+     * recorded, contentionMissing says why).
      */
     public record Waits(PausesReport pauses, List<Pause> own, String pausesMissing, long slowReachNanos,
-                        ContentionReport contention, String contentionMissing) {
+                        ContentionSession.Result contention, String contentionMissing) {
         public Waits {
             own = List.copyOf(own);
         }
@@ -40,7 +44,7 @@ public final class WaitsSummary {
         return own.size() + (own.size() == 1 ? " pause" : " pauses") + " (" + PausesView.millis(nanos)
                 + ") were this dump's own: its reads (thread dumps, lock facts, histograms: those operations, logged while one"
                 + " of its reads ran) and, while it recorded contention, its look-ups of who held a contended monitor"
-                + " (GetObjectMonitorUsage).";
+                + " (GetObjectMonitorUsage) and its putting probes in LockSupport to record parks (RedefineClasses).";
     }
 
     private static void printPauses(PrintWriter out, Waits waits) {
@@ -86,29 +90,52 @@ public final class WaitsSummary {
         out.println();
     }
 
+    /** A monitor or a java.util.concurrent lock: how long threads waited for it, who held it, who waited. */
+    private record LockRow(String lock, long waitedNanos, long waits, String heldBy, String waiting) {
+    }
+
     private static void printLocks(PrintWriter out, Waits waits) {
-        ContentionReport report = waits.contention();
-        if (report == null) {
+        if (waits.contention() == null) {
             out.println("**Lock contention over the dump:** " + Printable.text(waits.contentionMissing()) + ".");
             out.println();
             return;
         }
-        List<ContentionView.MonitorRow> monitors = ContentionView.monitors(report);
+        ContentionReport report = waits.contention().monitors();
+        ParksReport parks = waits.contention().parks();
+        List<LockRow> locks = new ArrayList<>();
+        for (ContentionView.MonitorRow m : ContentionView.monitors(report)) {
+            locks.add(new LockRow(m.monitor(), m.blockedNanos(), m.enters(), ContentionView.counts(m.holders()), ContentionView.counts(m.threads())));
+        }
+        if (parks != null) {
+            for (ParksView.Row r : ParksView.blockers(parks).stream().filter(r -> !r.idle()).toList()) {
+                locks.add(new LockRow(r.blocker(), r.totalNanos(), r.waits(), ParksView.owners(r), ContentionView.counts(r.waiters())));
+            }
+        }
+        locks.sort(Comparator.comparingLong(LockRow::waitedNanos).reversed());
         out.println("## Most waited-on locks (over the dump, " + Sizes.seconds(report.durationNanos()) + " s: " + report.events()
-                + " contended monitor enters; contention/contention.txt)");
-        if (monitors.isEmpty()) {
-            out.println("No thread waited to enter a monitor another thread held.");
+                + " contended monitor enters" + (parks == null ? "" : ", " + parks.parks() + " parks with a blocker") + "; contention/contention.txt)");
+        if (locks.isEmpty()) {
+            out.println("No thread waited to enter a monitor or for a java.util.concurrent lock another thread held.");
         } else {
-            out.println("| lock | blocked ms | enters | held by (times seen holding it while others waited) | waiting threads (enters) |");
+            out.println("| lock | waited ms | waits | held by (monitor: times seen holding it while others waited; j.u.c lock: waits it owned"
+                    + " the lock at the start of) | waiting threads (waits) |");
             out.println("|---|---|---|---|---|");
-            for (ContentionView.MonitorRow m : monitors.stream().limit(TOP).toList()) {
-                out.println("| " + DumpSummary.code(Printable.text(m.monitor())) + " | " + Sizes.millis(m.blockedNanos()) + " | " + m.enters()
-                        + " | " + DumpSummary.code(Printable.text(ContentionView.counts(m.holders()))) + " | "
-                        + DumpSummary.code(Printable.text(ContentionView.counts(m.threads()))) + " |");
+            for (LockRow l : locks.stream().limit(TOP).toList()) {
+                out.println("| " + DumpSummary.code(Printable.text(l.lock())) + " | " + Sizes.millis(l.waitedNanos()) + " | " + l.waits()
+                        + " | " + DumpSummary.code(Printable.text(l.heldBy())) + " | " + DumpSummary.code(Printable.text(l.waiting())) + " |");
             }
         }
         if (report.dropped() > 0) {
             out.println(report.dropped() + " enters did not fit the agent's tables: counted in the total only.");
+        }
+        if (parks != null) {
+            if (parks.dropped() > 0) {
+                out.println(parks.dropped() + " parks did not fit the agent's tables: counted in the total only.");
+            }
+            out.println("Parks were recorded with probes in " + Printable.text(parks.classes().stream()
+                    .map(c -> JvmNames.className(c.name())).collect(Collectors.joining(", "))) + ". " + ParksView.restored(parks) + ".");
+        } else if (waits.contention().parksUnavailable() != null) {
+            out.println("Parks on java.util.concurrent locks not recorded: " + Printable.text(waits.contention().parksUnavailable()) + ".");
         }
         out.println();
     }

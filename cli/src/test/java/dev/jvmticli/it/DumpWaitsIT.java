@@ -43,6 +43,8 @@ class DumpWaitsIT {
     private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*?)( \\d+[BKMGT]?->.*)?$");
     /** Operations only a reader of the JVM makes: DumpWaitsTarget never dumps its threads or asks for a monitor's usage. */
     private static final Set<String> READS = Set.of("ThreadDump", "GetThreadListStackTraces", "GetObjectMonitorUsage");
+    /** The parks recording's probes going in: DumpWaitsTarget redefines no class. */
+    private static final String PROBES = "RedefineClasses";
 
     @TempDir
     Path work;
@@ -103,7 +105,7 @@ class DumpWaitsIT {
 
         // the longest pauses: the target's own (what a reader of the JVM makes is the dump's), longest first, as logged
         List<Logged> all = reported.stream().map(logged::get).toList();
-        List<Logged> targets = all.stream().filter(l -> !READS.contains(l.operation()))
+        List<Logged> targets = all.stream().filter(l -> !READS.contains(l.operation()) && !l.operation().equals(PROBES))
                 .sorted(Comparator.comparingLong(Logged::totalNanos).reversed()).toList();
         List<String> rows = summary.substring(pausesAt, locksAt).lines().filter(l -> l.matches("\\| \\d\\d:.*")).toList();
         assertEquals(Math.min(5, targets.size()), rows.size(), summary.substring(pausesAt, locksAt));
@@ -117,21 +119,37 @@ class DumpWaitsIT {
             assertEquals(l.gc() == null ? "- |" : "`" + l.gc() + "` |", cells[5], rows.get(i));
         }
         assertTrue(rows.stream().anyMatch(r -> r.endsWith("| `Pause Full (System.gc())` |")), "a System.gc() among the longest:\n" + rows);
-        long own = all.stream().filter(l -> READS.contains(l.operation())).count();
+        long own = all.stream().filter(l -> READS.contains(l.operation()) || l.operation().equals(PROBES)).count();
         assertTrue(own > 0 && summary.contains("\n" + own + (own == 1 ? " pause (" : " pauses (")),
                 "the dump's own pauses counted apart (" + own + " logged):\n" + summary.substring(pausesAt, locksAt));
 
-        // the most waited-on lock: the target's monitor, held by its owner, waited on by its waiters
+        // the most waited-on locks, longest waited first: the target's monitor and its ReentrantLock (the blocker its
+        // threads park on, its Sync), each held by its owner, waited on by its waiters
         String locks = summary.substring(locksAt, restAt);
-        String first = locks.lines().filter(l -> l.startsWith("| `")).findFirst().orElseThrow();
-        assertTrue(first.startsWith("| `dev.jvmticli.targets.DumpWaitsTarget$Ledger@" + hash + "` | "), locks);
-        String[] cells = first.split(" \\| ");
-        assertTrue(cells[3].startsWith("`ledger-owner ("), "its owner named first among those seen holding it: " + first);
-        for (int i = 1; i <= DumpWaitsTarget.WAITERS; i++) {
-            assertTrue(cells[4].contains("ledger-waiter-" + i + " ("), first);
-        }
+        List<String> lockRows = locks.lines().filter(l -> l.startsWith("| `")).toList();
+        List<Double> waited = lockRows.stream().map(r -> Double.parseDouble(r.split(" \\| ")[1])).toList();
+        assertEquals(waited.stream().sorted(Comparator.reverseOrder()).toList(), waited, "ordered by total wait:\n" + locks);
+        checkLockRow(lockRows, "dev.jvmticli.targets.DumpWaitsTarget$Ledger@" + hash, "ledger");
+        checkLockRow(lockRows, "java.util.concurrent.locks.ReentrantLock$NonfairSync@", "vault");
         JsonNode contention = Json.parse(Files.readString(out.resolve("contention/contention.json")));
         assertEquals("dev.jvmticli.targets.DumpWaitsTarget$Ledger@" + hash, contention.path("monitors").path(0).path("monitor").asText());
+        // LockSupport's probes are taken out: the bytes read again after are those it had
+        JsonNode classes = contention.path("parks").path("classes");
+        assertTrue(classes.size() >= 1, contention.path("parks").toString());
+        classes.forEach(c -> assertEquals(c.path("sha256").asText(), c.path("restoredSha256").asText(), "put back: " + c));
+        assertTrue(locks.contains("\nParks were recorded with probes in java.util.concurrent.locks.LockSupport") && locks.contains(". Classes put back: "
+                + classes.size() + " of "
+                + classes.size() + " with the bytes they had (SHA-256).\n"), locks);
+    }
+
+    /** The lock's row (its name starts with lock): its owner named first among those seen holding it, every waiter named. */
+    private static void checkLockRow(List<String> rows, String lock, String name) {
+        String row = rows.stream().filter(r -> r.startsWith("| `" + lock)).findFirst().orElseThrow(() -> new AssertionError(lock + " in\n" + rows));
+        String[] cells = row.split(" \\| ");
+        assertTrue(cells[3].startsWith("`" + name + "-owner ("), "its owner named first among those seen holding it: " + row);
+        for (int i = 1; i <= DumpWaitsTarget.WAITERS; i++) {
+            assertTrue(cells[4].contains(name + "-waiter-" + i + " ("), row);
+        }
     }
 
     @Test
