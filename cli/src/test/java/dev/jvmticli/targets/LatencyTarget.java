@@ -7,12 +7,15 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A target that knows its own latencies: {@code run N} makes N calls of {@link Orders#place} from
  * {@link #checkout}, each sleeping a time drawn from a known distribution (1 ms 90%, 20 ms 9%,
- * 100 ms 1%; a fixed seed), every 50th call throwing instead of returning; each call is timed with
- * System.nanoTime around it. {@code record} answers the exact percentiles of every call since the
+ * 100 ms 1%; a fixed seed), every 50th call throwing instead of returning; each call times itself
+ * with System.nanoTime from its first statement to its finally block, inside trace's probes, so that
+ * time the caller's thread spends outside the method (preempted on a loaded machine) is in neither
+ * record, and notes the time without a lock or an allocation. {@code record} answers the exact percentiles of every call since the
  * last {@code reset}, by rank ceil(p * n): {@code calls=N errors=E p50=.. p90=.. p99=.. p999=.. max=..}
  * (nanoseconds). {@code vrun N T} makes the same N calls from T virtual threads at once (JDK 21+),
  * from {@link #checkoutVirtually}. {@code pay N} makes N calls of {@link Payments#pay} (whose callees
@@ -21,13 +24,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LatencyTarget {
     private static final Random DRAW = new Random(34);
-    private static final List<Long> RECORD = new ArrayList<>();
+    private static final long[] RECORD = new long[1 << 16];
+    private static final AtomicInteger RECORDED = new AtomicInteger();
+    private static final AtomicInteger ERRORS = new AtomicInteger();
     private static final Random PAY_DRAW = new Random(35);
     private static final List<Long> CHARGES = new ArrayList<>();
     private static final List<Long> RESERVES = new ArrayList<>();
     private static int reserveErrors;
     private static int calls;
-    private static int errors;
 
     private LatencyTarget() {
     }
@@ -38,9 +42,14 @@ public final class LatencyTarget {
         }
 
         static void place(long millis, boolean fail) throws InterruptedException {
-            Thread.sleep(millis);
-            if (fail) {
-                throw new IllegalStateException("order refused");
+            long start = System.nanoTime();
+            try {
+                Thread.sleep(millis);
+                if (fail) {
+                    throw new IllegalStateException("order refused");
+                }
+            } finally {
+                note(System.nanoTime() - start, fail);
             }
         }
     }
@@ -129,12 +138,12 @@ public final class LatencyTarget {
     }
 
     private static synchronized void reset() {
-        RECORD.clear();
+        RECORDED.set(0);
+        ERRORS.set(0);
         CHARGES.clear();
         RESERVES.clear();
         reserveErrors = 0;
         calls = 0;
-        errors = 0;
     }
 
     private static int checkout(int n) {
@@ -142,14 +151,11 @@ public final class LatencyTarget {
             double u = DRAW.nextDouble();
             long millis = u < 0.90 ? 1 : u < 0.99 ? 20 : 100;
             boolean fail = ++calls % 50 == 0;
-            long start = System.nanoTime();
-            boolean threw = false;
             try {
                 Orders.place(millis, fail);
             } catch (IllegalStateException | InterruptedException e) {
-                threw = true;
+                // counted by place
             }
-            note(System.nanoTime() - start, threw);
         }
         return n;
     }
@@ -172,14 +178,11 @@ public final class LatencyTarget {
                 int first = t;
                 executor.execute(() -> {
                     for (int i = first; i < n; i += threads) {
-                        long start = System.nanoTime();
-                        boolean threw = false;
                         try {
                             Orders.place(millis[i], fail[i]);
                         } catch (IllegalStateException | InterruptedException e) {
-                            threw = true;
+                            // counted by place
                         }
-                        note(System.nanoTime() - start, threw);
                     }
                 });
             }
@@ -231,16 +234,17 @@ public final class LatencyTarget {
         return answer.append(' ').append(name).append("_max=").append(sorted.length == 0 ? 0 : sorted[sorted.length - 1]).toString();
     }
 
-    private static synchronized void note(long nanos, boolean threw) {
-        RECORD.add(nanos);
+    private static void note(long nanos, boolean threw) {
+        RECORD[RECORDED.getAndIncrement()] = nanos;
         if (threw) {
-            errors++;
+            ERRORS.incrementAndGet();
         }
     }
 
     private static synchronized String record() {
-        long[] sorted = RECORD.stream().mapToLong(Long::longValue).sorted().toArray();
-        StringBuilder answer = new StringBuilder("calls=" + sorted.length + " errors=" + errors);
+        long[] sorted = Arrays.copyOf(RECORD, RECORDED.get());
+        Arrays.sort(sorted);
+        StringBuilder answer = new StringBuilder("calls=" + sorted.length + " errors=" + ERRORS.get());
         double[] ps = {0.5, 0.9, 0.99, 0.999};
         String[] names = {"p50", "p90", "p99", "p999"};
         for (int i = 0; i < ps.length; i++) {
