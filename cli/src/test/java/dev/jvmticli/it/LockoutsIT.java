@@ -186,6 +186,7 @@ class LockoutsIT {
             List<SocketChannel> queued = new ArrayList<>();
             signal("STOP", pid);
             try {
+                awaitEveryThreadStopped(target.pid());
                 fillBacklog(socket, queued);
                 long started = System.nanoTime();
                 Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "threads", pid, "--timeout", "2s");
@@ -259,6 +260,30 @@ class LockoutsIT {
 
     private static void signal(String signal, String pid) throws Exception {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start().waitFor());
+    }
+
+    /**
+     * kill returns before the signal has stopped every thread: an agent thread still running would
+     * accept from the backlog after it filled, and the CLI's connect would then succeed.
+     */
+    private static void awaitEveryThreadStopped(long pid) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!everyThreadStopped(pid)) {
+            assertTrue(System.nanoTime() < deadline, "JVM " + pid + " not stopped 10 s after SIGSTOP");
+            Thread.sleep(10);
+        }
+    }
+
+    private static boolean everyThreadStopped(long pid) throws IOException {
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                String stat = Files.readString(task.resolve("stat"));
+                if (stat.charAt(stat.lastIndexOf(')') + 2) != 'T') {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static void closeAll(List<RawAgentSocket> clients) throws IOException {
