@@ -1,5 +1,9 @@
 package dev.jvmticli.testing;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +12,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -57,9 +62,39 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
     static final Pattern PROFILER_JFR_TIMER = Pattern.compile(
             "^WARNING in native method: JNI call made without checking exceptions when required to from CallVoidMethodV$");
 
+    /**
+     * What JDK 11's signal check prints for a shutdown signal the JVM was started with ignored
+     * (found: SIG_IGN): HotSpot then leaves it ignored and its check still expects its own handler.
+     * A target inherits the ignored signals of this JVM (a suite started under nohup, or as a
+     * background job of a script, ignores SIGHUP or SIGINT): the environment's, not the agent's.
+     */
+    static final Pattern IGNORED_SHUTDOWN_SIGNAL = Pattern.compile("^Warning: SIG(HUP|INT|QUIT|TERM) handler expected:\\S+ +found:0x0*1$");
+    private static final Map<String, Integer> SHUTDOWN_SIGNALS = Map.of("HUP", 1, "INT", 2, "QUIT", 3, "TERM", 15);
+    private static final long IGNORED_HERE = ignoredSignals();
+
     /** Whether the line is a warning a target of this kind is expected to print. */
     static boolean expected(String line, boolean profiled, boolean nativeMemoryRecorded) {
-        return profiled && PROFILER_SIGNALS.matcher(line).matches() || nativeMemoryRecorded && PROFILER_JFR_TIMER.matcher(line).matches();
+        return profiled && PROFILER_SIGNALS.matcher(line).matches() || nativeMemoryRecorded && PROFILER_JFR_TIMER.matcher(line).matches()
+                || ignoredOnStart(line, IGNORED_HERE);
+    }
+
+    /** Whether the line is JDK 11's note on a shutdown signal that the mask (SigIgn of /proc/PID/status) says was ignored. */
+    static boolean ignoredOnStart(String line, long ignoredMask) {
+        Matcher signal = IGNORED_SHUTDOWN_SIGNAL.matcher(line);
+        return signal.matches() && (ignoredMask >> (SHUTDOWN_SIGNALS.get(signal.group(1)) - 1) & 1) == 1;
+    }
+
+    private static long ignoredSignals() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("SigIgn:")) {
+                    return Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+                }
+            }
+            throw new IllegalStateException("no SigIgn in /proc/self/status");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** A line of the stack the checker prints after a warning: native frames, then Java ones. */

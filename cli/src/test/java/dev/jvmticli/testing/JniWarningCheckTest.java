@@ -69,4 +69,17 @@ class JniWarningCheckTest {
         String other = JniWarningCheck.report(7, "ProfileTarget on JDK 17", printed("READY 7", "Warning: SIGINT handler modified!"), true);
         assertTrue(other != null && other.contains("SIGINT"), "only the two signals async-profiler takes: " + other);
     }
+
+    @Test
+    void jdk11sNoteOnAShutdownSignalIgnoredFromTheStartIsExpectedOnlyWhereItWasIgnored() {
+        String hup = "Warning: SIGHUP handler expected:libjvm.so+0xbc6ce0  found:0x0000000000000001";
+        String intr = "Warning: SIGINT handler expected:libjvm.so+0xbc6ce0  found:0x0000000000000001";
+        long hupIgnored = 1L;
+        assertTrue(JniWarningCheck.ignoredOnStart(hup, hupIgnored));
+        assertTrue(!JniWarningCheck.ignoredOnStart(intr, hupIgnored), "SIGINT was not ignored");
+        assertTrue(JniWarningCheck.ignoredOnStart(intr, 0b11));
+        assertTrue(!JniWarningCheck.ignoredOnStart("Warning: SIGHUP handler expected:libjvm.so+0xbc6ce0  found:libagent.so+0x10", 0b11),
+                "another handler than SIG_IGN is a warning");
+        assertTrue(!JniWarningCheck.ignoredOnStart("Warning: SIGSEGV handler expected:libjvm.so+0xbc6680  found:0x0000000000000001", -1L));
+    }
 }
