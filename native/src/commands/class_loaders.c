@@ -439,7 +439,7 @@ void cmd_class_loaders(command_ctx *ctx) {
     memset(&g, 0, sizeof g);
     if (flags == NULL || referent == NULL || t.loaders == NULL || t.of_class == NULL) {
         command_fail(ctx, "out_of_memory", "the agent could not allocate its table of classes");
-    } else if ((void)heap_classes_mark(jni, classes, class_count, NULL, flags, referent),
+    } else if (heap_classes_mark(jni, classes, class_count, NULL, 0, flags, NULL, referent),
                (err = heap_graph_begin(&g, the_agent.vm, jni, classes, class_count, flags, referent, 1, (uint32_t)max_objects,
                                        (uint64_t)max_objects * REFERENCES_PER_OBJECT)) != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, "SetTag", err);

@@ -22,10 +22,12 @@ typedef struct {
 void thread_list_read(JNIEnv *jni, const heap_graph *g, thread_list *threads);
 void thread_list_free(JNIEnv *jni, thread_list *threads);
 
-/* For the loaded classes: which one is named wanted (NODE_TARGET_CLASS; wanted NULL: none), which
- * are primitive arrays (NODE_PRIMITIVE_ARRAY_CLASS), and for each subclass of
- * java.lang.ref.Reference the index of its referent field (else -1). 1 if a class is named wanted. */
-int heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, const char *wanted, uint8_t *flags, jint *referent);
+/* For the loaded classes: which are named as one of the wanted_count names wanted (NODE_TARGET_CLASS,
+ * and asked[i] = 1 + the name's index; asked may be NULL when wanted_count is 0), which are primitive
+ * arrays (NODE_PRIMITIVE_ARRAY_CLASS), and for each subclass of java.lang.ref.Reference the index of
+ * its referent field (else -1). */
+void heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, char *const *wanted, int wanted_count, uint8_t *flags, uint8_t *asked,
+                       jint *referent);
 
 /* "length", "root", "stepsLeftOut" and "steps" of the path to a reached object: the objects
  * deeper than max_depth from it are counted, not named. */

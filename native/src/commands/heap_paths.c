@@ -1,6 +1,7 @@
-/* `heap --paths CLASS`: for the instances of a class, the shortest path from a GC root to each
- * (heap_graph.c: one FollowReferences walk at a safepoint, then a breadth-first search in the
- * agent's memory), grouped by root and by the classes and fields on the way, with what each root
+/* `heap --paths CLASS`: for the instances of a class (of up to 16 classes, each answered apart, from
+ * one walk: `dump --heap`'s grown classes), the shortest path from a GC root to each (heap_graph.c:
+ * one FollowReferences walk at a safepoint, then a breadth-first search in the agent's memory),
+ * grouped by root and by the classes and fields on the way, with what each root
  * keeps: the bytes of the objects whose shortest path starts at it. The walk's pause is the
  * safepoints the JVM counted meanwhile, as `heap` measures its histogram's. */
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "thread_facts.h"
 
 #define PATHS_MAX 1000
+#define CLASSES_MAX 16 /* asked about in one walk: fits heap_classes_mark's uint8_t */
 #define DEPTH_MAX 10000
 #define OBJECTS_MIN 10000
 #define OBJECTS_MAX 200000000
@@ -546,8 +548,8 @@ static char *requested_name(const char *name) {
     return out;
 }
 
-int heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, const char *wanted, uint8_t *flags, jint *referent) {
-    int found = 0;
+void heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, char *const *wanted, int wanted_count, uint8_t *flags, uint8_t *asked,
+                       jint *referent) {
     jclass reference = (*jni)->FindClass(jni, "java/lang/ref/Reference");
     if (reference == NULL) {
         (*jni)->ExceptionClear(jni);
@@ -555,23 +557,29 @@ int heap_classes_mark(JNIEnv *jni, jclass *classes, jint count, const char *want
     for (jint i = 0; i < count; i++) {
         char *signature = NULL;
         flags[i] = 0;
+        if (asked != NULL) {
+            asked[i] = 0;
+        }
         referent[i] = reference != NULL && (*jni)->IsAssignableFrom(jni, classes[i], reference)
                 ? field_index(jni, classes[i], reference, "referent") : -1;
         if ((*the_agent.jvmti)->GetClassSignature(the_agent.jvmti, classes[i], &signature, NULL) != JVMTI_ERROR_NONE) {
             continue;
         }
         char *name = java_class_name(signature);
-        if (name != NULL && wanted != NULL && strcmp(name, wanted) == 0) {
-            flags[i] = NODE_TARGET_CLASS;
-            found = 1;
-        } else if (signature[0] == '[' && signature[1] != 'L' && signature[1] != '[') {
+        for (int k = 0; name != NULL && k < wanted_count; k++) {
+            if (strcmp(name, wanted[k]) == 0) {
+                flags[i] = NODE_TARGET_CLASS;
+                asked[i] = (uint8_t)(k + 1);
+                break;
+            }
+        }
+        if (flags[i] == 0 && signature[0] == '[' && signature[1] != 'L' && signature[1] != '[') {
             flags[i] = NODE_PRIMITIVE_ARRAY_CLASS;
         }
         free(name);
         agent_deallocate(signature);
     }
     (*jni)->DeleteLocalRef(jni, reference);
-    return found;
 }
 
 /* One walk: the loaded classes, the graph, the pause, and what failed. */
@@ -580,6 +588,7 @@ typedef struct {
     jclass *classes;
     jint class_count;
     uint8_t *flags;
+    uint8_t *asked;  /* for each loaded class: 1 + the index of the name asked about that it has; 0 */
     jint *referent;
     heap_graph g;
     safepoint_totals before, after;
@@ -594,9 +603,13 @@ typedef struct {
     char message[512];
 } paths_walk;
 
-static int is_target(const heap_graph *g, uint32_t i) {
-    const heap_node *node = &g->nodes[i];
-    return (node->flags & NODE_TARGET_OBJECT) || (node->klass != 0 && (g->nodes[node->klass].flags & NODE_TARGET_CLASS));
+/* Whether node i is asked about: a sample's object (asked < 0), or an instance of a class named as the asked-th name. */
+static int is_target(const paths_walk *pw, uint32_t i, int asked) {
+    const heap_node *node = &pw->g.nodes[i];
+    if (asked < 0) {
+        return (node->flags & NODE_TARGET_OBJECT) != 0;
+    }
+    return node->klass != 0 && node->klass <= pw->g.class_count && pw->asked[node->klass - 1] == asked + 1;
 }
 
 static void fail_walk(paths_walk *pw, const char *code, const char *message) {
@@ -609,8 +622,19 @@ static void fail_walk_jvmti(paths_walk *pw, const char *what, jvmtiError err) {
     snprintf(pw->message, sizeof pw->message, "%s failed: JVMTI error %d", what, (int)err);
 }
 
-/* The loaded classes, which are asked about (wanted; NULL: none) and the graph begun. 0, or -1 with pw->code set. */
-static int walk_prepare(paths_walk *pw, const char *wanted, const char *class_arg, const heap_paths_limits *limits) {
+/* Whether a loaded class has the asked-th name asked about (asked < 0: any of them). */
+static int class_loaded(const paths_walk *pw, int asked) {
+    for (jint i = 0; i < pw->class_count; i++) {
+        if (asked < 0 ? pw->asked[i] != 0 : pw->asked[i] == asked + 1) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The loaded classes, which are asked about (wanted, as Class.getName() has them; of samples none) and the graph
+ * begun. 0, or -1 with pw->code set: also when no class is named as one asked about (class_args, as asked). */
+static int walk_prepare(paths_walk *pw, char *const *wanted, const char *const *class_args, int wanted_count, const heap_paths_limits *limits) {
     jvmtiError err = (*the_agent.jvmti)->GetLoadedClasses(the_agent.jvmti, &pw->class_count, &pw->classes);
     if (err != JVMTI_ERROR_NONE) {
         pw->class_count = 0;
@@ -620,14 +644,19 @@ static int walk_prepare(paths_walk *pw, const char *wanted, const char *class_ar
     }
     jni_reserve_locals(pw->jni, pw->class_count);
     pw->flags = calloc((size_t)pw->class_count + 1, 1);
+    pw->asked = calloc((size_t)pw->class_count + 1, 1);
     pw->referent = calloc((size_t)pw->class_count + 1, sizeof *pw->referent);
-    if (pw->flags == NULL || pw->referent == NULL) {
+    if (pw->flags == NULL || pw->asked == NULL || pw->referent == NULL) {
         fail_walk(pw, "out_of_memory", "the agent could not allocate its table of classes");
         return -1;
     }
-    if (!heap_classes_mark(pw->jni, pw->classes, pw->class_count, wanted, pw->flags, pw->referent) && wanted != NULL) {
+    heap_classes_mark(pw->jni, pw->classes, pw->class_count, wanted, wanted_count, pw->flags, pw->asked, pw->referent);
+    if (wanted_count > 0 && !class_loaded(pw, -1)) {
         char message[512];
-        snprintf(message, sizeof message, "no loaded class is named %.400s", class_arg);
+        size_t at = (size_t)snprintf(message, sizeof message, "no loaded class is named %.400s", class_args[0]);
+        for (int k = 1; k < wanted_count && at < sizeof message; k++) {
+            at += (size_t)snprintf(message + at, sizeof message - at, "%s%s", k + 1 == wanted_count ? " or " : ", ", class_args[k]);
+        }
         fail_walk(pw, "no_such_class", message);
         return -1;
     }
@@ -698,6 +727,7 @@ static int walk_run(paths_walk *pw, const heap_paths_limits *limits) {
 static void walk_end(paths_walk *pw) {
     heap_graph_end(&pw->g);
     free(pw->flags);
+    free(pw->asked);
     free(pw->referent);
     free(pw->added);
     for (jint i = 0; i < pw->class_count; i++) {
@@ -720,12 +750,12 @@ typedef struct {
     path_table table;
 } paths_found;
 
-/* 0, or -1 out of memory. */
-static int group_paths(const paths_walk *pw, paths_found *found) {
+/* The paths to the objects asked about: the samples' (asked < 0) or the instances of the asked-th class. 0, or -1 out of memory. */
+static int group_paths(const paths_walk *pw, int asked, paths_found *found) {
     const heap_graph *g = &pw->g;
     memset(found, 0, sizeof *found);
     for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
-        if (!is_target(g, i)) {
+        if (!is_target(pw, i, asked)) {
             continue;
         }
         if (g->nodes[i].root != 0) {
@@ -752,7 +782,7 @@ static int group_paths(const paths_walk *pw, paths_found *found) {
         return -1;
     }
     for (uint32_t i = g->class_count + 1; i <= g->node_count; i++) {
-        if (is_target(g, i) && g->nodes[i].root != 0) {
+        if (is_target(pw, i, asked) && g->nodes[i].root != 0) {
             const heap_paths_sample *sample = sample_of(pw, i);
             group_instance(table, i, sample == NULL ? 0 : sample->site, sample == NULL ? 0 : sample->weight);
         }
@@ -763,15 +793,9 @@ static int group_paths(const paths_walk *pw, paths_found *found) {
     return 0;
 }
 
-/* The walk's answer, as keys of the object being written; frees found's groups. */
-static void write_paths(json_writer *w, const paths_walk *pw, paths_found *found, const heap_paths_limits *limits,
-                        void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg) {
+/* The walk's figures, as keys of the object being written. */
+static void write_walk(json_writer *w, const paths_walk *pw) {
     const heap_graph *g = &pw->g;
-    const path_table table = found->table;
-    uint64_t instances = found->instances, unreached = found->unreached, unseen = found->unseen;
-    JNIEnv *jni = pw->jni;
-    thread_list threads;
-    thread_list_read(jni, g, &threads);
     json_field_int(w, "elapsedNanos", pw->elapsed);
     if (pw->counted) {
         safepoint_totals_write(w, &pw->before, &pw->after);
@@ -781,27 +805,32 @@ static void write_paths(json_writer *w, const paths_walk *pw, paths_found *found
     json_field_int(w, "maxObjects", g->max_nodes);
     json_field_int(w, "maxReferences", (int64_t)g->max_references);
     json_field_int(w, "agentBytes", (int64_t)g->agent_bytes);
-    json_field_int(w, "instances", (int64_t)instances);
-    json_field_int(w, "unreachedInstances", (int64_t)unreached);
+}
+
+/* The paths found to the objects asked about, as keys of the object being written; frees found's groups. */
+static void write_found(json_writer *w, const paths_walk *pw, const thread_list *threads, paths_found *found, const heap_paths_limits *limits,
+                        void (*write_site)(void *arg, json_writer *w, uint32_t site), void *site_arg) {
+    const path_table *table = &found->table;
+    json_field_int(w, "instances", (int64_t)found->instances);
+    json_field_int(w, "unreachedInstances", (int64_t)found->unreached);
     if (pw->samples != NULL) {
-        json_field_int(w, "samplesNotReached", (int64_t)(unseen + pw->samples_gone));
+        json_field_int(w, "samplesNotReached", (int64_t)(found->unseen + pw->samples_gone));
     }
-    json_field_int(w, "pathCount", table.group_count);
+    json_field_int(w, "pathCount", table->group_count);
     json_begin_array_field(w, "paths");
-    for (uint32_t i = 0; i < table.group_count && i < (uint64_t)limits->max_paths; i++) {
-        const path_group *group = &table.groups[i];
+    for (uint32_t i = 0; i < table->group_count && i < (uint64_t)limits->max_paths; i++) {
+        const path_group *group = &table->groups[i];
         json_begin_object(w);
         json_field_int(w, "instances", group->count);
         if (pw->samples != NULL) {
             json_field_int(w, "estimatedBytes", (int64_t)group->weight);
             write_site(site_arg, w, group->site);
         }
-        heap_path_write(w, jni, pw->classes, g, &threads, group->instance, (uint32_t)limits->max_depth);
+        heap_path_write(w, pw->jni, pw->classes, &pw->g, threads, group->instance, (uint32_t)limits->max_depth);
         json_end_object(w);
     }
     json_end_array(w);
-    thread_list_free(jni, &threads);
-    free(table.groups);
+    free(table->groups);
 }
 
 int heap_paths_limits_read(const request *req, heap_paths_limits *limits) {
@@ -826,11 +855,15 @@ void heap_paths_write_samples(json_writer *w, JNIEnv *jni, const heap_paths_samp
     memset(&pw, 0, sizeof pw);
     pw.jni = jni;
     paths_found found;
-    if (walk_prepare(&pw, NULL, NULL, limits) == 0 && walk_tag_samples(&pw, samples, count) == 0 && walk_run(&pw, limits) == 0) {
-        if (group_paths(&pw, &found) != 0) {
+    if (walk_prepare(&pw, NULL, NULL, 0, limits) == 0 && walk_tag_samples(&pw, samples, count) == 0 && walk_run(&pw, limits) == 0) {
+        if (group_paths(&pw, -1, &found) != 0) {
             fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
         } else {
-            write_paths(w, &pw, &found, limits, write_site, site_arg);
+            thread_list threads;
+            thread_list_read(jni, &pw.g, &threads);
+            write_walk(w, &pw);
+            write_found(w, &pw, &threads, &found, limits, write_site, site_arg);
+            thread_list_free(jni, &threads);
         }
     }
     if (pw.code != NULL) {
@@ -843,35 +876,83 @@ void heap_paths_write_samples(json_writer *w, JNIEnv *jni, const heap_paths_samp
     walk_end(&pw);
 }
 
+/* The names asked about, each as Class.getName() has it (malloc'd into wanted) and as asked (into args): their
+ * count, or -1 when the request has none, more than CLASSES_MAX, an empty one or one twice; -2 out of memory. */
+static int read_class_names(const request *req, char **wanted, const char **args) {
+    size_t count = request_string_count(req, "classNames");
+    if (count < 1 || count > CLASSES_MAX) {
+        return -1;
+    }
+    for (size_t k = 0; k < count; k++) {
+        args[k] = request_string_at(req, "classNames", k);
+        wanted[k] = args[k] == NULL || args[k][0] == '\0' ? NULL : requested_name(args[k]);
+        int again = 0;
+        for (size_t j = 0; j < k && wanted[k] != NULL && !again; j++) {
+            again = strcmp(wanted[j], wanted[k]) == 0;
+        }
+        if (wanted[k] == NULL || again) {
+            int out_of_memory = args[k] != NULL && args[k][0] != '\0' && !again;
+            for (size_t j = 0; j <= k; j++) {
+                free(wanted[j]);
+            }
+            return out_of_memory ? -2 : -1;
+        }
+    }
+    return (int)count;
+}
+
 void cmd_heap_paths(command_ctx *ctx) {
-    const char *class_arg = request_string(ctx->req, "className");
     heap_paths_limits limits;
-    if (heap_paths_limits_read(ctx->req, &limits) != 0 || class_arg == NULL || class_arg[0] == '\0') {
-        command_fail(ctx, "bad_request", "heap.paths takes a className, maxPaths from 1 to 1000, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
+    char *wanted[CLASSES_MAX];
+    const char *args[CLASSES_MAX];
+    int count = heap_paths_limits_read(ctx->req, &limits) != 0 ? -1 : read_class_names(ctx->req, wanted, args);
+    if (count == -2) {
+        command_fail(ctx, "out_of_memory", "the agent could not copy the class names");
         return;
     }
-    char *wanted = requested_name(class_arg);
-    if (wanted == NULL) {
-        command_fail(ctx, "out_of_memory", "the agent could not copy the class name");
+    if (count < 0) {
+        command_fail(ctx, "bad_request", "heap.paths takes classNames (1 to 16 names, each once), maxPaths from 1 to 1000, maxDepth from 1 to 10000,"
+                     " maxObjects from 10000 to 200000000");
         return;
     }
     paths_walk pw;
     memset(&pw, 0, sizeof pw);
     pw.jni = ctx->jni;
-    paths_found found;
-    int walked = walk_prepare(&pw, wanted, class_arg, &limits) == 0 && walk_run(&pw, &limits) == 0;
-    if (walked && group_paths(&pw, &found) != 0) {
-        fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
-        walked = 0;
+    paths_found found[CLASSES_MAX];
+    int grouped = 0;
+    if (walk_prepare(&pw, wanted, args, count, &limits) == 0 && walk_run(&pw, &limits) == 0) {
+        while (grouped < count && group_paths(&pw, grouped, &found[grouped]) == 0) {
+            grouped++;
+        }
+        if (grouped < count) {
+            fail_walk(&pw, "out_of_memory", "the agent could not allocate the table of paths");
+        }
     }
-    if (walked) {
+    if (pw.code == NULL) {
+        thread_list threads;
+        thread_list_read(ctx->jni, &pw.g, &threads);
         command_result(ctx);
         json_begin_object(ctx->out);
-        write_paths(ctx->out, &pw, &found, &limits, NULL, NULL);
+        write_walk(ctx->out, &pw);
+        json_begin_array_field(ctx->out, "classes");
+        for (int k = 0; k < count; k++) {
+            json_begin_object(ctx->out);
+            json_field_cstring(ctx->out, "className", args[k]);
+            json_field_bool(ctx->out, "loaded", class_loaded(&pw, k));
+            write_found(ctx->out, &pw, &threads, &found[k], &limits, NULL, NULL);
+            json_end_object(ctx->out);
+        }
+        json_end_array(ctx->out);
         json_end_object(ctx->out);
+        thread_list_free(ctx->jni, &threads);
     } else {
+        for (int k = 0; k < grouped; k++) {
+            free(found[k].table.groups);
+        }
         command_fail(ctx, pw.code, pw.message);
     }
     walk_end(&pw);
-    free(wanted);
+    for (int k = 0; k < count; k++) {
+        free(wanted[k]);
+    }
 }

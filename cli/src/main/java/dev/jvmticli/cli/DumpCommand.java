@@ -12,6 +12,7 @@ import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.CpuRead;
 import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.HeapPathsAnswer;
 import dev.jvmticli.client.HeapPathsReport;
 import dev.jvmticli.client.HeapPathsRequest;
 import dev.jvmticli.client.HeapReport;
@@ -62,10 +63,9 @@ final class DumpCommand implements Callable<Integer> {
     private static final int HISTOGRAM_CLASSES = 100;
     private static final int GROWN_CLASSES = 15;
     private static final int HOTTEST_METHODS = 10;
-    /** With --heap: the classes that grew most whose paths from GC roots are looked for, one walk each, none begun after the budget. */
+    /** With --heap: the classes that grew most whose paths from GC roots are looked for, all in one walk of the heap. */
     private static final int GROWN_PATHS_CLASSES = 3;
     private static final int GROWN_PATHS_EACH = 3;
-    private static final Duration GROWN_PATHS_BUDGET = Duration.ofSeconds(30);
     private static final long GROWN_PATHS_MAX_OBJECTS = 1_000_000;
     /** Frames beyond the deepest stack of the threads read again at once, for one that went deeper meanwhile. */
     private static final int AT_ONCE_MORE_FRAMES = 64;
@@ -102,8 +102,8 @@ final class DumpCommand implements Callable<Integer> {
     boolean noContention;
 
     @Option(names = "--heap", description = {"Also a class histogram at the first and the last round (all objects, no GC; each pauses the target),",
-        "and the classes that grew most in summary.md, with the roots that hold the first 3 (heap --paths: a walk of the heap",
-        "each, bounded by 1000000 objects; none begun after 30 s)."})
+        "and the classes that grew most in summary.md, with the roots that hold the first 3 (heap --paths: one walk of the heap",
+        "for the 3, a pause bounded by 1000000 objects)."})
     boolean heap;
 
     DumpCommand(CliContext context) {
@@ -201,51 +201,53 @@ final class DumpCommand implements Callable<Integer> {
 
     /**
      * The paths from GC roots to the classes that grew most between the first and the last histogram
-     * (heap-paths.txt, heap-paths.json): at most GROWN_PATHS_CLASSES walks of the heap, each its own
-     * pause, none begun once GROWN_PATHS_BUDGET has passed; a walk the agent refuses (a heap past the
-     * bound) is written as its refusal.
+     * (heap-paths.txt, heap-paths.json): at most GROWN_PATHS_CLASSES classes, all answered from one
+     * walk of the heap, so one pause; a walk the agent refuses (a heap past the bound) is written as
+     * its refusal in each class's place, a class no longer loaded as such.
      */
     private static List<HeapPathsView.ClassPaths> writeGrownPaths(AgentClient client, DumpDirectory directory, List<Histogram> histograms,
                                                                   Duration answerTimeout) {
         if (histograms.size() < 2) {
             return List.of();
         }
+        List<String> grown = Histogram.growth(histograms).stream().takeWhile(growth -> growth.bytesGrown() > 0).limit(GROWN_PATHS_CLASSES)
+                .map(Histogram.Growth::className).toList();
         List<HeapPathsView.ClassPaths> found = new ArrayList<>();
-        long deadline = System.nanoTime() + GROWN_PATHS_BUDGET.toNanos();
-        for (Histogram.Growth growth : Histogram.growth(histograms)) {
-            if (found.size() == GROWN_PATHS_CLASSES || growth.bytesGrown() <= 0) {
-                break;
-            }
-            if (System.nanoTime() > deadline) {
-                found.add(new HeapPathsView.ClassPaths(growth.className(), null, "not looked for: the " + GROWN_PATHS_BUDGET.toSeconds()
-                        + " s for the walks had passed"));
-                continue;
-            }
+        HeapPathsReport walk = null;
+        if (!grown.isEmpty()) {
             try {
-                HeapPathsReport report = client.call(new HeapPathsRequest(growth.className(), GROWN_PATHS_EACH, 30, GROWN_PATHS_MAX_OBJECTS),
-                        HeapPathsReport.class, answerTimeout);
-                found.add(new HeapPathsView.ClassPaths(growth.className(), report, null));
+                HeapPathsAnswer answer = client.call(new HeapPathsRequest(grown, GROWN_PATHS_EACH, 30, GROWN_PATHS_MAX_OBJECTS), HeapPathsAnswer.class,
+                        answerTimeout);
+                for (HeapPathsAnswer.ClassPaths paths : answer.classes()) {
+                    walk = answer.report(paths);
+                    found.add(paths.loaded() ? new HeapPathsView.ClassPaths(paths.className(), walk, null)
+                            : new HeapPathsView.ClassPaths(paths.className(), null, "no loaded class is named " + paths.className()));
+                }
             } catch (AgentError refused) {
-                found.add(new HeapPathsView.ClassPaths(growth.className(), null, refused.agentMessage()));
+                grown.forEach(name -> found.add(new HeapPathsView.ClassPaths(name, null, refused.agentMessage())));
             }
         }
-        directory.write("heap-paths.txt", 0, "heap --paths CLASS --max-paths " + GROWN_PATHS_EACH + ", for each class that grew most", printer -> {
+        HeapPathsReport oneWalk = walk;
+        directory.write("heap-paths.txt", 0, "heap --paths CLASS --max-paths " + GROWN_PATHS_EACH + ", for each class that grew most, from one walk", printer -> {
             for (HeapPathsView.ClassPaths paths : found) {
                 if (paths.report() == null) {
                     printer.println(HeapPathsView.readable(paths.className()) + ": " + paths.refusal());
                 } else {
-                    HeapPathsView.print(printer, paths.className(), paths.report());
+                    HeapPathsView.printPaths(printer, paths.className(), paths.report());
                 }
                 printer.println();
             }
+            if (oneWalk != null) {
+                printer.println("One " + HeapPathsView.pause(oneWalk));
+            }
         });
-        directory.writeJson("heap-paths.json", 0, "heap --paths CLASS --json, for each class that grew most", Map.of("classes", found));
+        directory.writeJson("heap-paths.json", 0, "heap --paths CLASS --json, for each class that grew most, from one walk", Map.of("classes", found));
         return found;
     }
 
     private static String grownPathsLimits() {
-        return "at most " + GROWN_PATHS_CLASSES + " classes, one walk of the heap each (each a pause of the target, bounded by "
-                + GROWN_PATHS_MAX_OBJECTS + " objects), none begun after " + GROWN_PATHS_BUDGET.toSeconds() + " s";
+        return "at most " + GROWN_PATHS_CLASSES + " classes, all from one walk of the heap (one pause of the target, bounded by "
+                + GROWN_PATHS_MAX_OBJECTS + " objects)";
     }
 
     private static Histogram writeHistogram(AgentClient client, DumpDirectory directory, int round, Duration answerTimeout) {

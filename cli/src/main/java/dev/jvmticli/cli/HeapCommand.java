@@ -6,6 +6,7 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.HeapDumpReport;
 import dev.jvmticli.client.HeapDumpRequest;
+import dev.jvmticli.client.HeapPathsAnswer;
 import dev.jvmticli.client.HeapPathsReport;
 import dev.jvmticli.client.HeapPathsRequest;
 import dev.jvmticli.client.HeapReport;
@@ -228,7 +229,9 @@ final class HeapCommand implements Callable<Integer> {
         HeapPathsReport report;
         try (AgentClient client = context.connect(process)) {
             VmInfo vm = client.vm();
-            report = client.call(new HeapPathsRequest(paths, maxPaths, maxDepth, maxObjects), HeapPathsReport.class, answerTimeout(context, vm));
+            HeapPathsAnswer answer = client.call(new HeapPathsRequest(List.of(paths), maxPaths, maxDepth, maxObjects), HeapPathsAnswer.class,
+                    answerTimeout(context, vm));
+            report = answer.report(answer.classes().get(0));
         }
         if (json) {
             JsonOutput.print(context.out(), report);

@@ -12,6 +12,13 @@ public final class HeapPathsView {
     }
 
     public static void print(PrintWriter out, String className, HeapPathsReport report) {
+        printPaths(out, className, report);
+        out.println();
+        out.println(pause(report));
+    }
+
+    /** The instances of a class and their paths, without the walk's pause. */
+    public static void printPaths(PrintWriter out, String className, HeapPathsReport report) {
         String name = readable(className);
         if (report.instances() == 0) {
             out.printf("no instance of %s is reachable from a GC root%s%n", name, unreached(report));
@@ -34,8 +41,6 @@ public final class HeapPathsView {
                 out.println("  " + step);
             }
         }
-        out.println();
-        out.println(pause(report));
     }
 
     private static String unreached(HeapPathsReport report) {
@@ -154,7 +159,7 @@ public final class HeapPathsView {
     public record ClassPaths(String className, HeapPathsReport report, String refusal) {
     }
 
-    /** summary.md's section: the roots that hold each class that grew most, with what they keep, and each walk's pause. */
+    /** summary.md's section: the roots that hold each class that grew most, with what they keep, and the one walk's pause. */
     public static void printRootsMarkdown(PrintWriter out, List<ClassPaths> classes, String limits) {
         out.println();
         out.println("## What holds the classes that grew most (heap --paths; heap-paths.txt)");
@@ -163,6 +168,8 @@ public final class HeapPathsView {
             return;
         }
         out.println("Each instance's shortest path from a GC root, grouped by root; " + limits + ".");
+        classes.stream().map(ClassPaths::report).filter(r -> r != null).findFirst()
+                .ifPresent(walk -> out.println("One " + pause(walk) + "."));
         for (ClassPaths c : classes) {
             out.println();
             String name = DumpSummary.code(Printable.text(readable(c.className())));
@@ -172,7 +179,7 @@ public final class HeapPathsView {
                 continue;
             }
             out.println("- " + name + ": " + r.instances() + " instance" + (r.instances() == 1 ? "" : "s") + " reachable, on " + r.pathCount()
-                    + " path" + (r.pathCount() == 1 ? "" : "s") + unreached(r) + "; " + pause(r));
+                    + " path" + (r.pathCount() == 1 ? "" : "s") + unreached(r));
             for (HeapPathsReport.Path path : r.paths()) {
                 out.println("  - " + path.instances() + " held by " + DumpSummary.code(Printable.text(root(path.root()))) + ", which keeps about "
                         + Sizes.bytes(path.root().keepsBytes()) + ": " + DumpSummary.code(Printable.text(String.join(" ", steps(path.steps(),

@@ -76,8 +76,8 @@ class AgentRequestTest {
         LivePathsRequest livePaths = new LivePathsRequest(3, 30, 10_000);
         assertEquals(Map.of("paths", true, "maxPaths", 3, "maxDepth", 30, "maxObjects", 10_000L), livePaths.arguments());
         assertRead(livePaths);
-        HeapPathsRequest paths = new HeapPathsRequest("a.B", 5, 20, 100_000);
-        assertEquals(Map.of("className", "a.B", "maxPaths", 5, "maxDepth", 20, "maxObjects", 100_000L), paths.arguments());
+        HeapPathsRequest paths = new HeapPathsRequest(List.of("a.B", "a.C[]"), 5, 20, 100_000);
+        assertEquals(Map.of("classNames", List.of("a.B", "a.C[]"), "maxPaths", 5, "maxDepth", 20, "maxObjects", 100_000L), paths.arguments());
         assertRead(paths);
     }
 

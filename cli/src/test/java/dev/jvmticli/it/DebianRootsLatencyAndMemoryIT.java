@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.ExceptionsTarget;
 import dev.jvmticli.targets.LatencyTarget;
+import dev.jvmticli.targets.LivePathsTarget;
 import dev.jvmticli.targets.LoadersTarget;
 import dev.jvmticli.targets.NativeLeakTarget;
 import dev.jvmticli.targets.PathsTarget;
@@ -44,7 +45,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * `trace`, `exceptions`, `heap --paths`, `heap --dump`, `memory --native`, `memory --classloaders`,
+ * `trace`, `exceptions`, `heap --paths` (of a class and --from-live), `heap --dump`, `memory --native`, `memory --classloaders`,
  * `threads --top` and `pauses` on the JDKs this machine does not have: Debian 11's OpenJDK 11
  * (glibc 2.31) and Debian 13's OpenJDK 21,
  * each target JVM in its root and a mount namespace of its own ({@link DebianRoots}, as
@@ -177,6 +178,24 @@ class DebianRootsLatencyAndMemoryIT {
         }
     }
 
+    /**
+     * heap --paths --from-live: every survivor sampled at the cache's site on a path from
+     * LivePathsTarget.CACHE, every one of the session's from thread "session-worker", the churn on
+     * none, each survivor counted once (HeapPathsFromLiveIT's checks).
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void heapPathsFromLiveNameTheHolderOfEachLeakingSite(RootJdk jdk) throws Exception {
+        try (TargetJvm target = start(jdk, LivePathsTarget.class, List.of("-XX:+UseG1GC", "-Xmx256m"))) {
+            assertEquals("going", target.ask("go"));
+            Result result = CliRun.run("heap", pid(target), "--paths", "--from-live", "--duration", "4s", "--sample-interval", "64k",
+                    "--max-paths", "1000", "--json");
+            assertEquals(0, result.exit(), jdk + ": " + result);
+            HeapPathsFromLiveIT.checkEachSurvivorsPath(Json.parse(result.out()));
+            HeapPathsFromLiveIT.checkText(target);
+        }
+    }
+
     /** memory --native against the target's own count of each leak, and NMT's Other against jcmd's summary.diff (NativeMemoryIT's checks). */
     @ParameterizedTest
     @MethodSource("jdks")
@@ -305,7 +324,7 @@ class DebianRootsLatencyAndMemoryIT {
     private static Path classes(RootJdk jdk) {
         return CLASSES.computeIfAbsent(jdk.root(), root -> DebianRoots.classes(root, Path.of(CliRun.run("agent-path").out().strip()),
                 LatencyTarget.class, PathsTarget.class, NativeLeakTarget.class, TopTarget.class, PausesTarget.class,
-                ExceptionsTarget.class, LoadersTarget.class));
+                ExceptionsTarget.class, LoadersTarget.class, LivePathsTarget.class));
     }
 
     /** A target's JNI library built by gcc from a test resource into the root's classes directory: its path inside the root. */

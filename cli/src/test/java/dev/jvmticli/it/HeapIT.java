@@ -210,7 +210,8 @@ class HeapIT {
     void dumpWritesMemoryEachRoundAndWithHeapTheLeakInTheSummary(Jdks.Jdk jdk) throws Exception {
         Path plain = Files.createTempDirectory("dump-memory");
         Path withHeap = Files.createTempDirectory("dump-heap");
-        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class)) {
+        Path log = Files.createTempFile("dump-heap-safepoints", ".log");
+        try (TargetJvm target = TargetJvm.start(jdk, LeakTarget.class, List.of("-Xlog:safepoint:file=" + log))) {
             Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", plain.toString(), "--interval", "1s");
             assertEquals(0, result.exit(), result.toString());
             assertTrue(Files.readString(plain.resolve("round-001/memory.txt")).contains(" Java threads x "));
@@ -218,8 +219,11 @@ class HeapIT {
             assertFalse(Files.exists(plain.resolve("round-001/heap.txt")), "no histogram without --heap");
             assertFalse(Files.readString(plain.resolve("summary.md")).contains("Classes that grew"));
 
+            long walksBefore = loggedWalks(log);
             result = CliRun.run("dump", Long.toString(target.pid()), "--out", withHeap.toString(), "--count", "3", "--interval", "2s", "--heap");
             assertEquals(0, result.exit(), result.toString());
+            Thread.sleep(200); // the log is written after the safepoint ends
+            assertEquals(1, loggedWalks(log) - walksBefore, "one walk of the heap for the classes that grew most, as the target logged");
             for (String round : List.of("round-001", "round-002", "round-003")) {
                 assertTrue(Files.exists(withHeap.resolve(round + "/memory.txt")), round);
             }
@@ -231,17 +235,41 @@ class HeapIT {
             assertTrue(leak.find(), summary);
             // the roots of the classes that grew most: the leak's is the static map that holds every Leaked
             String roots = summary.substring(summary.indexOf("## What holds the classes that grew most"));
-            Matcher held = Pattern.compile("(?m)^- `" + Pattern.quote(LEAKED) + "`: (\\d+) instances reachable, on \\d+ paths?; .*target paused .*\n"
+            assertEquals(1, Pattern.compile("target paused ").matcher(roots).results().count(), "the one walk's pause, once: " + roots);
+            Matcher held = Pattern.compile("(?m)^- `" + Pattern.quote(LEAKED) + "`: (\\d+) instances reachable, on \\d+ paths?\n"
                     + "  - (\\d+) held by `static field dev\\.jvmticli\\.targets\\.LeakTarget\\.LEAK`, which keeps about ").matcher(roots);
             assertTrue(held.find(), roots);
             assertTrue(Long.parseLong(held.group(2)) >= Long.parseLong(leak.group(2)), "every Leaked that grew is held by the map: " + summary);
             String paths = Files.readString(withHeap.resolve("heap-paths.txt"));
             assertTrue(paths.contains(" instances: static field dev.jvmticli.targets.LeakTarget.LEAK, which keeps about "), paths);
-            assertTrue(Files.exists(withHeap.resolve("heap-paths.json")));
+            JsonNode classes = Json.parse(Files.readString(withHeap.resolve("heap-paths.json"))).path("classes");
+            assertEquals(3, classes.size(), classes.toString());
+            for (JsonNode grown : classes) {
+                assertEquals(classes.get(0).path("report").path("elapsedNanos"), grown.path("report").path("elapsedNanos"), "one walk: " + classes);
+            }
+            // the leak's path with most instances as heap --paths finds it on its own: the same root and steps
+            JsonNode alone = Json.parse(CliRun.run("heap", Long.toString(target.pid()), "--paths", LEAKED, "--max-paths", "1", "--json").out());
+            JsonNode inDump = null;
+            for (JsonNode grown : classes) {
+                inDump = grown.path("className").asText().equals(LEAKED) ? grown.path("report") : inDump;
+            }
+            assertEquals(shape(alone.path("paths").get(0)), shape(inDump.path("paths").get(0)), "heap --paths: " + alone + "; in the dump: " + inDump);
         } finally {
             deleteTree(plain);
             deleteTree(withHeap);
+            Files.deleteIfExists(log);
         }
+    }
+
+    /** The FollowReferences walks (HeapWalkOperation) the target's -Xlog:safepoint has logged so far. */
+    private static long loggedWalks(Path log) throws IOException {
+        return Files.readAllLines(log).stream().filter(line -> line.contains("Safepoint \"HeapWalkOperation\"")).count();
+    }
+
+    /** A path's root and steps (fields, "[]" for an array's element), without its counts (the leak grows between two walks). */
+    private static String shape(JsonNode path) {
+        JsonNode root = path.path("root");
+        return root.path("kind").asText() + " " + root.path("class").asText() + "." + root.path("field").asText() + " " + HeapPathsIT.steps(path);
     }
 
     @ParameterizedTest

@@ -47,58 +47,71 @@ class HeapPathsFromLiveIT {
             Result result = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "4s", "--sample-interval", "64k",
                     "--max-paths", "1000", "--json");
             assertEquals(0, result.exit(), result.toString());
-            JsonNode doc = Json.parse(result.out());
-            JsonNode walk = doc.path("paths");
-            assertTrue(walk.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + walk);
-            long survivors = doc.path("live").path("survivors").path("samples").asLong();
-            assertEquals(survivors, walk.path("samplesReached").asLong() + walk.path("unreachedSamples").asLong()
-                    + walk.path("samplesNotReached").asLong(), "every survivor is on a path or counted apart: " + walk);
-            assertEquals(walk.path("pathCount").asLong(), walk.path("paths").size(), walk.toString());
-
-            long cached = 0, session = 0, churn = 0, inFlight = 0;
-            for (JsonNode path : walk.path("paths")) {
-                List<String> frames = texts(path.path("frames"));
-                JsonNode root = path.path("root");
-                if (root.path("kind").asText().equals("stackLocal") && calls(frames, "fillCache")) {
-                    // allocated, not yet put into the map, when the walk came: still in a local of its thread's frame
-                    assertEquals("cache-filler", root.path("thread").asText(), path.toString());
-                    inFlight += path.path("samples").asLong();
-                } else if (calls(frames, "fillCache")) {
-                    assertEquals("staticField", root.path("kind").asText(), path.toString());
-                    assertEquals(TARGET, root.path("class").asText(), path.toString());
-                    assertEquals("CACHE", root.path("field").asText(), path.toString());
-                    assertEquals(List.of("java.util.HashMap", "table"), steps(path).subList(0, 2), path.toString()); // its table too, when it grows
-                    cached += path.path("samples").asLong();
-                } else if (calls(frames, "fillSession")) {
-                    // its thread-local, from the Thread object; or, when the walk found the thread inside SESSION.get(), from that frame's
-                    // local, a shorter path to the same list
-                    assertEquals("session-worker", root.path("thread").asText(), path.toString());
-                    if (root.path("kind").asText().equals("thread")) {
-                        assertEquals(List.of("java.lang.Thread", "threadLocals", "table", "[]", "value"), steps(path).subList(0, 5), path.toString());
-                    } else {
-                        assertEquals("stackLocal", root.path("kind").asText(), path.toString());
-                        JsonNode frame = root.path("frame");
-                        assertTrue(frame.path("class").asText().startsWith("java.lang.ThreadLocal") || frame.path("method").asText().equals("fillSession"),
-                                path.toString());
-                    }
-                    session += path.path("samples").asLong();
-                } else if (calls(frames, "churn")) {
-                    churn += path.path("samples").asLong(); // at most the last array each thread made, which sink may still hold
-                }
-            }
-            assertTrue(cached > 0 && session > 0, "both leaks sampled: cache " + cached + ", session " + session + "; " + walk);
-            assertTrue(churn <= 2, "the churn is garbage: " + churn + " samples on a path; " + walk);
-            assertTrue(inFlight <= 2, "at most one object a thread between its allocation and its holder: " + inFlight + "; " + walk);
+            checkEachSurvivorsPath(Json.parse(result.out()));
 
             if (!collector.contains("G1")) {
                 return;
             }
-            Result text = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "2s", "--sample-interval", "64k");
-            assertEquals(0, text.exit(), text.toString());
-            assertTrue(text.out().contains(" allocated at " + TARGET + "$Cached.<init>:"), text.out());
-            assertTrue(text.out().contains(": static field " + TARGET + ".CACHE, which keeps about "), text.out());
-            assertTrue(text.out().contains("target paused"), text.out());
+            checkText(target);
         }
+    }
+
+    /**
+     * A --json report of LivePathsTarget's survivors: every one counted once, those of the cache's
+     * site from LivePathsTarget.CACHE through HashMap.table, those of the session's from thread
+     * "session-worker", at most one churned array a thread on a path.
+     */
+    static void checkEachSurvivorsPath(JsonNode doc) {
+        JsonNode walk = doc.path("paths");
+        assertTrue(walk.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + walk);
+        long survivors = doc.path("live").path("survivors").path("samples").asLong();
+        assertEquals(survivors, walk.path("samplesReached").asLong() + walk.path("unreachedSamples").asLong()
+                + walk.path("samplesNotReached").asLong(), "every survivor is on a path or counted apart: " + walk);
+        assertEquals(walk.path("pathCount").asLong(), walk.path("paths").size(), walk.toString());
+
+        long cached = 0, session = 0, churn = 0, inFlight = 0;
+        for (JsonNode path : walk.path("paths")) {
+            List<String> frames = texts(path.path("frames"));
+            JsonNode root = path.path("root");
+            if (root.path("kind").asText().equals("stackLocal") && calls(frames, "fillCache")) {
+                // allocated, not yet put into the map, when the walk came: still in a local of its thread's frame
+                assertEquals("cache-filler", root.path("thread").asText(), path.toString());
+                inFlight += path.path("samples").asLong();
+            } else if (calls(frames, "fillCache")) {
+                assertEquals("staticField", root.path("kind").asText(), path.toString());
+                assertEquals(TARGET, root.path("class").asText(), path.toString());
+                assertEquals("CACHE", root.path("field").asText(), path.toString());
+                assertEquals(List.of("java.util.HashMap", "table"), steps(path).subList(0, 2), path.toString()); // its table too, when it grows
+                cached += path.path("samples").asLong();
+            } else if (calls(frames, "fillSession")) {
+                // its thread-local, from the Thread object; or, when the walk found the thread inside SESSION.get(), from that frame's
+                // local, a shorter path to the same list
+                assertEquals("session-worker", root.path("thread").asText(), path.toString());
+                if (root.path("kind").asText().equals("thread")) {
+                    assertEquals(List.of("java.lang.Thread", "threadLocals", "table", "[]", "value"), steps(path).subList(0, 5), path.toString());
+                } else {
+                    assertEquals("stackLocal", root.path("kind").asText(), path.toString());
+                    JsonNode frame = root.path("frame");
+                    assertTrue(frame.path("class").asText().startsWith("java.lang.ThreadLocal") || frame.path("method").asText().equals("fillSession"),
+                            path.toString());
+                }
+                session += path.path("samples").asLong();
+            } else if (calls(frames, "churn")) {
+                churn += path.path("samples").asLong(); // at most the last array each thread made, which sink may still hold
+            }
+        }
+        assertTrue(cached > 0 && session > 0, "both leaks sampled: cache " + cached + ", session " + session + "; " + walk);
+        assertTrue(churn <= 2, "the churn is garbage: " + churn + " samples on a path; " + walk);
+        assertTrue(inFlight <= 2, "at most one object a thread between its allocation and its holder: " + inFlight + "; " + walk);
+    }
+
+    /** The text report names the cache's site and its static field, and the pause. */
+    static void checkText(TargetJvm target) {
+        Result text = CliRun.run("heap", Long.toString(target.pid()), "--paths", "--from-live", "--duration", "2s", "--sample-interval", "64k");
+        assertEquals(0, text.exit(), text.toString());
+        assertTrue(text.out().contains(" allocated at " + TARGET + "$Cached.<init>:"), text.out());
+        assertTrue(text.out().contains(": static field " + TARGET + ".CACHE, which keeps about "), text.out());
+        assertTrue(text.out().contains("target paused"), text.out());
     }
 
     @ParameterizedTest

@@ -1,19 +1,26 @@
 package dev.jvmticli.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
+import dev.jvmticli.client.HeapPathsAnswer;
+import dev.jvmticli.client.HeapPathsRequest;
 import dev.jvmticli.targets.PathsTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -157,6 +164,40 @@ class HeapPathsIT {
             assertEquals(1, missing.exit(), missing.toString());
             assertTrue(missing.err().contains("no loaded class is named no.such.Klass"), missing.err());
             onlyPath(paths(target, "$ByJniGlobal"), counts(target.ask("counts")).get("jniGlobals"));
+        }
+    }
+
+    /**
+     * heap.paths asked about several classes (as dump --heap asks): each answered apart from one
+     * walk, as the target counts them, a name no class has answered as not loaded; a name twice refused.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void severalClassesAreAnsweredEachApartFromOneWalk(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, PathsTarget.class, List.of("-Xmx256m"), library.toString())) {
+            assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit(), "the agent is resident");
+            Map<String, Long> counts = counts(target.ask("counts"));
+            try (AgentClient client = AgentClient.connect(RawAgentSocket.socketPath(target.pid()), Duration.ofSeconds(60), "target")) {
+                HeapPathsAnswer answer = client.call(new HeapPathsRequest(List.of(TARGET + "$ByStatic", "no.such.Klass", TARGET + "$ByListener"), 10, 30,
+                        1_000_000), HeapPathsAnswer.class, Duration.ofSeconds(60));
+                assertTrue(answer.safepoints().count() >= 1, "the walk is a safepoint: " + answer);
+                assertEquals(List.of(TARGET + "$ByStatic", "no.such.Klass", TARGET + "$ByListener"),
+                        answer.classes().stream().map(HeapPathsAnswer.ClassPaths::className).toList(), answer.toString());
+                HeapPathsAnswer.ClassPaths byStatic = answer.classes().get(0);
+                assertEquals((long) counts.get("static"), byStatic.instances(), byStatic.toString());
+                assertEquals(1, byStatic.pathCount(), byStatic.toString());
+                assertEquals("CACHE", byStatic.paths().get(0).root().field(), byStatic.toString());
+                HeapPathsAnswer.ClassPaths missing = answer.classes().get(1);
+                assertTrue(!missing.loaded() && missing.instances() == 0 && missing.paths().isEmpty(), missing.toString());
+                HeapPathsAnswer.ClassPaths byListener = answer.classes().get(2);
+                assertEquals((long) counts.get("listeners"), byListener.instances(), byListener.toString());
+                assertEquals(1, byListener.pathCount(), byListener.toString());
+                assertEquals("BUS", byListener.paths().get(0).root().field(), byListener.toString());
+
+                AgentError twice = assertThrows(AgentError.class, () -> client.call(new HeapPathsRequest(List.of("a.B", "a.B"), 10, 30, 1_000_000),
+                        HeapPathsAnswer.class, Duration.ofSeconds(60)));
+                assertEquals("bad_request", twice.code(), twice.toString());
+            }
         }
     }
 
