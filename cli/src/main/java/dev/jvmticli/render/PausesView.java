@@ -26,6 +26,11 @@ public final class PausesView {
     }
 
     public static void print(PrintWriter out, PausesReport report, long slowNanos, int top) {
+        print(out, report, slowNanos, top, report.lateThreads() == null ? null : late(report, slowNanos));
+    }
+
+    /** With the late threads of each slow pause already read (null: not asked for). */
+    static void print(PrintWriter out, PausesReport report, long slowNanos, int top, LateRead late) {
         out.printf("Stop-the-world pauses from %s to %s (%s), as the JVM's safepoint log (-Xlog:safepoint, -Xlog:gc) says:%n",
                 clock(report.startedMillis()), clock(report.stoppedMillis()), seconds(report.durationNanos()));
         Table table = new Table("START", "TOTAL", "REACHING", "AT-SAFEPOINT", "OPERATION", "GC").alignRight(1, 2, 3);
@@ -54,7 +59,6 @@ public final class PausesView {
         out.println();
         List<Pause> slow = Pauses.slowToReach(report, slowNanos);
         out.printf("Slow to reach the safepoint (over %s): %d%n", millis(slowNanos), slow.size());
-        LateRead late = report.lateThreads() == null ? null : late(report, slowNanos);
         if (late != null && !slow.isEmpty()) {
             out.printf("  each with the threads running while it was reached (async-profiler %s, time-to-safepoint mode, a sample per %s of CPU "
                     + "of each; the VM thread that waited, and jvmti-cli's own threads, left out):%n",
@@ -78,7 +82,7 @@ public final class PausesView {
     }
 
     /** The late threads of each slow pause, or why async-profiler's recording could not be read. */
-    private record LateRead(Map<Pause, LatePauses.Late> byPause, String error) {
+    record LateRead(Map<Pause, LatePauses.Late> byPause, String error) {
     }
 
     private static LateRead late(PausesReport report, long slowNanos) {
@@ -112,7 +116,8 @@ public final class PausesView {
                     Printable.text(String.join(" <- ", frames.subList(0, Math.min(3, frames.size())))));
         }
         if (late.threads().size() > top) {
-            out.printf("      and %d more threads%n", late.threads().size() - top);
+            int more = late.threads().size() - top;
+            out.printf("      and %d more %s%n", more, more == 1 ? "thread" : "threads");
         }
     }
 
