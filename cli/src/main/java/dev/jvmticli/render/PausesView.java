@@ -59,7 +59,7 @@ public final class PausesView {
         out.println();
         List<Pause> slow = Pauses.slowToReach(report, slowNanos);
         out.printf("Slow to reach the safepoint (over %s): %d%n", millis(slowNanos), slow.size());
-        if (late != null && !slow.isEmpty()) {
+        if (late != null && late.byPause() != null && !slow.isEmpty()) {
             out.printf("  each with the threads running while it was reached (async-profiler %s, time-to-safepoint mode, a sample per %s of CPU "
                     + "of each; the VM thread that waited, and jvmti-cli's own threads, left out):%n",
                     Printable.text(report.lateThreads().profiler()), millis(report.lateThreads().intervalNanos()));
@@ -72,7 +72,7 @@ public final class PausesView {
                 printLateThreads(out, late.byPause().get(p), top);
             }
         }
-        if (late != null && late.error() != null) {
+        if (late != null && late.error() != null && !slow.isEmpty()) {
             out.println("  Which threads arrived last is not known: async-profiler's recording could not be read: " + Printable.text(late.error()));
         } else if (late == null && !slow.isEmpty()) {
             out.println("  Which threads arrived last is not known: the JVM's log does not say (--late-threads samples them).");
@@ -89,6 +89,9 @@ public final class PausesView {
         PausesReport.LateThreads late = report.lateThreads();
         if (late.recordingError() != null) {
             return new LateRead(null, late.recordingError());
+        }
+        if (late.recording().isEmpty()) {
+            return new LateRead(null, "async-profiler wrote nothing into it");
         }
         try {
             TtspRecording.Recording recording = TtspRecording.read(late.recording());

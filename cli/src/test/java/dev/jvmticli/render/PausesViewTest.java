@@ -101,4 +101,17 @@ class PausesViewTest {
         assertTrue(text.toString().contains("a sample per 1.000 ms of CPU of each; the VM thread that waited, and jvmti-cli's own threads, left out"),
                 text.toString());
     }
+
+    /** An empty recording is said to be one, under the slow pauses, and not read as a recording of nothing. */
+    @Test
+    void anEmptyRecordingIsSaid() {
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null));
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
+        assertTrue(text.toString().contains("\n  Which threads arrived last is not known: async-profiler's recording could not be read: "
+                + "async-profiler wrote nothing into it\n"), text.toString());
+        assertTrue(!text.toString().contains("each with the threads"), text.toString());
+        assertEquals("async-profiler wrote nothing into it", ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
+    }
 }
