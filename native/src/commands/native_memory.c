@@ -26,18 +26,16 @@
 
 #include "agent.h"
 #include "answer.h"
-#include "base64.h"
 #include "diagnostic_command.h"
 #include "events.h"
 #include "jni_util.h"
 #include "malloc_arenas.h"
 #include "profiler_library.h"
+#include "profiler_recording.h"
 #include "session.h"
 
 #define NMT_MAX_ANSWER (1u << 20)
 #define NMT_TIMEOUT_SECONDS 10
-/* Raw bytes per base64 piece of the answer: 64 KiB once encoded. */
-#define PIECE_BYTES (48 * 1024)
 /* async-profiler's `metrics` answer: a dozen short lines. */
 #define METRICS_BYTES 2048
 /* A recording larger than this is not sent (the CLI would need as much again to read it). */
@@ -51,8 +49,6 @@ static struct {
     int recording_fd;               /* the memfd async-profiler writes its JFR into, or -1 */
     char *baseline;                 /* VM.native_memory baseline's text, or NULL with baseline_error */
     char baseline_error[256];
-    unsigned char *piece;
-    char *encoded;
     char metrics[METRICS_BYTES];
     size_t metrics_len;
     malloc_arenas arenas_at_start;
@@ -155,10 +151,6 @@ static void close_recording(void) {
     }
     free(session.baseline);
     session.baseline = NULL;
-    free(session.piece);
-    session.piece = NULL;
-    free(session.encoded);
-    session.encoded = NULL;
 }
 
 static int open_native_memory(command_ctx *ctx) {
@@ -167,12 +159,9 @@ static int open_native_memory(command_ctx *ctx) {
         command_fail(ctx, "profiler_unavailable", message);
         return -1;
     }
-    session.piece = malloc(PIECE_BYTES);
-    session.encoded = malloc(base64_encoded_size(PIECE_BYTES));
-    session.recording_fd = (int)syscall(SYS_memfd_create, "jvmti-cli nativemem", 1u /* MFD_CLOEXEC */);
-    if (session.piece == NULL || session.encoded == NULL || session.recording_fd < 0) {
-        snprintf(message, sizeof message, "cannot make the recording's memory file: %s",
-                 session.recording_fd < 0 ? strerror(errno) : "out of memory");
+    session.recording_fd = profiler_recording_create("jvmti-cli nativemem");
+    if (session.recording_fd < 0) {
+        snprintf(message, sizeof message, "cannot make the recording's memory file: %s", strerror(errno));
         command_fail(ctx, "no_memory", message);
         close_recording();
         return -1;
@@ -231,40 +220,6 @@ static void write_native_memory_diff(json_writer *w) {
     free(diff);
 }
 
-/* The recording as base64 pieces; its size, or -1 with why in the answer's recordingError. */
-static void write_recording(json_writer *w) {
-    struct stat st;
-    if (fstat(session.recording_fd, &st) != 0) {
-        json_field_cstring(w, "recordingError", strerror(errno));
-        return;
-    }
-    json_field_int(w, "recordingBytes", (int64_t)st.st_size);
-    if (st.st_size > MAX_RECORDING_BYTES) {
-        json_field_cstring(w, "recordingError", "the recording is larger than 1 GiB: try a shorter window");
-        return;
-    }
-    json_begin_array_field(w, "recording");
-    off_t at = 0;
-    const char *error = NULL;
-    while (at < st.st_size && error == NULL) {
-        ssize_t n = pread(session.recording_fd, session.piece, PIECE_BYTES, at);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            error = n < 0 ? strerror(errno) : "the recording shrank while read";
-            break;
-        }
-        size_t encoded = base64_encode(session.piece, (size_t)n, session.encoded);
-        json_string(w, session.encoded, encoded);
-        at += n;
-    }
-    json_end_array(w);
-    if (error != NULL) {
-        json_field_cstring(w, "recordingError", error);
-    }
-}
-
 static void keep_metrics(const char *buf, size_t size) {
     size_t room = sizeof session.metrics - 1 - session.metrics_len;
     size_t n = size < room ? size : room;
@@ -320,7 +275,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     write_skipped(ctx);
     write_arenas(w);
     write_native_memory_diff(w);
-    write_recording(w);
+    profiler_recording_write(w, session.recording_fd, MAX_RECORDING_BYTES);
     json_end_object(w);
 }
 

@@ -20,8 +20,10 @@
  * `profile` takes it) the session also runs async-profiler's time-to-safepoint mode: CPU samples
  * taken only from the moment the VM thread asks for a safepoint to the moment the last thread is
  * stopped (its `ttsp`: SafepointSynchronize::begin to RuntimeService::record_safepoint_synchronized);
- * the threads still running then are the ones being waited for. Their stacks, every safepoint of
- * the window together, are the report's "lateStacks". */
+ * the threads still running then are the ones being waited for. Its JFR output (profiler_recording.h)
+ * has each sample's time and each such window (profiler.Window), so the CLI tells which safepoint
+ * each sample held up; clock=monotonic, so that async-profiler does not load the JDK's JFR classes
+ * into the target for the frequency of the CPU's time-stamp counter. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -30,14 +32,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "answer.h"
-#include "chunk_lines.h"
 #include "diagnostic_command.h"
 #include "profiler_library.h"
+#include "profiler_recording.h"
 #include "safepoint_log.h"
 #include "session.h"
 
@@ -50,10 +53,11 @@
 #define VM_LOG_TIMEOUT_SECONDS 10
 #define DRAIN_MILLIS 2000
 #define ERROR_MAX 320
-#define LATE_LINE_BYTES (64 * 1024)
 #define LATE_INTERVAL_NANOS 1000000
-#define LATE_START "start,event=cpu,interval=1000000,ttsp,threads,quiet,loglevel=none"
-#define LATE_DUMP "dump,collapsed,ann,threads,loglevel=none"
+#define LATE_START "start,event=cpu,interval=1000000,ttsp,clock=monotonic,jfr,file=/proc/self/fd/%d,quiet,loglevel=none"
+/* A recording past this is not sent: a sample is some 20 bytes, and there is one per millisecond
+ * of CPU a thread runs while a safepoint waits for it. */
+#define LATE_RECORDING_MAX_BYTES (256LL * 1024 * 1024)
 
 typedef struct {
     int64_t end_millis;
@@ -97,10 +101,8 @@ static struct {
     int output_removed;
     char remove_error[ERROR_MAX];
     int profiling;          /* async-profiler's ttsp mode runs */
-    char *late_lines;       /* chunk_lines' buffer for its dump */
-    chunk_lines lines;
-    json_writer *out;
-} session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1 };
+    int recording_fd;       /* the memfd async-profiler writes its JFR into, or -1 */
+} session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1, .recording_fd = -1 };
 
 static int64_t wall_millis(void) {
     struct timeval tv;
@@ -312,17 +314,20 @@ static int start_late_threads(command_ctx *ctx) {
         command_fail(ctx, "profiler_unavailable", message);
         return -1;
     }
-    session.late_lines = malloc(LATE_LINE_BYTES);
-    if (session.late_lines == NULL) {
-        command_fail(ctx, "no_memory", "cannot allocate the line buffer for async-profiler's stacks");
+    session.recording_fd = profiler_recording_create("jvmti-cli pauses");
+    if (session.recording_fd < 0) {
+        snprintf(message, sizeof message, "cannot make the recording's memory file: %s", strerror(errno));
+        command_fail(ctx, "no_memory", message);
         return -1;
     }
-    const char *error = profiler_execute(ctx->jni, LATE_START, NULL);
+    char command[160];
+    snprintf(command, sizeof command, LATE_START, session.recording_fd);
+    const char *error = profiler_execute(ctx->jni, command, NULL);
     if (error != NULL) {
         snprintf(message, sizeof message, "async-profiler did not start in its time-to-safepoint mode: %s", error);
         command_fail(ctx, "profiler_failed", message);
-        free(session.late_lines);
-        session.late_lines = NULL;
+        close(session.recording_fd);
+        session.recording_fd = -1;
         return -1;
     }
     session.profiling = 1;
@@ -396,33 +401,15 @@ static void quiesce(JNIEnv *jni) {
     remove_output(1);
 }
 
-static void write_line(void *ctx, const char *line, size_t len) {
-    (void)ctx;
-    json_string(session.out, line, len);
-}
-
-static void feed_lines(const char *buf, size_t size) {
-    chunk_lines_feed(&session.lines, buf, size);
-}
-
-/* async-profiler's stacks of the threads that ran while the JVM was reaching a safepoint:
- * "[thread tid=N];frame;...;leaf samples" lines, as `profile` reads them. */
-static void write_late_stacks(command_ctx *ctx) {
+/* async-profiler's recording of the threads that ran while the JVM was reaching its safepoints,
+ * with the agent thread's OS thread id: its samples are the tool's. */
+static void write_late_threads(command_ctx *ctx) {
     json_writer *w = ctx->out;
     json_begin_object_field(w, "lateThreads");
     json_field_cstring(w, "profiler", profiler_library_version());
     json_field_int(w, "intervalNanos", LATE_INTERVAL_NANOS);
-    json_begin_array_field(w, "collapsed");
-    session.out = w;
-    chunk_lines_init(&session.lines, session.late_lines, LATE_LINE_BYTES, write_line, NULL);
-    const char *error = profiler_execute(ctx->jni, LATE_DUMP, feed_lines);
-    chunk_lines_finish(&session.lines);
-    session.out = NULL;
-    json_end_array(w);
-    json_field_int(w, "droppedStacks", (int64_t)session.lines.dropped);
-    if (error != NULL) {
-        json_field_cstring(w, "error", error);
-    }
+    json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    profiler_recording_write(w, session.recording_fd, LATE_RECORDING_MAX_BYTES);
     json_end_object(w);
 }
 
@@ -480,7 +467,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     }
     json_end_array(w);
     if (session.profiling) {
-        write_late_stacks(ctx);
+        write_late_threads(ctx);
     }
     json_end_object(w);
     pthread_mutex_unlock(&session.lock);
@@ -488,8 +475,10 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 
 static int close_log(void) {
     free_pauses();
-    free(session.late_lines);
-    session.late_lines = NULL;
+    if (session.recording_fd >= 0) {
+        close(session.recording_fd);
+        session.recording_fd = -1;
+    }
     session.profiling = 0;
     return 0;
 }

@@ -34,10 +34,10 @@ final class PausesCommand implements Callable<Integer> {
     Duration slowReach;
 
     @Option(names = "--late-threads", description = "Also sample, with async-profiler's time-to-safepoint mode, the threads still "
-            + "running while the JVM waits for them to stop: the threads that held the safepoints up, and where.")
+            + "running while the JVM waits for them to stop: for each pause slow to reach, the threads that held it up, and where.")
     boolean lateThreads;
 
-    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Stacks listed under --late-threads (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--top", paramLabel = "N", defaultValue = "10", description = "Threads listed for each slow pause under --late-threads (default: ${DEFAULT-VALUE}).")
     int top;
 
     @Option(names = "--json", description = "Print one JSON document instead of tables.")

@@ -1,12 +1,7 @@
 package dev.jvmticli.client;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -14,13 +9,10 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
-import jdk.jfr.consumer.RecordingFile;
 
 /**
  * async-profiler's nativemem recording (JFR, {@code profiler.Malloc} and {@code profiler.Free}
- * events) read into calls in time order. The JDK reads JFR only from a file, so the pieces are
- * written to a file of the CLI's own (0600, in a directory only its user can enter), deleted once
- * read.
+ * events) read into calls in time order.
  */
 public final class NativeRecording {
     /** One allocation (size above 0) or free (size 0) as async-profiler saw it; frames innermost first, its hook left out. */
@@ -38,31 +30,15 @@ public final class NativeRecording {
     }
 
     public static List<Call> read(List<String> pieces) throws IOException {
-        Path directory = Files.createTempDirectory("jvmti-cli-nativemem", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        Path file = directory.resolve("recording.jfr");
-        try {
-            try (OutputStream out = Files.newOutputStream(file)) {
-                Base64.Decoder decoder = Base64.getDecoder();
-                for (String piece : pieces) {
-                    out.write(decoder.decode(piece));
-                }
+        List<Call> calls = new ArrayList<>();
+        JfrPieces.forEachEvent(pieces, "jvmti-cli-nativemem", event -> {
+            String type = event.getEventType().getName();
+            if (type.equals("profiler.Malloc") || type.equals("profiler.Free")) {
+                calls.add(call(event, type.equals("profiler.Free")));
             }
-            List<Call> calls = new ArrayList<>();
-            try (RecordingFile recording = new RecordingFile(file)) {
-                while (recording.hasMoreEvents()) {
-                    RecordedEvent event = recording.readEvent();
-                    String type = event.getEventType().getName();
-                    if (type.equals("profiler.Malloc") || type.equals("profiler.Free")) {
-                        calls.add(call(event, type.equals("profiler.Free")));
-                    }
-                }
-            }
-            calls.sort(Comparator.comparingLong(Call::nanos));
-            return calls;
-        } finally {
-            Files.deleteIfExists(file);
-            Files.deleteIfExists(directory);
-        }
+        });
+        calls.sort(Comparator.comparingLong(Call::nanos));
+        return calls;
     }
 
     private static Call call(RecordedEvent event, boolean free) {

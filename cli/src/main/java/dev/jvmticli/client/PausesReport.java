@@ -19,13 +19,15 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
     }
 
     /**
-     * async-profiler's samples (one per intervalNanos of CPU) of the threads that ran while the JVM
-     * was bringing its threads to a safepoint, every safepoint of the window together, as collapsed
-     * stacks with the thread first; error is async-profiler's, when its dump failed.
+     * async-profiler's time-to-safepoint recording (JFR, as base64 pieces; recordingError says why
+     * it is missing or cut): a sample per intervalNanos of CPU of each thread running while the JVM
+     * was bringing its threads to a safepoint, and each such window. agentTid is the OS thread id of
+     * the agent's thread: its samples are the tool's.
      */
-    public record LateThreads(String profiler, long intervalNanos, List<String> collapsed, long droppedStacks, String error) {
+    public record LateThreads(String profiler, long intervalNanos, long agentTid, long recordingBytes, List<String> recording,
+                              String recordingError) {
         public LateThreads {
-            collapsed = collapsed == null ? List.of() : List.copyOf(collapsed);
+            recording = recording == null ? List.of() : List.copyOf(recording);
         }
     }
 

@@ -1,15 +1,16 @@
 package dev.jvmticli.render;
 
+import dev.jvmticli.analysis.LatePauses;
 import dev.jvmticli.analysis.Pauses;
-import dev.jvmticli.analysis.Profile;
 import dev.jvmticli.client.PausesReport;
 import dev.jvmticli.client.PausesReport.Pause;
+import dev.jvmticli.client.TtspRecording;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +26,11 @@ public final class PausesView {
     }
 
     public static void print(PrintWriter out, PausesReport report, long slowNanos, int top) {
+        print(out, report, slowNanos, top, report.lateThreads() == null ? null : late(report, slowNanos));
+    }
+
+    /** With the late threads of each slow pause already read (null: not asked for). */
+    static void print(PrintWriter out, PausesReport report, long slowNanos, int top, LateRead late) {
         out.printf("Stop-the-world pauses from %s to %s (%s), as the JVM's safepoint log (-Xlog:safepoint, -Xlog:gc) says:%n",
                 clock(report.startedMillis()), clock(report.stoppedMillis()), seconds(report.durationNanos()));
         Table table = new Table("START", "TOTAL", "REACHING", "AT-SAFEPOINT", "OPERATION", "GC").alignRight(1, 2, 3);
@@ -53,43 +59,68 @@ public final class PausesView {
         out.println();
         List<Pause> slow = Pauses.slowToReach(report, slowNanos);
         out.printf("Slow to reach the safepoint (over %s): %d%n", millis(slowNanos), slow.size());
+        if (late != null && late.byPause() != null && !slow.isEmpty()) {
+            out.printf("  each with the threads running while it was reached (async-profiler %s, time-to-safepoint mode, a sample per %s of CPU "
+                    + "of each; the VM thread that waited, and jvmti-cli's own threads, left out):%n",
+                    Printable.text(report.lateThreads().profiler()), millis(report.lateThreads().intervalNanos()));
+        }
         for (Pause p : slow) {
             out.printf("  %s  %s reaching, then %s at it  %s%s%n", clock(p.startMillis()), millis(p.reachingNanos()),
                     atSafepoint(p), Printable.text(p.operation()),
                     p.threadsRunnable() == null ? "" : "  (" + p.threadsRunnable() + " threads running when it began)");
+            if (late != null && late.byPause() != null) {
+                printLateThreads(out, late.byPause().get(p), top);
+            }
         }
-        if (report.lateThreads() != null) {
-            printLateThreads(out, report.lateThreads(), top);
-        } else if (!slow.isEmpty()) {
+        if (late != null && late.error() != null && !slow.isEmpty()) {
+            out.println("  Which threads arrived last is not known: async-profiler's recording could not be read: " + Printable.text(late.error()));
+        } else if (late == null && !slow.isEmpty()) {
             out.println("  Which threads arrived last is not known: the JVM's log does not say (--late-threads samples them).");
         }
         warnings(out, report);
         out.flush();
     }
 
-    /** async-profiler's samples of the threads that ran while safepoints were being reached, the most sampled stacks first. */
-    private static void printLateThreads(PrintWriter out, PausesReport.LateThreads late, int top) {
-        Profile profile = Profile.parse(late.collapsed());
-        out.printf("Running while the JVM was reaching its safepoints (async-profiler %s, time-to-safepoint mode, "
-                + "a sample per %s of CPU; every safepoint of the window together): %d samples%n", Printable.text(late.profiler()),
-                millis(late.intervalNanos()), profile.samples());
-        List<Profile.Stack> stacks = profile.stacks().stream()
-                .sorted(Comparator.comparingLong(Profile.Stack::samples).reversed()).limit(top).toList();
-        Table table = new Table("SAMPLES", "THREAD", "STACK").alignRight(0);
-        for (Profile.Stack stack : stacks) {
-            List<String> names = new ArrayList<>();
-            for (int i = stack.frames().size() - 1; i >= 0 && names.size() < 3; i--) {
-                names.add(stack.frames().get(i).name());
-            }
-            table.add(Long.toString(stack.samples()), stack.thread() == null ? "-" : Printable.text(stack.thread()),
-                    Printable.text(String.join(" <- ", names)));
+    /** The late threads of each slow pause, or why async-profiler's recording could not be read. */
+    record LateRead(Map<Pause, LatePauses.Late> byPause, String error) {
+    }
+
+    private static LateRead late(PausesReport report, long slowNanos) {
+        PausesReport.LateThreads late = report.lateThreads();
+        if (late.recordingError() != null) {
+            return new LateRead(null, late.recordingError());
         }
-        table.print(out);
-        if (late.droppedStacks() > 0) {
-            out.printf("%d stacks too long to read are left out%n", late.droppedStacks());
+        if (late.recording().isEmpty()) {
+            return new LateRead(null, "async-profiler wrote nothing into it");
         }
-        if (late.error() != null) {
-            out.println("async-profiler's stacks could not be read: " + Printable.text(late.error()));
+        try {
+            TtspRecording.Recording recording = TtspRecording.read(late.recording());
+            return new LateRead(LatePauses.of(report, recording, slowNanos, late.agentTid()), null);
+        } catch (IOException | RuntimeException e) {
+            return new LateRead(null, String.valueOf(e.getMessage()));
+        }
+    }
+
+    /** The threads a slow pause waited for, the most sampled first (top of them), each with its most sampled stack. */
+    private static void printLateThreads(PrintWriter out, LatePauses.Late late, int top) {
+        if (late.window() == null) {
+            out.println(late.beganBeforeSampling() ? "      it began before async-profiler's sampling did"
+                    : "      async-profiler recorded no window of waiting that matches this one");
+            return;
+        }
+        if (late.threads().isEmpty()) {
+            out.println("      no thread of the target's was sampled running while it was reached");
+            return;
+        }
+        for (LatePauses.LateThread thread : late.threads().stream().limit(top).toList()) {
+            List<String> frames = thread.stacks().get(0).frames();
+            out.printf("      %s (tid %d): %d %s, most in %s%n", thread.name() == null ? "-" : Printable.text(thread.name()), thread.osThreadId(),
+                    thread.samples(), thread.samples() == 1 ? "sample" : "samples",
+                    Printable.text(String.join(" <- ", frames.subList(0, Math.min(3, frames.size())))));
+        }
+        if (late.threads().size() > top) {
+            int more = late.threads().size() - top;
+            out.printf("      and %d more %s%n", more, more == 1 ? "thread" : "threads");
         }
     }
 
@@ -126,6 +157,7 @@ public final class PausesView {
         doc.put("longestReachingNanos", totals.longestReaching() == null ? 0 : totals.longestReaching().reachingNanos());
         doc.put("slowToReachOverNanos", slowNanos);
         doc.put("slowToReach", Pauses.slowToReach(report, slowNanos).size());
+        LateRead late = report.lateThreads() == null ? null : late(report, slowNanos);
         List<Map<String, Object>> pauses = new ArrayList<>();
         for (Pause p : report.pauses()) {
             Map<String, Object> row = new LinkedHashMap<>();
@@ -142,13 +174,45 @@ public final class PausesView {
             row.put("leavingNanos", p.leavingNanos());
             row.put("totalNanos", p.totalNanos());
             row.put("threadsRunnable", p.threadsRunnable());
+            if (late != null && late.byPause() != null && late.byPause().containsKey(p)) {
+                row.put("lateThreads", lateDocument(late.byPause().get(p)));
+            }
             pauses.add(row);
         }
         doc.put("pauses", pauses);
         doc.put("dropped", report.dropped());
         doc.put("unreadLines", report.unreadLines());
         doc.put("logRemoved", report.logRemoved());
-        doc.put("lateThreads", report.lateThreads());
+        if (late != null) {
+            Map<String, Object> sampling = new LinkedHashMap<>();
+            sampling.put("profiler", report.lateThreads().profiler());
+            sampling.put("intervalNanos", report.lateThreads().intervalNanos());
+            sampling.put("recordingBytes", report.lateThreads().recordingBytes());
+            sampling.put("error", late.error());
+            doc.put("lateThreads", sampling);
+        }
+        return doc;
+    }
+
+    /** A slow pause's late threads: async-profiler's window (null when none matched) and each thread's samples and stacks. */
+    private static Map<String, Object> lateDocument(LatePauses.Late late) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("beganBeforeSampling", late.beganBeforeSampling());
+        doc.put("windowStartNanos", late.window() == null ? null : late.window().startNanos());
+        doc.put("windowNanos", late.window() == null ? null : late.window().durationNanos());
+        doc.put("samples", late.samples());
+        doc.put("ownSamples", late.ownSamples());
+        doc.put("vmThreadSamples", late.vmThreadSamples());
+        List<Map<String, Object>> threads = new ArrayList<>();
+        for (LatePauses.LateThread thread : late.threads()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("thread", thread.name());
+            row.put("osThreadId", thread.osThreadId());
+            row.put("samples", thread.samples());
+            row.put("stacks", thread.stacks());
+            threads.add(row);
+        }
+        doc.put("threads", threads);
         return doc;
     }
 

@@ -202,7 +202,7 @@ class DebianRootsLatencyAndMemoryIT {
     void memoryNativeNamesEachLeakingSiteWithTheTargetsOwnCounts(RootJdk jdk) throws Exception {
         Path library = library(jdk, "/nativeleak/nativeleak.c", "libnativeleak.so");
         try (TargetJvm target = start(jdk, NativeLeakTarget.class, List.of("-XX:NativeMemoryTracking=summary"), library.toString())
-                .nativeMemoryRecorded()) {
+                .profilerJfrRecorded()) {
             String pid = pid(target);
             target.ask("leak 5"); // the classes and code of the leak loaded before the window
             assertEquals(0, CliRun.run("threads", pid).exit(), "the agent is resident");
@@ -264,8 +264,8 @@ class DebianRootsLatencyAndMemoryIT {
         Path pausesLog = Path.of("/tmp/pauses.log");
         List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints",
                 ThreadsTopIT.ownLog(topLog), PausesIT.ownLog(pausesLog));
-        // async-profiler (--late-threads, 21) chains the signal handlers
-        try (TargetJvm target = start(jdk, PausesTarget.class, options, "late").profiled()) {
+        // async-profiler (--late-threads, 21) chains the signal handlers and records JFR
+        try (TargetJvm target = start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
             String pid = pid(target);
             Result top = CliRun.run("threads", pid, "--top", "1", "--interval", "2s", "--json");
             assertEquals(0, top.exit(), jdk + ": " + top);
@@ -286,7 +286,7 @@ class DebianRootsLatencyAndMemoryIT {
             List<PausesIT.Logged> inWindow = PausesIT.checkAgainstOwnLog(doc, seenFromHere(target, pausesLog));
             assertTrue(inWindow.stream().anyMatch(l -> l.reachingNanos() >= 100_000_000L), jdk + ": the loop held up a safepoint in the window: " + inWindow);
             PausesIT.checkCollectorPauses(doc, seenFromHere(target, pausesLog));
-            PausesIT.assertTheLateLoopMostSampled(doc);
+            assertTrue(PausesIT.assertEachLatePauseNamesTheLoop(doc) >= 1, jdk + ": " + doc);
             assertTrue(doc.path("logRemoved").asBoolean(), doc.toString());
             String outputs = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.log", "list");
             assertFalse(outputs.contains("/proc/self/fd/"), jdk + ": the agent's log output is taken away: " + outputs);

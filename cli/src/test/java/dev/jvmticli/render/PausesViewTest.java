@@ -3,12 +3,15 @@ package dev.jvmticli.render;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.jvmticli.analysis.LatePauses;
 import dev.jvmticli.analysis.Pauses;
 import dev.jvmticli.client.PausesReport;
 import dev.jvmticli.client.PausesReport.Pause;
+import dev.jvmticli.client.TtspRecording;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PausesViewTest {
@@ -76,5 +79,39 @@ class PausesViewTest {
         assertEquals(true, text.toString().contains("\n" + PausesView.NOT_LOGGED_NOTE + "\n"), text.toString());
         assertEquals(null, PausesView.document(report(List.of(jdk11)), 5_000_000L).get("pauses") instanceof List<?> l
                 ? ((java.util.Map<?, ?>) l.get(0)).get("atSafepointNanos") : "no pauses");
+    }
+
+    /** Under each slow pause its own late threads, the most sampled first, --top of them; a quick pause names none. */
+    @Test
+    void eachSlowPauseNamesTheThreadsItWaitedFor() {
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null));
+        LatePauses.Late late = new LatePauses.Late(false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
+                new LatePauses.LateThread("late-loop", 77, 500, List.of(new LatePauses.Stack(490, List.of("PausesTarget.spin", "Thread.run")),
+                        new LatePauses.Stack(10, List.of("schedule", "PausesTarget.spin")))),
+                new LatePauses.LateThread("worker", 78, 2, List.of(new LatePauses.Stack(2, List.of("Worker.run")))),
+                new LatePauses.LateThread("C2 CompilerThread0", 79, 1, List.of(new LatePauses.Stack(1, List.of("Compile::Optimize"))))));
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), report, 5_000_000L, 2, new PausesView.LateRead(Map.of(LATE, late), null));
+        List<String> lines = text.toString().lines().toList();
+        int slow = lines.indexOf(lines.stream().filter(l -> l.contains("512.346 ms reaching")).findFirst().orElseThrow());
+        assertEquals("      late-loop (tid 77): 500 samples, most in PausesTarget.spin <- Thread.run", lines.get(slow + 1));
+        assertEquals("      worker (tid 78): 2 samples, most in Worker.run", lines.get(slow + 2));
+        assertEquals("      and 1 more thread", lines.get(slow + 3));
+        assertTrue(text.toString().contains("a sample per 1.000 ms of CPU of each; the VM thread that waited, and jvmti-cli's own threads, left out"),
+                text.toString());
+    }
+
+    /** An empty recording is said to be one, under the slow pauses, and not read as a recording of nothing. */
+    @Test
+    void anEmptyRecordingIsSaid() {
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null));
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
+        assertTrue(text.toString().contains("\n  Which threads arrived last is not known: async-profiler's recording could not be read: "
+                + "async-profiler wrote nothing into it\n"), text.toString());
+        assertTrue(!text.toString().contains("each with the threads"), text.toString());
+        assertEquals("async-profiler wrote nothing into it", ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
     }
 }

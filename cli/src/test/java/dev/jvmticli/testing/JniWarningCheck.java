@@ -54,10 +54,10 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      */
     static final Pattern PROFILER_SIGNALS = Pattern.compile("^Warning: SIG(SEGV|BUS) handler (modified!|expected:\\S+ +found:\\S+)$");
     /**
-     * What the checker prints once when async-profiler 4.5 starts a JFR recording (`memory --native`):
+     * What the checker prints once when async-profiler 4.5 starts a JFR recording (`memory --native`, `pauses --late-threads`):
      * its timer thread is made with CallVoidMethod (Thread.setDaemon), and its next JNI call comes
      * before any exception check (Profiler::startTimer). async-profiler's code, not the agent's:
-     * expected of a target marked {@link TargetJvm#nativeMemoryRecorded()}, a warning in any other.
+     * expected of a target marked {@link TargetJvm#profilerJfrRecorded()}, a warning in any other.
      */
     static final Pattern PROFILER_JFR_TIMER = Pattern.compile(
             "^WARNING in native method: JNI call made without checking exceptions when required to from CallVoidMethodV$");
@@ -73,8 +73,8 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
     private static final long IGNORED_HERE = ignoredSignals();
 
     /** Whether the line is a warning a target of this kind is expected to print. */
-    static boolean expected(String line, boolean profiled, boolean nativeMemoryRecorded) {
-        return profiled && PROFILER_SIGNALS.matcher(line).matches() || nativeMemoryRecorded && PROFILER_JFR_TIMER.matcher(line).matches()
+    static boolean expected(String line, boolean profiled, boolean profilerJfrRecorded) {
+        return profiled && PROFILER_SIGNALS.matcher(line).matches() || profilerJfrRecorded && PROFILER_JFR_TIMER.matcher(line).matches()
                 || ignoredOnStart(line, IGNORED_HERE);
     }
 
@@ -122,7 +122,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      */
     public static List<String> warnings(TargetJvm target) {
         return target.beforeAnotherAgent(target.output()).stream().map(TargetJvm.OutputLine::text)
-                .filter(line -> WARNING.matcher(line).find() && !expected(line, target.isProfiled(), target.isNativeMemoryRecorded()))
+                .filter(line -> WARNING.matcher(line).find() && !expected(line, target.isProfiled(), target.isProfilerJfrRecorded()))
                 .toList();
     }
 
@@ -150,7 +150,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
         }
         WATCHED.removeIf(watched -> watched.target == target);
         return report(target.pid(), target.description(), target.beforeAnotherAgent(target.output()), target.isProfiled(),
-                target.isNativeMemoryRecorded());
+                target.isProfilerJfrRecorded());
     }
 
     @Override
@@ -167,7 +167,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
             List<TargetJvm.OutputLine> output = watched.target.output();
             String report = report(watched.target.pid(), watched.target.description(),
                     watched.target.beforeAnotherAgent(output.subList(watched.checked, output.size())), watched.target.isProfiled(),
-                    watched.target.isNativeMemoryRecorded());
+                    watched.target.isProfilerJfrRecorded());
             if (report != null) {
                 reports.add(report);
             }
@@ -187,12 +187,12 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
         return report(pid, description, lines, profiled, false);
     }
 
-    static String report(long pid, String description, List<TargetJvm.OutputLine> lines, boolean profiled, boolean nativeMemoryRecorded) {
+    static String report(long pid, String description, List<TargetJvm.OutputLine> lines, boolean profiled, boolean profilerJfrRecorded) {
         Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, String> firsts = new LinkedHashMap<>();
         for (int i = 0; i < lines.size(); i++) {
             TargetJvm.OutputLine line = lines.get(i);
-            if (!WARNING.matcher(line.text()).find() || expected(line.text(), profiled, nativeMemoryRecorded)) {
+            if (!WARNING.matcher(line.text()).find() || expected(line.text(), profiled, profilerJfrRecorded)) {
                 continue;
             }
             if (counts.merge(line.text(), 1, Integer::sum) == 1) {

@@ -36,7 +36,7 @@ public final class TargetJvm implements AutoCloseable {
     private final String description;
     private final List<Thread> pumps;
     private volatile boolean profiled;
-    private volatile boolean nativeMemoryRecorded;
+    private volatile boolean profilerJfrRecorded;
     private volatile long anotherAgentSinceNanos = Long.MAX_VALUE;
 
     /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
@@ -205,17 +205,17 @@ public final class TargetJvm implements AutoCloseable {
     }
 
     /**
-     * This target's native memory is to be recorded (`memory --native`: async-profiler in JFR mode, after
-     * which the JNI checker prints one warning about async-profiler's own code, {@link JniWarningCheck#PROFILER_JFR_TIMER}).
+     * async-profiler is to record in JFR mode in this target (`memory --native`, `pauses --late-threads`), after
+     * which the JNI checker prints one warning about async-profiler's own code, {@link JniWarningCheck#PROFILER_JFR_TIMER}.
      */
-    public TargetJvm nativeMemoryRecorded() {
+    public TargetJvm profilerJfrRecorded() {
         profiled = true;
-        nativeMemoryRecorded = true;
+        profilerJfrRecorded = true;
         return this;
     }
 
-    boolean isNativeMemoryRecorded() {
-        return nativeMemoryRecorded;
+    boolean isProfilerJfrRecorded() {
+        return profilerJfrRecorded;
     }
 
     boolean isProfiled() {

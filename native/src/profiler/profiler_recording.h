@@ -1,0 +1,18 @@
+/* async-profiler's JFR output, kept in a memory file of the agent's (memfd_create; async-profiler
+ * opens it as /proc/self/fd/N), so that nothing touches the target's file system, and sent to the
+ * CLI as base64 pieces of a JSON array: JDK's JFR reader, in the CLI, reads it. */
+#ifndef JVMTICLI_PROFILER_RECORDING_H
+#define JVMTICLI_PROFILER_RECORDING_H
+
+#include <stdint.h>
+
+#include "json.h"
+
+/* A new memory file named name (close-on-exec): its descriptor, or -1 with errno set. */
+int profiler_recording_create(const char *name);
+
+/* Writes the fields "recordingBytes" and "recording" (the file's bytes as base64 pieces) into the
+ * open object; "recordingError" too when the file could not be read whole or is over max_bytes. */
+void profiler_recording_write(json_writer *w, int fd, int64_t max_bytes);
+
+#endif
