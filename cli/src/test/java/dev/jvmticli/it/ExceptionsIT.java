@@ -101,6 +101,7 @@ class ExceptionsIT {
         String library = CliRun.run("agent-path").out().strip();
         try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class, List.of("-agentpath:" + library + "=v=4,exception-events"))) {
             String pid = Long.toString(target.pid());
+            assertTrue(StartupModeIT.hello(target).capabilities().contains("can_generate_exception_events"));
             Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "10");
             CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
             awaitCounting(cli);
