@@ -158,9 +158,12 @@ void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable
     inside_probe = 0;
 }
 
-/* One throw (caught 0: thrown, uncaught when where is not NULL) or catch (caught 1) of exception,
- * under the lock; where names the frame the catches table keeps. */
-static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, int caught, jmethodID where, jlocation location) {
+/* What one JVMTI event says of an exception. */
+typedef enum { THROWN, THROWN_UNCAUGHT, CAUGHT } throw_event;
+
+/* Counts one event about exception under the lock; the catches table keeps, for CAUGHT the catching
+ * method and for THROWN_UNCAUGHT the throwing one (method at location). */
+static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, throw_event event, jmethodID method, jlocation location) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     if (inside_probe || jni == t->agent_jni || exception == NULL) {
         return;
@@ -173,13 +176,13 @@ static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, int
             t->unlisted_events++;
         } else {
             exception_class *c = &t->classes[index];
-            c->thrown += !caught;
-            c->caught += caught;
-            c->uncaught += !caught && where != NULL;
+            c->thrown += event != CAUGHT;
+            c->uncaught += event == THROWN_UNCAUGHT;
+            c->caught += event == CAUGHT;
         }
-        if (index >= 0 && where != NULL) {
-            jvmtiFrameInfo frame = { where, location };
-            stack_entry *e = stack_table_find_or_add(&t->catches, index, caught, &frame, 1);
+        if (index >= 0 && event != THROWN) {
+            jvmtiFrameInfo frame = { method, location };
+            stack_entry *e = stack_table_find_or_add(&t->catches, index, event == CAUGHT, &frame, 1);
             if (e == NULL) {
                 t->dropped_catches++;
             } else {
@@ -196,11 +199,11 @@ static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, int
 
 void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
                              jmethodID catch_method) {
-    count_event(t, jni, exception, 0, catch_method == NULL ? method : NULL, location);
+    count_event(t, jni, exception, catch_method == NULL ? THROWN_UNCAUGHT : THROWN, method, location);
 }
 
 void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location) {
-    count_event(t, jni, exception, 1, method, location);
+    count_event(t, jni, exception, CAUGHT, method, location);
 }
 
 void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods) {

@@ -6,7 +6,11 @@
  * The probe runs inside Throwable's constructors, on the application's threads: it calls no Java
  * code and creates no object (the class's global reference aside), and a Throwable created while it
  * runs (a JNI failure) is not counted, so it never calls itself. The agent's own thread is never
- * counted. Callers hold nothing: the table takes lock (their session's raw monitor) itself. */
+ * counted. Callers hold nothing: the table takes lock (their session's raw monitor) itself.
+ *
+ * In start-up mode with the exception-events option the same table also counts JVMTI's Exception
+ * and ExceptionCatch events by class: thrown, caught (and the catching method) and uncaught (and the
+ * throwing method), the same rules holding for their callbacks. */
 #ifndef JVMTICLI_EXCEPTION_COUNTS_H
 #define JVMTICLI_EXCEPTION_COUNTS_H
 
