@@ -32,7 +32,8 @@ run() { # $1 = a mode; prints "ops/s ops/cpu-s"
     startup) options=("-agentpath:$library=v=4") ;;
     idle | events) options=("-agentpath:$library=v=4,exception-events") ;;
   esac
-  "$java" "${options[@]}" -cp "$work" ExceptionsBench $((warm * 1000)) $((measure * 1000)) >"$out" &
+  # stderr apart: JDK 21+ warns of the live attach (JEP 451)
+  "$java" "${options[@]}" -cp "$work" ExceptionsBench $((warm * 1000)) $((measure * 1000)) >"$out" 2>"$out.err" &
   local jvm=$! cli=
   while ! grep -q STARTED "$out" 2>/dev/null; do sleep 0.05; done
   if [[ $1 == events || $1 == probe ]]; then

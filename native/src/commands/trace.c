@@ -20,7 +20,8 @@
  * of each of Throwable's constructors, counted by exception_counts.h; `exceptions.stop` is
  * trace.stop. Where the agent holds can_generate_exception_events (start-up mode, asked for), the
  * session also has the Exception and ExceptionCatch events on from install to its end: each throw,
- * whether a Java frame caught it and which. One instrumentation session at a time, trace or exceptions: a second is `busy`. */
+ * whether a Java frame caught it and which. One instrumentation session at a time, trace or
+ * exceptions: a second is `busy`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

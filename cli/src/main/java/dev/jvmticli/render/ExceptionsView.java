@@ -205,6 +205,9 @@ public final class ExceptionsView {
             if (report.droppedCatches() > 0) {
                 out.printf("%d catch(es) not listed by method (the table was full; counted above)%n", report.droppedCatches());
             }
+            if (report.unlistedEvents() > 0) {
+                out.printf("%d throw(s) and catch(es) of classes past the agent's bound (not counted above)%n", report.unlistedEvents());
+            }
         }
         TraceView.printCost(out, report.cost(), report.restoreFailure(), report.classes());
         out.flush();
