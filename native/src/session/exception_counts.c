@@ -22,6 +22,16 @@ int exception_counts_init(exception_counts *t, JNIEnv *jni, jrawMonitorID lock) 
     if (jni_failed(jni, t->detail_message)) {
         return -1;
     }
+    jclass virtual_thread = (*jni)->FindClass(jni, "java/lang/VirtualThread");
+    if (jni_cleared_exception(jni) || virtual_thread == NULL) {
+        t->virtual_thread_run = NULL; /* before JDK 21 */
+    } else {
+        t->virtual_thread_run = (*jni)->GetMethodID(jni, virtual_thread, "run", "(Ljava/lang/Runnable;)V");
+        if (jni_cleared_exception(jni)) {
+            t->virtual_thread_run = NULL;
+        }
+        (*jni)->DeleteLocalRef(jni, virtual_thread);
+    }
     t->classes = calloc(EXCEPTION_MAX_CLASSES, sizeof *t->classes);
     if (t->classes == NULL || stack_table_init(&t->stacks, EXCEPTION_STACK_SLOTS) != 0
             || stack_table_init(&t->catches, EXCEPTION_CATCH_SLOTS) != 0) {
@@ -199,11 +209,14 @@ static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, thr
 
 void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
                              jmethodID catch_method) {
-    count_event(t, jni, exception, catch_method == NULL ? THROWN_UNCAUGHT : THROWN, method, location);
+    int uncaught = catch_method == NULL || (t->virtual_thread_run != NULL && catch_method == t->virtual_thread_run);
+    count_event(t, jni, exception, uncaught ? THROWN_UNCAUGHT : THROWN, method, location);
 }
 
 void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location) {
-    count_event(t, jni, exception, CAUGHT, method, location);
+    if (t->virtual_thread_run == NULL || method != t->virtual_thread_run) {
+        count_event(t, jni, exception, CAUGHT, method, location);
+    }
 }
 
 void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods) {

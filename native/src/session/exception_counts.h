@@ -56,6 +56,7 @@ typedef struct {
     stack_table catches;    /* key: class index; aux: 1 caught (frame: the catching method), 0 uncaught (frame: the throwing one) */
     uint64_t dropped_catches; /* no slot left in catches */
     uint64_t unlisted_events; /* events about classes past EXCEPTION_MAX_CLASSES */
+    jmethodID virtual_thread_run; /* java.lang.VirtualThread.run(Runnable) (JDK 21+), or NULL */
 } exception_counts;
 
 /* 0, or -1 (no memory, or Throwable.detailMessage not found). */
@@ -67,7 +68,9 @@ void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable
 
 /* The JVMTI Exception event (start-up mode, when the agent holds can_generate_exception_events):
  * a throw of exception from method at location; catch_method NULL when no Java frame of the thread
- * catches it. Counted as thrown, and as uncaught at the throwing method when nothing catches it. */
+ * catches it. Counted as thrown, and as uncaught at the throwing method when nothing catches it, or
+ * only VirtualThread.run does: it catches what ends a virtual thread, for its uncaught exception
+ * handler, as the JVM itself does for a platform thread (and its catch is not counted as one). */
 void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
                              jmethodID catch_method);
 

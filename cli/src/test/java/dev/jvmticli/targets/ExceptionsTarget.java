@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the IllegalStateExceptions and NumberFormatExceptions in {@code run}, PaymentDeclined in
  * {@link Payments#declined}. {@code escape N} starts N threads {@code escaper-I}, each ended by an
  * {@link Escaped} thrown in {@link Escapes#leave} that nothing catches, and answers how many its
- * threads' uncaught exception handler saw: {@code escaped N}. Written in Java 11, the oldest JDK
- * targets run on.
+ * threads' uncaught exception handler saw: {@code escaped N}; {@code escape-virtual N} the same
+ * with virtual threads (JDK 21+, through reflection). Written in Java 11, the oldest JDK targets run
+ * on.
  */
 public final class ExceptionsTarget {
     private ExceptionsTarget() {
@@ -90,7 +91,10 @@ public final class ExceptionsTarget {
     public static void main(String[] args) throws Exception {
         TargetMain.serve(line -> {
             if (line.startsWith("escape ")) {
-                return "escaped " + escape(Integer.parseInt(line.substring(7)));
+                return "escaped " + escape(Integer.parseInt(line.substring(7)), false);
+            }
+            if (line.startsWith("escape-virtual ")) {
+                return "escaped " + escape(Integer.parseInt(line.substring(15)), true);
             }
             if (!line.startsWith("run ")) {
                 return "unknown command " + line;
@@ -108,11 +112,12 @@ public final class ExceptionsTarget {
         });
     }
 
-    private static long escape(int threads) {
+    private static long escape(int threads, boolean virtual) {
         AtomicLong escaped = new AtomicLong();
         for (int i = 0; i < threads; i++) {
             int thread = i;
-            Thread escaper = new Thread(() -> Escapes.leave(thread), "escaper-" + i);
+            Runnable leave = () -> Escapes.leave(thread);
+            Thread escaper = virtual ? virtual("escaper-" + i, leave) : new Thread(leave, "escaper-" + i);
             escaper.setUncaughtExceptionHandler((t, e) -> {
                 if (e instanceof Escaped) {
                     escaped.incrementAndGet();
@@ -126,6 +131,18 @@ public final class ExceptionsTarget {
             }
         }
         return escaped.get();
+    }
+
+    /** Thread.ofVirtual().name(name).unstarted(body), through reflection. */
+    private static Thread virtual(String name, Runnable body) {
+        try {
+            Class<?> builder = Class.forName("java.lang.Thread$Builder");
+            Object virtual = Thread.class.getMethod("ofVirtual").invoke(null);
+            virtual = builder.getMethod("name", String.class).invoke(virtual, name);
+            return (Thread) builder.getMethod("unstarted", Runnable.class).invoke(virtual, body);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("no virtual threads in this JVM", e);
+        }
     }
 
     private static void run(int ticks, long[] made) {
