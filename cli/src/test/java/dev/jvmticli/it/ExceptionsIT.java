@@ -131,6 +131,15 @@ class ExceptionsIT {
             assertEquals(Map.of("dev.jvmticli.targets.ExceptionsTarget.run", made.get("nfe")), catches(report, nfe, true));
             assertEquals(Map.of(TARGET + "Escapes.leave", 7 + escapedVirtual), catches(report, escaped, false));
             assertEquals(Map.of(), catches(report, escaped, true));
+
+            // the CLI killed while the events fire: the session ends (events off, tables freed) and the target runs on
+            Process killed = startExceptions(jdk, pid, "--duration", "120s");
+            awaitCounting(killed);
+            CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> target.ask("run 500"));
+            Thread.sleep(200);
+            killed.destroyForcibly();
+            awaitSessionEnded(target.pid());
+            assertEquals("ran ise=2000 declined=500 nfe=100", running.get(60, TimeUnit.SECONDS));
             assertEquals(List.of(), target.stderr().stream().filter(l -> !l.isBlank()).toList(), "the target's stderr");
         }
     }
