@@ -9,14 +9,20 @@
 #include "server.h"
 #include "session.h"
 
-/* Options are "key=value" pairs separated by commas. The only key is "v", the protocol version,
- * and it must be this build's (PROTOCOL_OPTION). Anything else is refused, not ignored: no option
- * can make this agent do something (write a file, open a port) that this build does not know about. */
-static int options_supported(const char *options) {
+/* Options are separated by commas: "v=N", the protocol version, which must be this build's
+ * (PROTOCOL_OPTION), and, at start-up only, "exception-events" (asks for
+ * can_generate_exception_events, which HotSpot grants only then and which costs the JVM for its
+ * whole life: capabilities.h). Anything else is refused, not ignored: no option can make this agent
+ * do something (write a file, open a port) that this build does not know about. Returns 1 when
+ * they are supported, with *exception_events set when asked for. */
+static int options_supported(const char *options, int *exception_events) {
     const char *p = options == NULL ? "" : options;
+    *exception_events = 0;
     while (*p != '\0') {
         size_t n = strcspn(p, ",");
-        if (n != strlen(PROTOCOL_OPTION) || strncmp(p, PROTOCOL_OPTION, n) != 0) {
+        if (n == strlen(EXCEPTION_EVENTS_OPTION) && strncmp(p, EXCEPTION_EVENTS_OPTION, n) == 0) {
+            *exception_events = 1;
+        } else if (n != strlen(PROTOCOL_OPTION) || strncmp(p, PROTOCOL_OPTION, n) != 0) {
             return 0;
         }
         p += n;
@@ -27,7 +33,7 @@ static int options_supported(const char *options) {
     return 1;
 }
 
-static int acquire_env(JavaVM *vm, agent_phase phase) {
+static int acquire_env(JavaVM *vm, agent_phase phase, int exception_events) {
     memset(&the_agent, 0, sizeof the_agent);
     the_agent.vm = vm;
     the_agent.phase = phase;
@@ -36,7 +42,7 @@ static int acquire_env(JavaVM *vm, agent_phase phase) {
             && (*vm)->GetEnv(vm, (void **)&the_agent.jvmti, JVMTI_VERSION_11) != JNI_OK) {
         return AGENT_ERR_JVMTI_ENV;
     }
-    if (capabilities_acquire(the_agent.jvmti, &the_agent.held) != JVMTI_ERROR_NONE) {
+    if (capabilities_acquire(the_agent.jvmti, &the_agent.held, exception_events) != JVMTI_ERROR_NONE) {
         (*the_agent.jvmti)->DisposeEnvironment(the_agent.jvmti);
         return AGENT_ERR_CAPABILITIES;
     }
@@ -116,13 +122,14 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
-    if (!options_supported(options)) {
+    int exception_events;
+    if (!options_supported(options, &exception_events)) {
         return AGENT_ERR_OPTIONS;
     }
     if (!agent_move(AGENT_IDLE, AGENT_RUNNING)) {
         return AGENT_OK;
     }
-    int status = acquire_env(vm, PHASE_STARTUP);
+    int status = acquire_env(vm, PHASE_STARTUP, exception_events);
     if (status == AGENT_OK) {
         jvmtiEventCallbacks callbacks;
         memset(&callbacks, 0, sizeof callbacks);
@@ -160,7 +167,9 @@ static int wait_until_idle(void) {
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     JNIEnv *jni;
-    if (!options_supported(options)) {
+    int exception_events;
+    /* exception-events is for start-up: a live JVM no longer offers the capability */
+    if (!options_supported(options, &exception_events) || exception_events) {
         return AGENT_ERR_OPTIONS;
     }
     int found = wait_until_idle();
@@ -173,7 +182,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         server_check_socket_soon();
         return AGENT_OK;
     }
-    int status = acquire_env(vm, PHASE_ATTACH);
+    int status = acquire_env(vm, PHASE_ATTACH, 0);
     if (status == AGENT_OK) {
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK) {
             status = AGENT_ERR_JVMTI_ENV;

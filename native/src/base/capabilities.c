@@ -66,7 +66,7 @@ typedef struct {
 static const capability wanted[] = { WANTED_CAPABILITIES(ENTRY) };
 #define WANTED_COUNT (sizeof wanted / sizeof wanted[0])
 
-jvmtiError capabilities_acquire(jvmtiEnv *jvmti, jvmtiCapabilities *held) {
+jvmtiError capabilities_acquire(jvmtiEnv *jvmti, jvmtiCapabilities *held, int exception_events) {
     jvmtiCapabilities potential;
     jvmtiCapabilities request;
     memset(&potential, 0, sizeof potential);
@@ -81,6 +81,7 @@ jvmtiError capabilities_acquire(jvmtiEnv *jvmti, jvmtiCapabilities *held) {
             wanted[i].set(&request);
         }
     }
+    request.can_generate_exception_events = exception_events && potential.can_generate_exception_events;
     if ((*jvmti)->AddCapabilities(jvmti, &request) != JVMTI_ERROR_NONE) {
         /* Potential is not a promise: fall back to one at a time, keeping what is granted. */
         for (size_t i = 0; i < WANTED_COUNT; i++) {
@@ -90,6 +91,12 @@ jvmtiError capabilities_acquire(jvmtiEnv *jvmti, jvmtiCapabilities *held) {
             }
             memset(&one, 0, sizeof one);
             wanted[i].set(&one);
+            (void)(*jvmti)->AddCapabilities(jvmti, &one);
+        }
+        if (request.can_generate_exception_events) {
+            jvmtiCapabilities one;
+            memset(&one, 0, sizeof one);
+            one.can_generate_exception_events = 1;
             (void)(*jvmti)->AddCapabilities(jvmti, &one);
         }
     }
@@ -116,6 +123,9 @@ void capabilities_write(json_writer *w, const jvmtiCapabilities *held) {
         if (on_demand[i].has(held)) {
             json_cstring(w, on_demand[i].name);
         }
+    }
+    if (held->can_generate_exception_events) {
+        json_cstring(w, "can_generate_exception_events");
     }
     json_end_array(w);
 }

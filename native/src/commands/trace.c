@@ -18,7 +18,10 @@
  * `exceptions.start` begins the same session over java.lang.Throwable, named here (the one JDK
  * class the tool names itself): the client's bytecode calls TraceProbe.created(id, this) at the end
  * of each of Throwable's constructors, counted by exception_counts.h; `exceptions.stop` is
- * trace.stop. One instrumentation session at a time, trace or exceptions: a second is `busy`. */
+ * trace.stop. Where the agent holds can_generate_exception_events (start-up mode, asked for), the
+ * session also has the Exception and ExceptionCatch events on from install to its end: each throw,
+ * whether a Java frame caught it and which. One instrumentation session at a time, trace or
+ * exceptions: a second is `busy`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +176,65 @@ static void JNICALL probe_created(JNIEnv *jni, jclass probe, jint id, jobject th
         exception_counts_record(&trace.exceptions, jni, throwable);
     }
     gate_leave(&trace.run.gate);
+}
+
+/* The JVMTI Exception and ExceptionCatch events, on while an exceptions session runs in a JVM whose
+ * agent holds can_generate_exception_events (start-up mode with the exception-events option). */
+static void JNICALL on_exception(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, jlocation location,
+                                 jobject exception, jmethodID catch_method, jlocation catch_location) {
+    (void)jvmti;
+    (void)thread;
+    (void)catch_location;
+    if (!gate_enter(&trace.run.gate)) {
+        return;
+    }
+    if (trace.kind == PROBES_EXCEPTIONS && trace.exceptions.throw_events) {
+        exception_counts_thrown(&trace.exceptions, jni, exception, method, location, catch_method);
+    }
+    gate_leave(&trace.run.gate);
+}
+
+static void JNICALL on_exception_catch(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, jlocation location,
+                                       jobject exception) {
+    (void)jvmti;
+    (void)thread;
+    if (!gate_enter(&trace.run.gate)) {
+        return;
+    }
+    if (trace.kind == PROBES_EXCEPTIONS && trace.exceptions.throw_events) {
+        exception_counts_caught(&trace.exceptions, jni, exception, method, location);
+    }
+    gate_leave(&trace.run.gate);
+}
+
+static void exception_event_callbacks(jvmtiEventCallbacks *c) {
+    c->Exception = on_exception;
+    c->ExceptionCatch = on_exception_catch;
+}
+
+/* Both events on, or neither; 0, or the error with *what naming the call that failed. */
+static jvmtiError throw_events_on(const char **what) {
+    *what = "SetEventCallbacks";
+    jvmtiError err = events_install(exception_event_callbacks);
+    if (err == JVMTI_ERROR_NONE) {
+        *what = "SetEventNotificationMode(Exception)";
+        err = events_set(JVMTI_EVENT_EXCEPTION, 1);
+    }
+    if (err == JVMTI_ERROR_NONE) {
+        *what = "SetEventNotificationMode(ExceptionCatch)";
+        err = events_set(JVMTI_EVENT_EXCEPTION_CATCH, 1);
+        if (err != JVMTI_ERROR_NONE) {
+            (void)events_set(JVMTI_EVENT_EXCEPTION, 0);
+        }
+    }
+    return err;
+}
+
+static void throw_events_off(void) {
+    if (trace.exceptions.throw_events) {
+        (void)events_set(JVMTI_EVENT_EXCEPTION, 0);
+        (void)events_set(JVMTI_EVENT_EXCEPTION_CATCH, 0);
+    }
 }
 
 /* The probe class, defined in the boot loader by the first session of this JVM (its bytes are the
@@ -446,6 +508,7 @@ static int armed(command_ctx *ctx) {
 }
 
 static void quiesce(JNIEnv *jni) {
+    throw_events_off();
     if (trace.installed && jni != NULL) {
         code_list before;
         code_before(&before);
@@ -551,7 +614,7 @@ static void write_session(json_writer *w, jlong elapsed) {
 static void write_exceptions_report(command_ctx *ctx, jlong elapsed) {
     json_writer *w = ctx->out;
     method_table methods;
-    int have_methods = method_table_init(&methods, trace.exceptions.stacks.used * STACK_MAX_FRAMES + 16) == 0;
+    int have_methods = method_table_init(&methods, trace.exceptions.stacks.used * STACK_MAX_FRAMES + trace.exceptions.catches.used + 16) == 0;
     methods.with_origin = 1;
     command_result(ctx);
     json_begin_object(w);
@@ -741,6 +804,15 @@ void cmd_trace_install(command_ctx *ctx) {
         return;
     }
     trace.installed = 1;
+    if (trace.kind == PROBES_EXCEPTIONS && the_agent.held.can_generate_exception_events) {
+        trace.exceptions.throw_events = 1;
+        err = throw_events_on(&what);
+        if (err != JVMTI_ERROR_NONE) {
+            session_end(&engine, ctx->jni);
+            command_fail_jvmti(ctx, what, err);
+            return;
+        }
+    }
     command_result(ctx);
     json_begin_object(ctx->out);
     json_field_int(ctx->out, "classes", trace.class_count);

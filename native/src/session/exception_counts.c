@@ -22,8 +22,19 @@ int exception_counts_init(exception_counts *t, JNIEnv *jni, jrawMonitorID lock) 
     if (jni_failed(jni, t->detail_message)) {
         return -1;
     }
+    jclass virtual_thread = (*jni)->FindClass(jni, "java/lang/VirtualThread");
+    if (jni_cleared_exception(jni) || virtual_thread == NULL) {
+        t->virtual_thread_run = NULL; /* before JDK 21 */
+    } else {
+        t->virtual_thread_run = (*jni)->GetMethodID(jni, virtual_thread, "run", "(Ljava/lang/Runnable;)V");
+        if (jni_cleared_exception(jni)) {
+            t->virtual_thread_run = NULL;
+        }
+        (*jni)->DeleteLocalRef(jni, virtual_thread);
+    }
     t->classes = calloc(EXCEPTION_MAX_CLASSES, sizeof *t->classes);
-    if (t->classes == NULL || stack_table_init(&t->stacks, EXCEPTION_STACK_SLOTS) != 0) {
+    if (t->classes == NULL || stack_table_init(&t->stacks, EXCEPTION_STACK_SLOTS) != 0
+            || stack_table_init(&t->catches, EXCEPTION_CATCH_SLOTS) != 0) {
         exception_counts_free(t, jni);
         return -1;
     }
@@ -38,6 +49,7 @@ void exception_counts_free(exception_counts *t, JNIEnv *jni) {
     }
     free(t->classes);
     stack_table_free(&t->stacks);
+    stack_table_free(&t->catches);
     memset(t, 0, sizeof *t);
 }
 
@@ -156,6 +168,57 @@ void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable
     inside_probe = 0;
 }
 
+/* What one JVMTI event says of an exception. */
+typedef enum { THROWN, THROWN_UNCAUGHT, CAUGHT } throw_event;
+
+/* Counts one event about exception under the lock; the catches table keeps, for CAUGHT the catching
+ * method and for THROWN_UNCAUGHT the throwing one (method at location). */
+static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, throw_event event, jmethodID method, jlocation location) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (inside_probe || jni == t->agent_jni || exception == NULL) {
+        return;
+    }
+    inside_probe = 1;
+    jclass klass = (*jni)->GetObjectClass(jni, exception);
+    if (klass != NULL && (*jvmti)->RawMonitorEnter(jvmti, t->lock) == JVMTI_ERROR_NONE) {
+        int index = class_index(t, jni, klass);
+        if (index < 0) {
+            t->unlisted_events++;
+        } else {
+            exception_class *c = &t->classes[index];
+            c->thrown += event != CAUGHT;
+            c->uncaught += event == THROWN_UNCAUGHT;
+            c->caught += event == CAUGHT;
+        }
+        if (index >= 0 && event != THROWN) {
+            jvmtiFrameInfo frame = { method, location };
+            stack_entry *e = stack_table_find_or_add(&t->catches, index, event == CAUGHT, &frame, 1);
+            if (e == NULL) {
+                t->dropped_catches++;
+            } else {
+                e->count++;
+            }
+        }
+        (*jvmti)->RawMonitorExit(jvmti, t->lock);
+    }
+    if (klass != NULL) {
+        (*jni)->DeleteLocalRef(jni, klass);
+    }
+    inside_probe = 0;
+}
+
+void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
+                             jmethodID catch_method) {
+    int uncaught = catch_method == NULL || (t->virtual_thread_run != NULL && catch_method == t->virtual_thread_run);
+    count_event(t, jni, exception, uncaught ? THROWN_UNCAUGHT : THROWN, method, location);
+}
+
+void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location) {
+    if (t->virtual_thread_run == NULL || method != t->virtual_thread_run) {
+        count_event(t, jni, exception, CAUGHT, method, location);
+    }
+}
+
 void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     json_field_int(w, "stacksPerSecond", EXCEPTION_STACKS_PER_SECOND);
@@ -173,6 +236,11 @@ void exception_counts_write(exception_counts *t, json_writer *w, method_table *m
         json_field_int(w, "count", (int64_t)c->count);
         json_field_int(w, "sampled", (int64_t)c->sampled);
         json_field_bool(w, "nullMessages", c->null_messages);
+        if (t->throw_events) {
+            json_field_int(w, "thrown", (int64_t)c->thrown);
+            json_field_int(w, "caught", (int64_t)c->caught);
+            json_field_int(w, "uncaught", (int64_t)c->uncaught);
+        }
         json_begin_array_field(w, "messages");
         for (int m = 0; m < c->message_count; m++) {
             json_mutf8(w, c->messages[m]);
@@ -182,6 +250,31 @@ void exception_counts_write(exception_counts *t, json_writer *w, method_table *m
         agent_deallocate(signature);
     }
     json_end_array(w);
+    json_field_bool(w, "throwEvents", t->throw_events);
+    if (t->throw_events) {
+        json_field_int(w, "droppedCatches", (int64_t)t->dropped_catches);
+        json_field_int(w, "unlistedEvents", (int64_t)t->unlisted_events);
+        json_begin_array_field(w, "catches");
+        for (size_t i = 0; t->catches.slots != NULL && i < t->catches.capacity; i++) {
+            const stack_entry *e = &t->catches.slots[i];
+            if (e->hash == 0) {
+                continue;
+            }
+            json_begin_object(w);
+            json_field_int(w, "exception", e->key);
+            json_field_bool(w, "caught", e->aux);
+            json_field_int(w, "count", (int64_t)e->count);
+            json_key(w, "frames");
+            if (methods != NULL) {
+                method_table_write_frames(methods, w, e->frames, e->depth);
+            } else {
+                json_begin_array(w);
+                json_end_array(w);
+            }
+            json_end_object(w);
+        }
+        json_end_array(w);
+    }
     json_begin_array_field(w, "stacks");
     for (size_t i = 0; t->stacks.slots != NULL && i < t->stacks.capacity; i++) {
         const stack_entry *e = &t->stacks.slots[i];

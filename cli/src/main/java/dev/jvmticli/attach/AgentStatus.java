@@ -12,7 +12,7 @@ final class AgentStatus {
             case 103 -> "its socket directory /tmp/.jvmti-cli-<uid> is not a private directory of the JVM's user";
             case 104 -> "it could not create its socket";
             case 105 -> "it could not start its thread";
-            case 106 -> "it refused its options (an agent accepts only v=N, its protocol version)";
+            case 106 -> "it refused its options (an agent accepts v=N, its protocol version, and at start-up only exception-events)";
             case 107 -> "it could not enable the VM start-up event";
             case 108 -> "it is still stopping after a detach: try again in a moment";
             default -> "return code " + status;

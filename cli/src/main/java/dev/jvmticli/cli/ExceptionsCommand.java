@@ -55,18 +55,19 @@ final class ExceptionsCommand implements Callable<Integer> {
             context.err().printf("counting exceptions for %s%n",
                     duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms");
             context.err().flush();
-            SamplingWindow.run(context, client, duration, () -> print(ExceptionsSession.stop(client)));
+            String phase = client.phase();
+            SamplingWindow.run(context, client, duration, () -> print(ExceptionsSession.stop(client), phase));
         }
         return ExitCode.OK.code();
     }
 
-    private void print(ExceptionsReport report) {
+    private void print(ExceptionsReport report, String phase) {
         if (json) {
-            JsonOutput.print(context.out(), ExceptionsView.document(report, top));
+            JsonOutput.print(context.out(), ExceptionsView.document(report, top, phase));
         } else if (collapsed) {
             ExceptionsView.printCollapsed(context.out(), report);
         } else {
-            ExceptionsView.print(context.out(), report, top);
+            ExceptionsView.print(context.out(), report, top, phase);
         }
     }
 }

@@ -126,6 +126,11 @@ public final class AgentClient implements Closeable {
         return (connection.hello == null ? hello() : connection.hello).jvm();
     }
 
+    /** Where the agent was loaded, as the last hello said: "startup" (-agentpath) or "attach". */
+    public String phase() {
+        return (connection.hello == null ? hello() : connection.hello).phase();
+    }
+
     public ThreadList threads() {
         return threads(ThreadsRequest.JAVA_THREADS);
     }

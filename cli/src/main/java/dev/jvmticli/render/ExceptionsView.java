@@ -16,9 +16,24 @@ public final class ExceptionsView {
     private ExceptionsView() {
     }
 
-    /** One class's row: its exact count and rate, its most made site (null: none sampled) and its sampled messages. */
+    /**
+     * One class's row: its exact count and rate, its most made site (null: none sampled) and its sampled messages; thrown, caught
+     * and uncaught from JVMTI's events (null when the agent could not have them).
+     */
     public record ClassRow(String exception, long count, double perSecond, long sampled, String site, String origin, List<String> messages,
-                           boolean nullMessages) {
+                           boolean nullMessages, Long thrown, Long caught, Long uncaught) {
+    }
+
+    /** Where a class's exceptions were caught (caught: the catching method), or thrown from when no Java frame caught them. */
+    public record CatchRow(String exception, boolean caught, String at, long count) {
+    }
+
+    /** Why a report has no caught and uncaught counts, for the agent's phase ("startup" or "attach"). */
+    public static String withoutThrowEvents(String phase) {
+        return "startup".equals(phase)
+                ? "caught or uncaught: not counted; the agent was started without exception-events (-agentpath:...=v=4,exception-events)"
+                : "caught or uncaught: needs start-up mode (-agentpath:...=v=4,exception-events); a live attach cannot have JVMTI's"
+                        + " exception events";
     }
 
     /** One site: the class, the application's frame (null: only JDK frames), where it was made, its estimated and sampled counts, a stack. */
@@ -34,7 +49,7 @@ public final class ExceptionsView {
             ExceptionSites.Site top = sites.stream().filter(s -> s.exception() == index).findFirst().orElse(null);
             rows.add(new ClassRow(JvmNames.className(c.name()), c.count(), c.count() / seconds, c.sampled(),
                     top == null ? null : frame(report, top.applicationFrame()), top == null ? null : frame(report, top.origin()), c.messages(),
-                    c.nullMessages()));
+                    c.nullMessages(), c.thrown(), c.caught(), c.uncaught()));
         }
         rows.sort(Comparator.comparingLong(ClassRow::count).reversed());
         return rows;
@@ -56,11 +71,25 @@ public final class ExceptionsView {
         return rows;
     }
 
+    /** The catching (or, uncaught, throwing) methods, the most first; empty without the events. */
+    public static List<CatchRow> catchRows(ExceptionsReport report) {
+        List<CatchRow> rows = new ArrayList<>();
+        for (ExceptionsReport.Catch c : report.catches() == null ? List.<ExceptionsReport.Catch>of() : report.catches()) {
+            if (c.exception() < 0 || c.exception() >= report.exceptions().size() || c.frames().length == 0) {
+                continue;
+            }
+            rows.add(new CatchRow(JvmNames.className(report.exceptions().get(c.exception()).name()), c.caught(),
+                    frame(report, c.frames()[0]), c.count()));
+        }
+        rows.sort(Comparator.comparingLong(CatchRow::count).reversed());
+        return rows;
+    }
+
     private static String frame(ExceptionsReport report, long[] frame) {
         return frame == null ? null : JvmNames.frame(report.frameMethods(), frame);
     }
 
-    public static Map<String, Object> document(ExceptionsReport report, int top) {
+    public static Map<String, Object> document(ExceptionsReport report, int top, String phase) {
         List<ExceptionSites.Site> sites = ExceptionSites.sites(report);
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("durationNanos", report.durationNanos());
@@ -70,6 +99,12 @@ public final class ExceptionsView {
         doc.put("sites", siteRows(report, sites).stream().limit(top).toList());
         doc.put("unlisted", report.unlisted());
         doc.put("droppedStacks", report.droppedStacks());
+        doc.put("catches", report.throwEvents() ? catchRows(report) : null);
+        doc.put("withoutThrowEvents", report.throwEvents() ? null : withoutThrowEvents(phase));
+        if (report.throwEvents()) {
+            doc.put("droppedCatches", report.droppedCatches());
+            doc.put("unlistedEvents", report.unlistedEvents());
+        }
         doc.put("classes", report.classes());
         doc.put("cost", report.cost());
         if (report.restoreFailure() != null) {
@@ -108,18 +143,29 @@ public final class ExceptionsView {
         return Printable.text(name).replace(';', ':').replace(' ', '_');
     }
 
-    public static void print(PrintWriter out, ExceptionsReport report, int top) {
+    public static void print(PrintWriter out, ExceptionsReport report, int top, String phase) {
         List<ExceptionSites.Site> sites = ExceptionSites.sites(report);
         List<ClassRow> rows = classRows(report, sites);
         long total = rows.stream().mapToLong(ClassRow::count).sum() + report.unlisted();
         out.printf(Locale.ROOT, "%d Throwable(s) of %d class(es) created in %ss; each counted; stacks and messages sampled, at most %d a second"
                 + " for each class%n%n", total, rows.size(), Sizes.seconds(report.durationNanos()), report.stacksPerSecond());
-        Table table = new Table("EXCEPTION", "COUNT", "PER SEC", "SAMPLED", "MADE AT").alignRight(1, 2, 3);
+        boolean events = report.throwEvents();
+        Table table = events
+                ? new Table("EXCEPTION", "COUNT", "PER SEC", "SAMPLED", "THROWN", "CAUGHT", "UNCAUGHT", "MADE AT").alignRight(1, 2, 3, 4, 5, 6)
+                : new Table("EXCEPTION", "COUNT", "PER SEC", "SAMPLED", "MADE AT").alignRight(1, 2, 3);
         for (ClassRow r : rows.subList(0, Math.min(top, rows.size()))) {
-            table.add(Printable.text(r.exception()), Long.toString(r.count()), String.format(Locale.ROOT, "%.1f", r.perSecond()),
-                    Long.toString(r.sampled()), madeAt(r.site(), r.origin()));
+            List<String> cells = new ArrayList<>(List.of(Printable.text(r.exception()), Long.toString(r.count()),
+                    String.format(Locale.ROOT, "%.1f", r.perSecond()), Long.toString(r.sampled())));
+            if (events) {
+                cells.addAll(List.of(String.valueOf(r.thrown()), String.valueOf(r.caught()), String.valueOf(r.uncaught())));
+            }
+            cells.add(madeAt(r.site(), r.origin()));
+            table.add(cells.toArray(String[]::new));
         }
         table.print(out);
+        if (!events) {
+            out.println(withoutThrowEvents(phase));
+        }
         if (rows.size() > top) {
             out.printf("(%d more class(es); --top shows more)%n", rows.size() - top);
         }
@@ -154,8 +200,34 @@ public final class ExceptionsView {
         if (report.droppedStacks() > 0) {
             out.printf("%d sampled stack(s) not kept (the table was full)%n", report.droppedStacks());
         }
+        if (events) {
+            printCatches(out, catchRows(report), top);
+            if (report.droppedCatches() > 0) {
+                out.printf("%d catch(es) not listed by method (the table was full; counted above)%n", report.droppedCatches());
+            }
+            if (report.unlistedEvents() > 0) {
+                out.printf("%d throw(s) and catch(es) of classes past the agent's bound (not counted above)%n", report.unlistedEvents());
+            }
+        }
         TraceView.printCost(out, report.cost(), report.restoreFailure(), report.classes());
         out.flush();
+    }
+
+    private static void printCatches(PrintWriter out, List<CatchRow> rows, int top) {
+        List<CatchRow> caught = rows.stream().filter(CatchRow::caught).limit(top).toList();
+        List<CatchRow> uncaught = rows.stream().filter(r -> !r.caught()).limit(top).toList();
+        if (!caught.isEmpty()) {
+            out.printf("%nCaught in (JVMTI ExceptionCatch: the method whose handler took it):%n");
+            for (CatchRow r : caught) {
+                out.printf("  %d  %s  caught in %s%n", r.count(), Printable.text(r.exception()), Printable.text(r.at()));
+            }
+        }
+        if (!uncaught.isEmpty()) {
+            out.printf("%nUncaught (no Java frame of its thread caught it: it ended the thread, or native code took it):%n");
+            for (CatchRow r : uncaught) {
+                out.printf("  %d  %s  thrown at %s%n", r.count(), Printable.text(r.exception()), Printable.text(r.at()));
+            }
+        }
     }
 
     /** The application's frame, with the JDK method that made the Throwable for it; "-" when none was sampled. */

@@ -40,7 +40,7 @@ class ExceptionSitesTest {
     void aJdkMadeExceptionIsSitedAtTheApplicationFrameThatCalledTheJdk() {
         long[][] nfe = {frame(0, 1), frame(1, 2), frame(8, 3), frame(6, 4), frame(7, 5), frame(4, 6), frame(9, 7)};
         ExceptionsReport report = report(List.of(new ExceptionsReport.ExceptionClass("Ljava/lang/NumberFormatException;", 100, 10, false,
-                List.of())), List.of(new ExceptionsReport.Stack(0, 10, nfe)));
+                List.of(), null, null, null)), List.of(new ExceptionsReport.Stack(0, 10, nfe)));
         ExceptionSites.Site site = ExceptionSites.sites(report).get(0);
         assertArrayEquals(frame(4, 6), site.applicationFrame());
         assertArrayEquals(frame(6, 4), site.origin());
@@ -51,7 +51,7 @@ class ExceptionSitesTest {
     void aClassCountIsSharedOutByItsSampledStacksAndJdkOnlyStacksHaveNoApplicationFrame() {
         long[][] fromCharge = {frame(0, 1), frame(1, 2), frame(2, 3), frame(3, 4), frame(4, 6)};
         long[][] fromJdk = {frame(0, 1), frame(1, 2), frame(2, 3), frame(3, 4), frame(9, 7)};
-        ExceptionsReport report = report(List.of(new ExceptionsReport.ExceptionClass(DECLINED, 1000, 40, false, List.of())),
+        ExceptionsReport report = report(List.of(new ExceptionsReport.ExceptionClass(DECLINED, 1000, 40, false, List.of(), null, null, null)),
                 List.of(new ExceptionsReport.Stack(0, 30, fromCharge), new ExceptionsReport.Stack(0, 10, fromJdk)));
         List<ExceptionSites.Site> sites = ExceptionSites.sites(report);
         assertEquals(2, sites.size());
@@ -63,6 +63,6 @@ class ExceptionSitesTest {
     }
 
     private static ExceptionsReport report(List<ExceptionsReport.ExceptionClass> exceptions, List<ExceptionsReport.Stack> stacks) {
-        return new ExceptionsReport(1_000_000_000L, null, new TraceReport.Cost(0, 0, 0, 0, 0), List.of(), 20, 0, 0, exceptions, stacks, METHODS);
+        return new ExceptionsReport(1_000_000_000L, null, new TraceReport.Cost(0, 0, 0, 0, 0), List.of(), 20, 0, 0, exceptions, stacks, METHODS, false, List.of(), 0, 0);
     }
 }

@@ -63,6 +63,7 @@ class ExceptionsIT {
             JsonNode report = Json.parse(out.get());
 
             String original = checkAgainstTheTargetsOwnCounts(report, made);
+            assertWithoutThrowEvents(report, "needs start-up mode");
 
             // the CLI killed: the agent puts Throwable back when the connection closes
             Process killed = startExceptions(jdk, pid, "--duration", "120s");
@@ -85,6 +86,87 @@ class ExceptionsIT {
             // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach, not exceptions
             List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    /**
+     * Started with {@code -agentpath:...=v=4,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
+     * session: per class how many were thrown, caught and uncaught, exactly as many as the target counted; each caught where the
+     * target catches it, and the {@link ExceptionsTarget.Escaped} that ended the target's escaper threads (platform, and on JDK 21+
+     * virtual ones too) uncaught, thrown at Escapes.leave.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void startUpModeSaysWhichWereCaughtWhereAndWhichEndedTheirThread(Jdks.Jdk jdk) throws Exception {
+        String library = CliRun.run("agent-path").out().strip();
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class, List.of("-agentpath:" + library + "=v=4,exception-events"))) {
+            String pid = Long.toString(target.pid());
+            assertTrue(StartupModeIT.hello(target).capabilities().contains("can_generate_exception_events"));
+            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "10");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitCounting(cli);
+            Map<String, Long> made = made(target.ask("run 2000"));
+            assertEquals("escaped 7", target.ask("escape 7"));
+            // a virtual thread's end: VirtualThread.run catches it for the handler, as the JVM does for a platform thread
+            long escapedVirtual = jdk.feature() >= 21 ? 4 : 0;
+            if (escapedVirtual > 0) {
+                assertEquals("escaped 4", target.ask("escape-virtual 4"));
+            }
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+
+            checkAgainstTheTargetsOwnCounts(report, made);
+            assertTrue(report.get("withoutThrowEvents").isNull(), report.toString());
+            String ise = "java.lang.IllegalStateException";
+            String declined = TARGET + "PaymentDeclined";
+            String nfe = "java.lang.NumberFormatException";
+            String escaped = TARGET + "Escaped";
+            assertThrownCaughtUncaught(report, ise, made.get("ise"), made.get("ise"), 0);
+            assertThrownCaughtUncaught(report, declined, made.get("declined"), made.get("declined"), 0);
+            assertThrownCaughtUncaught(report, nfe, made.get("nfe"), made.get("nfe"), 0);
+            assertThrownCaughtUncaught(report, escaped, 7 + escapedVirtual, 0, 7 + escapedVirtual);
+            assertEquals(Map.of("dev.jvmticli.targets.ExceptionsTarget.run", made.get("ise")), catches(report, ise, true));
+            assertEquals(Map.of(TARGET + "Payments.declined", made.get("declined")), catches(report, declined, true));
+            assertEquals(Map.of("dev.jvmticli.targets.ExceptionsTarget.run", made.get("nfe")), catches(report, nfe, true));
+            assertEquals(Map.of(TARGET + "Escapes.leave", 7 + escapedVirtual), catches(report, escaped, false));
+            assertEquals(Map.of(), catches(report, escaped, true));
+
+            // the CLI killed while the events fire: the session ends (events off, tables freed) and the target runs on
+            Process killed = startExceptions(jdk, pid, "--duration", "120s");
+            awaitCounting(killed);
+            CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> target.ask("run 500"));
+            Thread.sleep(200);
+            killed.destroyForcibly();
+            awaitSessionEnded(target.pid());
+            assertEquals("ran ise=2000 declined=500 nfe=100", running.get(60, TimeUnit.SECONDS));
+            assertEquals(List.of(), target.stderr().stream().filter(l -> !l.isBlank()).toList(), "the target's stderr");
+        }
+    }
+
+    private static void assertThrownCaughtUncaught(JsonNode report, String exception, long thrown, long caught, long uncaught) {
+        JsonNode row = row(report, exception);
+        assertEquals(List.of(thrown, caught, uncaught),
+                List.of(row.get("thrown").asLong(), row.get("caught").asLong(), row.get("uncaught").asLong()), exception + ": " + report);
+    }
+
+    /** The methods (without their lines) that caught the class's exceptions, or (caught false) threw those nothing caught, with their counts. */
+    private static Map<String, Long> catches(JsonNode report, String exception, boolean caught) {
+        Map<String, Long> at = new HashMap<>();
+        for (JsonNode c : report.get("catches")) {
+            if (c.get("exception").asText().equals(exception) && c.get("caught").asBoolean() == caught) {
+                at.merge(c.get("at").asText().replaceFirst(":\\d+$", ""), c.get("count").asLong(), Long::sum);
+            }
+        }
+        return at;
+    }
+
+    /** A report without the JVMTI events: null counts, never a guess, and the reason. */
+    static void assertWithoutThrowEvents(JsonNode report, String reason) {
+        assertTrue(report.get("catches").isNull(), report.toString());
+        assertTrue(report.get("withoutThrowEvents").asText().contains(reason), report.toString());
+        for (JsonNode row : report.get("exceptions")) {
+            assertTrue(row.get("thrown").isNull() && row.get("caught").isNull() && row.get("uncaught").isNull(), row.toString());
         }
     }
 

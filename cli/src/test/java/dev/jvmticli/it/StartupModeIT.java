@@ -9,6 +9,7 @@ import dev.jvmticli.client.Hello;
 import dev.jvmticli.targets.ThreadsTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
 import dev.jvmticli.testing.TargetJvm;
 import java.time.Duration;
@@ -23,7 +24,7 @@ class StartupModeIT {
         return Jdks.stream();
     }
 
-    private static Hello hello(TargetJvm target) throws Exception {
+    static Hello hello(TargetJvm target) throws Exception {
         try (AgentClient client = AgentClient.connect(RawAgentSocket.socketPath(target.pid()), Duration.ofSeconds(10), "target")) {
             return client.hello();
         }
@@ -40,6 +41,11 @@ class StartupModeIT {
                     "can_get_owned_monitor_stack_depth_info", "can_get_current_contended_monitor", "can_get_thread_cpu_time")),
                     hello.capabilities().toString());
             assertEquals(0, CliRun.run("threads", Long.toString(startup.pid())).exit());
+            // can_generate_exception_events only when asked for (exception-events): it costs the JVM for good
+            assertFalse(hello.capabilities().contains("can_generate_exception_events"), hello.capabilities().toString());
+            CliRun.Result exceptions = CliRun.run("exceptions", Long.toString(startup.pid()), "--duration", "300ms", "--json");
+            assertEquals(0, exceptions.exit(), exceptions.toString());
+            ExceptionsIT.assertWithoutThrowEvents(Json.parse(exceptions.out()), "started without exception-events");
             assertFalse(startup.stderr().stream().anyMatch(l -> l.contains("has been loaded dynamically")), "no JEP 451 warning in start-up mode");
         }
         try (TargetJvm live = TargetJvm.start(jdk, ThreadsTarget.class)) {
