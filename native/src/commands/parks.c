@@ -10,8 +10,8 @@
  *
  * start defines the client's probe class (ParkProbe) in the boot loader, binds its natives here and
  * answers the bytes of java.util.concurrent.locks.LockSupport and, on JDK 21+, of
- * java.lang.VirtualThread. The client adds the probes and sends the classes back (bytes, one class
- * a request); install puts them in at once, or none. Every path out puts the classes back.
+ * java.lang.VirtualThread. The client adds the probes and sends the classes back (bytes, in pieces,
+ * as trace's); install puts them in at once, or none. Every path out puts the classes back.
  *
  * The probes, as the client writes them: at the entry of park*(blocker, ...), start =
  * System.nanoTime() and owner = ParkProbe.ownerOf(blocker) (the blocker's
@@ -29,7 +29,6 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
-#include "base64.h"
 #include "big_block.h"
 #include "instrument.h"
 #include "jni_util.h"
@@ -41,7 +40,6 @@
 
 #define PARK_PROBE_CLASS "dev/jvmticli/probe/ParkProbe"
 #define PARK_MAX_PROBE_BYTES 4096
-#define PARK_MAX_CLASS_BYTES (48 * 1024) /* base64 of it fits one request line */
 #define PARK_MAX_CLASSES 2
 #define PARK_MAX_LOCKS 1024
 #define PARK_SITE_SLOTS 256
@@ -497,22 +495,9 @@ static int close_session(void) {
     return 0;
 }
 
-static void wants(jvmtiCapabilities *c) {
-    c->can_retransform_classes = 1;
-}
-
 static void write_started(json_writer *w) {
     json_begin_object(w);
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < parks.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", parks.classes[i].signature);
-        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
-        json_key(w, "bytes");
-        base64_write_json(w, parks.classes[i].original, (size_t)parks.classes[i].original_len);
-        json_end_object(w);
-    }
-    json_end_array(w);
+    instrument_write_originals(w, parks.classes, parks.class_count);
     json_end_object(w);
 }
 
@@ -647,15 +632,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     if (parks.restore_failure != NULL && parks.restore_error != JVMTI_ERROR_NONE) {
         json_field_cstring(w, "restoreFailure", parks.restore_failure);
     }
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < parks.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", parks.classes[i].signature);
-        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
-        json_field_cstring(w, "restoredSha256", parks.classes[i].restored_sha256);
-        json_end_object(w);
-    }
-    json_end_array(w);
+    instrument_write_outcome(w, parks.classes, parks.class_count);
     write_locks(w);
     write_sites(w, have_methods ? &methods : NULL);
     write_pinned(w, have_methods ? &methods : NULL);
@@ -667,12 +644,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 static const session_engine engine = {
     .what = "park recording",
     .lock_name = "jvmti-cli parks",
-    .capability = "can_retransform_classes",
-    .wants = wants,
-    .events = NULL,
-    .event_count = 0,
-    .counts_gcs = 0,
-    .callbacks = instrument_callbacks,
+    INSTRUMENT_ENGINE,
     .open = open_session,
     .armed = armed,
     .quiesce = quiesce,
@@ -690,46 +662,14 @@ void cmd_parks_stop(command_ctx *ctx) {
     session_stop(&engine, ctx);
 }
 
-/* Whether ctx's client owns the running session and has not installed yet; else answers. */
 static int before_install(command_ctx *ctx) {
-    if (!parks.run.running || parks.run.client_id != ctx->client_id) {
-        command_fail(ctx, "not_owner", "this client has no park recording session");
-        return 0;
-    }
-    if (parks.installed) {
-        command_fail(ctx, "bad_request", "the session's classes are installed already");
-        return 0;
-    }
-    return 1;
+    return instrument_before_install(ctx, &parks.run, parks.installed, "this client has no park recording session");
 }
 
-/* One class's new bytes, whole: class (its index in the start's answer), data (base64). */
 void cmd_parks_bytes(command_ctx *ctx) {
-    if (!before_install(ctx)) {
-        return;
+    if (before_install(ctx)) {
+        instrument_receive_bytes(ctx, parks.classes, parks.class_count);
     }
-    int64_t index = request_int(ctx->req, "class", -1);
-    const char *data = request_string(ctx->req, "data");
-    if (index < 0 || index >= parks.class_count || data == NULL) {
-        command_fail(ctx, "bad_request", "class (an index of the start's classes) and data are required");
-        return;
-    }
-    instrumented_class *c = &parks.classes[index];
-    free(c->replacement);
-    c->replacement = malloc(PARK_MAX_CLASS_BYTES);
-    long n = c->replacement == NULL ? -1 : base64_decode(data, strlen(data), c->replacement, PARK_MAX_CLASS_BYTES);
-    if (n <= 0) {
-        free(c->replacement);
-        c->replacement = NULL;
-        c->replacement_len = c->replacement_filled = 0;
-        command_fail(ctx, "bad_request", "data must be base64 of at most 48 KiB");
-        return;
-    }
-    c->replacement_len = c->replacement_filled = (jint)n;
-    command_result(ctx);
-    json_begin_object(ctx->out);
-    json_field_int(ctx->out, "received", n);
-    json_end_object(ctx->out);
 }
 
 /* Installs every class's new bytes at once; a refusal ends the session. */
@@ -740,10 +680,7 @@ void cmd_parks_install(command_ctx *ctx) {
     const char *what = NULL;
     jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
     if (err != JVMTI_ERROR_NONE) {
-        char message[320];
-        instrument_refusal(err, what, message, sizeof message);
-        session_end(&engine, ctx->jni);
-        command_fail(ctx, "refused", message);
+        instrument_refused(ctx, &engine, err, what);
         return;
     }
     parks.installed = 1;

@@ -58,7 +58,7 @@ public final class ContentionSession {
         try {
             List<TraceStarted.ClassBytes> classes = started.classes();
             for (int i = 0; i < classes.size(); i++) {
-                client.call(new ParksBytesRequest(i, ParkProbes.rewrite(classes.get(i).name(), classes.get(i).bytes()).bytes()), Map.class);
+                ClassBytesRequest.send(client, "parks", i, ParkProbes.rewrite(classes.get(i).name(), classes.get(i).bytes()).bytes());
             }
             client.call("parks.install", Map.of(), Map.class);
         } catch (RuntimeException e) {
