@@ -1,6 +1,6 @@
 /* `parks.start` / `parks.bytes` / `parks.install` / `parks.stop`: the waits of LockSupport.park,
- * parkNanos and parkUntil with a blocker (every j.u.c lock, semaphore, condition, queue and future
- * parks there), on platform and virtual threads alike, and virtual threads pinned to their carrier;
+ * parkNanos and parkUntil, with a blocker (every j.u.c lock, semaphore, condition, queue and future
+ * parks there) or without one (code that parks by hand), on platform and virtual threads alike, and virtual threads pinned to their carrier;
  * a session engine (session.h) over the instrumentation engine (instrument.h).
  *
  * Why probes in the bytecode rather than events or sampling: JVMTI has no park event, and a park of
@@ -18,8 +18,8 @@
  * AbstractOwnableSynchronizer.exclusiveOwnerThread when it is one, read as the thread parks); at its
  * exit ParkProbe.parked(blocker, owner, start). In VirtualThread.parkOnCarrierThread, which a virtual
  * thread that cannot unmount parks in, ParkProbe.pinned(start) at the exit. A park is counted per
- * blocker (class, identity hash) and site (its stack) in a latency histogram, with the thread that
- * waited and the owner; a park that began before the session (a call still running in an earlier
+ * blocker (class, identity hash; the parks without a blocker share one entry) and site (its stack)
+ * in a latency histogram, with the thread that waited and the owner; a park that began before the session (a call still running in an earlier
  * version of the method) is not counted. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +51,7 @@
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
 #define PARK_AGENT_THREAD (-2)
+#define NO_BLOCKER (-2)  /* the lock entry's class of the parks without a blocker (name indexes are 0 or more) */
 
 typedef enum { KIND_PARK, KIND_ACQUIRE, KIND_SIGNAL } blocker_kind;
 static const char *const KIND_NAMES[] = { "park", "acquire", "signal" };
@@ -279,25 +280,28 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     int32_t owner_index = owner == NULL ? -1 : thread_index(jni, owner);
     jint hash = 0;
     char *signature = NULL;
-    jclass klass = (*jni)->GetObjectClass(jni, blocker);
-    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
-            || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
-        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-        agent_deallocate(signature);
-        count_dropped();
-        return;
+    blocker_kind kind = KIND_PARK;
+    if (blocker != NULL) {
+        jclass klass = (*jni)->GetObjectClass(jni, blocker);
+        if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
+                || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
+            if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+            agent_deallocate(signature);
+            count_dropped();
+            return;
+        }
+        (*jni)->DeleteLocalRef(jni, klass);
+        kind = kind_of(jni, blocker);
     }
-    (*jni)->DeleteLocalRef(jni, klass);
-    blocker_kind kind = kind_of(jni, blocker);
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
         agent_deallocate(signature);
         count_dropped();
         return;
     }
     parks.parks++;
-    int32_t name = name_table_intern(&parks.names, signature);
+    int32_t name = blocker == NULL ? NO_BLOCKER : name_table_intern(&parks.names, signature);
     int32_t lock_index = -1;
-    park_lock *lock = name < 0 ? NULL : find_lock(hash, name, kind, &lock_index);
+    park_lock *lock = name == -1 ? NULL : find_lock(hash, name, kind, &lock_index);
     stack_entry *site = lock == NULL ? NULL : stack_table_find_or_add(&parks.sites, lock_index, -1, frames, depth);
     if (site == NULL) {
         count_dropped();
@@ -340,7 +344,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass probe, jobject blocker, jth
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (blocker != NULL && start >= parks.since) {
+    if (start >= parks.since) {
         record_park(jni, blocker, owner, end > start ? (uint64_t)(end - start) : 0);
     }
     gate_leave(&parks.run.gate);
@@ -465,7 +469,7 @@ static int open_session(command_ctx *ctx) {
         free_tables(ctx->jni);
         return -1;
     }
-    parks.since = now_nanos();
+    parks.since = now_nanos(); /* until the install, which begins the window again */
     return 0;
 }
 
@@ -560,7 +564,7 @@ static void write_locks(json_writer *w) {
         }
         json_begin_object(w);
         json_field_int(w, "id", (int64_t)i);
-        json_key(w, "class");
+        json_key(w, "class"); /* null: the parks without a blocker, one entry for all of them */
         write_name(w, l->klass);
         json_field_int(w, "identityHash", (uint32_t)l->hash);
         json_field_cstring(w, "kind", KIND_NAMES[l->kind]);
@@ -678,6 +682,9 @@ void cmd_parks_install(command_ctx *ctx) {
         return;
     }
     const char *what = NULL;
+    /* The window begins as the probes go in: a park that began before ran the old code, which has none,
+     * and one that began since is counted. */
+    parks.since = now_nanos();
     jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
     if (err != JVMTI_ERROR_NONE) {
         instrument_refused(ctx, &engine, err, what);
