@@ -1,7 +1,8 @@
 /* `parks.start` / `parks.bytes` / `parks.install` / `parks.stop`: the waits of LockSupport.park,
  * parkNanos and parkUntil, with a blocker (every j.u.c lock, semaphore, condition, queue and future
- * parks there) or without one (code that parks by hand), on platform and virtual threads alike, and virtual threads pinned to their carrier;
- * a session engine (session.h) over the instrumentation engine (instrument.h).
+ * parks there) or without one (code that parks by hand), on platform and virtual threads alike, and
+ * virtual threads pinned to their carrier; a session engine (session.h) over the instrumentation
+ * engine (instrument.h).
  *
  * Why probes in the bytecode rather than events or sampling: JVMTI has no park event, and a park of
  * a virtual thread unmounts it, so a carrier-based view (async-profiler's lock mode) loses it. A
@@ -19,8 +20,8 @@
  * exit ParkProbe.parked(blocker, owner, start). In VirtualThread.parkOnCarrierThread, which a virtual
  * thread that cannot unmount parks in, ParkProbe.pinned(start) at the exit. A park is counted per
  * blocker (class, identity hash; the parks without a blocker share one entry) and site (its stack)
- * in a latency histogram, with the thread that waited and the owner; a park that began before the session (a call still running in an earlier
- * version of the method) is not counted. */
+ * in a latency histogram, with the thread that waited and the owner; a park that began before the
+ * install (a call still running in an earlier version of the method) is not counted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
