@@ -540,22 +540,6 @@ static void write_tallies(json_writer *w, const char *key, const tally *t, int s
     json_end_array(w);
 }
 
-static void write_histogram(json_writer *w, const latency_histogram *h) {
-    json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
-    json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
-    json_begin_array_field(w, "buckets"); /* [low, high, count], low ascending */
-    for (int b = 0; b < LATENCY_BUCKETS; b++) {
-        if (h->counts[b] != 0) {
-            json_begin_array(w);
-            json_int(w, (int64_t)latency_bucket_low(b));
-            json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
-            json_int(w, (int64_t)h->counts[b]);
-            json_end_array(w);
-        }
-    }
-    json_end_array(w);
-}
-
 static void write_locks(json_writer *w) {
     json_begin_array_field(w, "locks");
     for (size_t i = 0; i < PARK_MAX_LOCKS; i++) {
@@ -589,7 +573,7 @@ static void write_sites(json_writer *w, method_table *methods) {
         json_field_int(w, "lock", e->key);
         json_field_int(w, "count", (int64_t)e->count);
         json_field_int(w, "totalNanos", (int64_t)e->sum);
-        write_histogram(w, &s->waits);
+        latency_write_json(w, &s->waits);
         write_tallies(w, "waiters", s->waiters, PARK_SITE_WAITERS);
         json_field_int(w, "otherWaiters", (int64_t)s->other_waiters);
         write_tallies(w, "owners", s->owners, PARK_SITE_OWNERS);

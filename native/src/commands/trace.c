@@ -486,19 +486,7 @@ static void write_methods(json_writer *w) {
         json_field_int(w, "calls", (int64_t)h->calls);
         json_field_int(w, "errors", (int64_t)h->errors);
         json_field_int(w, "totalNanos", (int64_t)h->total_nanos);
-        json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
-        json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
-        json_begin_array_field(w, "buckets"); /* [low, high, count], low ascending */
-        for (int b = 0; b < LATENCY_BUCKETS; b++) {
-            if (h->counts[b] != 0) {
-                json_begin_array(w);
-                json_int(w, (int64_t)latency_bucket_low(b));
-                json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
-                json_int(w, (int64_t)h->counts[b]);
-                json_end_array(w);
-            }
-        }
-        json_end_array(w);
+        latency_write_json(w, h);
         json_end_object(w);
     }
     json_end_array(w);
