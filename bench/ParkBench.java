@@ -3,18 +3,22 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A park-heavy workload for bench/park-overhead.sh, two parts at once: two threads handing a turn to
+ * A park-heavy workload for bench/park-overhead.sh, three parts at once: two threads handing a turn to
  * each other with LockSupport.park(blocker)/unpark (every hand-off is one park: the probes' worst case),
- * and four threads taking a ReentrantLock in turns around a short critical section (parks as real
- * contention makes them). Prints STARTED, then after the warm-up and the measuring window
- * "OPS <hand-offs per second> <lock acquisitions per second>" and DONE, and waits to be killed.
+ * two more doing the same with LockSupport.park() and no blocker (a latch written by hand), and four
+ * threads taking a ReentrantLock in turns around a short critical section (parks as real contention
+ * makes them). Prints STARTED, then after the warm-up and the measuring window "OPS <hand-offs per
+ * second> <lock acquisitions per second> <hand-offs without a blocker per second>" and DONE, and waits
+ * to be killed.
  */
 public final class ParkBench {
     static volatile int turn;
+    static volatile int bareTurn;
     static final Object BLOCKER = new Object();
     static final ReentrantLock LOCK = new ReentrantLock();
     static final AtomicLong HANDOFFS = new AtomicLong();
     static final AtomicLong LOCKS = new AtomicLong();
+    static final AtomicLong BARE_HANDOFFS = new AtomicLong();
     static long shared;
 
     static void handOff(int me, Thread[] pair) {
@@ -24,6 +28,17 @@ public final class ParkBench {
             }
             turn = 1 - me;
             HANDOFFS.incrementAndGet();
+            LockSupport.unpark(pair[1 - me]);
+        }
+    }
+
+    static void handOffWithoutBlocker(int me, Thread[] pair) {
+        while (true) {
+            while (bareTurn != me) {
+                LockSupport.park();
+            }
+            bareTurn = 1 - me;
+            BARE_HANDOFFS.incrementAndGet();
             LockSupport.unpark(pair[1 - me]);
         }
     }
@@ -52,7 +67,16 @@ public final class ParkBench {
             pair[i] = new Thread(() -> handOff(me, pair), "hand-off-" + i);
             pair[i].setDaemon(true);
         }
+        Thread[] barePair = new Thread[2];
+        for (int i = 0; i < 2; i++) {
+            int me = i;
+            barePair[i] = new Thread(() -> handOffWithoutBlocker(me, barePair), "bare-hand-off-" + i);
+            barePair[i].setDaemon(true);
+        }
         for (Thread t : pair) {
+            t.start();
+        }
+        for (Thread t : barePair) {
             t.start();
         }
         for (int i = 0; i < 4; i++) {
@@ -63,10 +87,12 @@ public final class ParkBench {
         Thread.sleep(warmMillis);
         long handoffs = HANDOFFS.get();
         long locks = LOCKS.get();
+        long bare = BARE_HANDOFFS.get();
         long start = System.nanoTime();
         Thread.sleep(measureMillis);
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf("OPS %.0f %.0f%n", (HANDOFFS.get() - handoffs) / seconds, (LOCKS.get() - locks) / seconds);
+        System.out.printf("OPS %.0f %.0f %.0f%n", (HANDOFFS.get() - handoffs) / seconds, (LOCKS.get() - locks) / seconds,
+                (BARE_HANDOFFS.get() - bare) / seconds);
         System.out.println("DONE");
         Thread.sleep(Long.MAX_VALUE); // until the script kills it, after the CLI has its report
     }

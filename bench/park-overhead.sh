@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What `jvmti-cli contention`'s park probes (LockSupport.park* and VirtualThread.parkOnCarrierThread,
 # docs/locks.md) cost a park-heavy workload (ParkBench: two threads handing a turn to each other with
-# park/unpark, every hand-off a park; four threads taking one ReentrantLock in turns): its throughput
-# without the tool, with `contention --no-parks` (monitor events only) and with `contention` (the park
-# probes too), rounds in alternating order, and the ratios. Not a test: the numbers depend on the
-# machine and on what else runs on it. Needs `mvn -B package -DskipTests` first.
+# park(blocker)/unpark, every hand-off a park; two more with park() and no blocker; four threads taking
+# one ReentrantLock in turns): its throughput without the tool, with `contention --no-parks` (monitor
+# events only) and with `contention` (the park probes too), rounds in alternating order; per part the
+# median rate of each mode and the median of the rounds' ratios (each round's modes ran next to one
+# another, so a ratio sees less of the machine's drift than a ratio of medians). Not a test: the
+# numbers depend on the machine and on what else runs on it. Needs `mvn -B package -DskipTests` first.
 #   bench/park-overhead.sh [rounds] [measure-seconds] [java home]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,7 +19,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 javac --release 11 -d "$work" "$here/ParkBench.java"
 
-run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s"
+run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s bare-hand-offs/s"
   local out
   out=$(mktemp "$work/out.XXXXXX")
   "$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) >"$out" &
@@ -35,7 +37,7 @@ run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s"
   while ! grep -q '^DONE' "$out" 2>/dev/null; do sleep 0.1; done
   if [[ -n $cli ]]; then wait "$cli"; fi
   kill "$jvm"; wait "$jvm" 2>/dev/null || true
-  awk '/^OPS/ {print $2, $3}' "$out"
+  awk '/^OPS/ {print $2, $3, $4}' "$out"
 }
 
 results="$work/results"
@@ -45,10 +47,19 @@ for ((i = 1; i <= rounds; i++)); do
   declare -A got=()
   for m in "${modes[@]}"; do got[$m]=$(run "$m"); done
   echo "${got[plain]} ${got[monitors]} ${got[parks]}" >>"$results"
-  printf 'round %d (hand-offs/s locks/s): without the tool %s, monitors only %s, with the park probes %s\n' \
+  printf 'round %d (hand-offs/s locks/s hand-offs-without-a-blocker/s): without the tool %s, monitors only %s, with the park probes %s\n' \
     "$i" "${got[plain]}" "${got[monitors]}" "${got[parks]}"
 done
-awk '{ ph += $1; pl += $2; mh += $3; ml += $4; ah += $5; al += $6; n++ } END {
-  printf "hand-offs (a park each): without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f)\n", ph/n, mh/n, mh/ph, ah/n, ah/ph
-  printf "ReentrantLock, 4 threads: without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f)\n", pl/n, ml/n, ml/pl, al/n, al/pl }' "$results"
+# columns of a round: plain h l b, monitors h l b, parks h l b
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+part() { # $1 = name, $2 = column of the part in plain (1-3)
+  local p=$2 m=$(($2 + 3)) a=$(($2 + 6))
+  printf '%s: without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f); medians of %d rounds\n' "$1" \
+    "$(awk -v c=$p '{print $c}' "$results" | median)" "$(awk -v c=$m '{print $c}' "$results" | median)" \
+    "$(awk -v c=$m -v d=$p '{print $c / $d}' "$results" | median)" "$(awk -v c=$a '{print $c}' "$results" | median)" \
+    "$(awk -v c=$a -v d=$p '{print $c / $d}' "$results" | median)" "$rounds"
+}
+part "hand-offs, park(blocker)" 1
+part "ReentrantLock, 4 threads" 2
+part "hand-offs, park() without a blocker" 3
 echo "last report with the park probes:"; head -12 "$work/parks.txt" | cut -c1-200

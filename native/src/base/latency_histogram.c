@@ -58,3 +58,19 @@ void latency_record(latency_histogram *h, uint64_t nanos, int error) {
     raise_to(&h->max_nanos, nanos);
     lower_to(&h->min_nanos, nanos);
 }
+
+void latency_write_json(json_writer *w, const latency_histogram *h) {
+    json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
+    json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
+    json_begin_array_field(w, "buckets");
+    for (int b = 0; b < LATENCY_BUCKETS; b++) {
+        if (h->counts[b] != 0) {
+            json_begin_array(w);
+            json_int(w, (int64_t)latency_bucket_low(b));
+            json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
+            json_int(w, (int64_t)h->counts[b]);
+            json_end_array(w);
+        }
+    }
+    json_end_array(w);
+}

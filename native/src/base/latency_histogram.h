@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "json.h"
+
 #define LATENCY_SUB_BITS 6
 #define LATENCY_SUB_BUCKETS (1 << LATENCY_SUB_BITS)
 #define LATENCY_TOP_EXPONENT 40
@@ -33,5 +35,9 @@ uint64_t latency_bucket_high(int bucket);
 
 /* Counts one call of the given duration (any thread). */
 void latency_record(latency_histogram *h, uint64_t nanos, int error);
+
+/* The fields "maxNanos", "minNanos" (0 with no call) and "buckets" ([low, high, count] of each bucket
+ * counted, low ascending; the last bucket's high INT64_MAX) into the object being written. */
+void latency_write_json(json_writer *w, const latency_histogram *h);
 
 #endif

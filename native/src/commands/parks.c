@@ -1,7 +1,8 @@
 /* `parks.start` / `parks.bytes` / `parks.install` / `parks.stop`: the waits of LockSupport.park,
- * parkNanos and parkUntil with a blocker (every j.u.c lock, semaphore, condition, queue and future
- * parks there), on platform and virtual threads alike, and virtual threads pinned to their carrier;
- * a session engine (session.h) over the instrumentation engine (instrument.h).
+ * parkNanos and parkUntil, with a blocker (every j.u.c lock, semaphore, condition, queue and future
+ * parks there) or without one (code that parks by hand), on platform and virtual threads alike, and
+ * virtual threads pinned to their carrier; a session engine (session.h) over the instrumentation
+ * engine (instrument.h).
  *
  * Why probes in the bytecode rather than events or sampling: JVMTI has no park event, and a park of
  * a virtual thread unmounts it, so a carrier-based view (async-profiler's lock mode) loses it. A
@@ -10,17 +11,17 @@
  *
  * start defines the client's probe class (ParkProbe) in the boot loader, binds its natives here and
  * answers the bytes of java.util.concurrent.locks.LockSupport and, on JDK 21+, of
- * java.lang.VirtualThread. The client adds the probes and sends the classes back (bytes, one class
- * a request); install puts them in at once, or none. Every path out puts the classes back.
+ * java.lang.VirtualThread. The client adds the probes and sends the classes back (bytes, in pieces,
+ * as trace's); install puts them in at once, or none. Every path out puts the classes back.
  *
  * The probes, as the client writes them: at the entry of park*(blocker, ...), start =
  * System.nanoTime() and owner = ParkProbe.ownerOf(blocker) (the blocker's
  * AbstractOwnableSynchronizer.exclusiveOwnerThread when it is one, read as the thread parks); at its
  * exit ParkProbe.parked(blocker, owner, start). In VirtualThread.parkOnCarrierThread, which a virtual
  * thread that cannot unmount parks in, ParkProbe.pinned(start) at the exit. A park is counted per
- * blocker (class, identity hash) and site (its stack) in a latency histogram, with the thread that
- * waited and the owner; a park that began before the session (a call still running in an earlier
- * version of the method) is not counted. */
+ * blocker (class, identity hash; the parks without a blocker share one entry) and site (its stack)
+ * in a latency histogram, with the thread that waited and the owner; a park that began before the
+ * install (a call still running in an earlier version of the method) is not counted. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,6 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
-#include "base64.h"
 #include "big_block.h"
 #include "instrument.h"
 #include "jni_util.h"
@@ -41,7 +41,6 @@
 
 #define PARK_PROBE_CLASS "dev/jvmticli/probe/ParkProbe"
 #define PARK_MAX_PROBE_BYTES 4096
-#define PARK_MAX_CLASS_BYTES (48 * 1024) /* base64 of it fits one request line */
 #define PARK_MAX_CLASSES 2
 #define PARK_MAX_LOCKS 1024
 #define PARK_SITE_SLOTS 256
@@ -53,6 +52,7 @@
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
 #define PARK_AGENT_THREAD (-2)
+#define NO_BLOCKER (-2)  /* the lock entry's class of the parks without a blocker (name indexes are 0 or more) */
 
 typedef enum { KIND_PARK, KIND_ACQUIRE, KIND_SIGNAL } blocker_kind;
 static const char *const KIND_NAMES[] = { "park", "acquire", "signal" };
@@ -281,25 +281,28 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     int32_t owner_index = owner == NULL ? -1 : thread_index(jni, owner);
     jint hash = 0;
     char *signature = NULL;
-    jclass klass = (*jni)->GetObjectClass(jni, blocker);
-    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
-            || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
-        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-        agent_deallocate(signature);
-        count_dropped();
-        return;
+    blocker_kind kind = KIND_PARK;
+    if (blocker != NULL) {
+        jclass klass = (*jni)->GetObjectClass(jni, blocker);
+        if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
+                || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
+            if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+            agent_deallocate(signature);
+            count_dropped();
+            return;
+        }
+        (*jni)->DeleteLocalRef(jni, klass);
+        kind = kind_of(jni, blocker);
     }
-    (*jni)->DeleteLocalRef(jni, klass);
-    blocker_kind kind = kind_of(jni, blocker);
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
         agent_deallocate(signature);
         count_dropped();
         return;
     }
     parks.parks++;
-    int32_t name = name_table_intern(&parks.names, signature);
+    int32_t name = blocker == NULL ? NO_BLOCKER : name_table_intern(&parks.names, signature);
     int32_t lock_index = -1;
-    park_lock *lock = name < 0 ? NULL : find_lock(hash, name, kind, &lock_index);
+    park_lock *lock = name == -1 ? NULL : find_lock(hash, name, kind, &lock_index);
     stack_entry *site = lock == NULL ? NULL : stack_table_find_or_add(&parks.sites, lock_index, -1, frames, depth);
     if (site == NULL) {
         count_dropped();
@@ -342,7 +345,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass probe, jobject blocker, jth
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (blocker != NULL && start >= parks.since) {
+    if (start >= parks.since) {
         record_park(jni, blocker, owner, end > start ? (uint64_t)(end - start) : 0);
     }
     gate_leave(&parks.run.gate);
@@ -467,7 +470,7 @@ static int open_session(command_ctx *ctx) {
         free_tables(ctx->jni);
         return -1;
     }
-    parks.since = now_nanos();
+    parks.since = now_nanos(); /* until the install, which begins the window again */
     return 0;
 }
 
@@ -497,22 +500,9 @@ static int close_session(void) {
     return 0;
 }
 
-static void wants(jvmtiCapabilities *c) {
-    c->can_retransform_classes = 1;
-}
-
 static void write_started(json_writer *w) {
     json_begin_object(w);
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < parks.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", parks.classes[i].signature);
-        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
-        json_key(w, "bytes");
-        base64_write_json(w, parks.classes[i].original, (size_t)parks.classes[i].original_len);
-        json_end_object(w);
-    }
-    json_end_array(w);
+    instrument_write_originals(w, parks.classes, parks.class_count);
     json_end_object(w);
 }
 
@@ -550,22 +540,6 @@ static void write_tallies(json_writer *w, const char *key, const tally *t, int s
     json_end_array(w);
 }
 
-static void write_histogram(json_writer *w, const latency_histogram *h) {
-    json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
-    json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
-    json_begin_array_field(w, "buckets"); /* [low, high, count], low ascending */
-    for (int b = 0; b < LATENCY_BUCKETS; b++) {
-        if (h->counts[b] != 0) {
-            json_begin_array(w);
-            json_int(w, (int64_t)latency_bucket_low(b));
-            json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
-            json_int(w, (int64_t)h->counts[b]);
-            json_end_array(w);
-        }
-    }
-    json_end_array(w);
-}
-
 static void write_locks(json_writer *w) {
     json_begin_array_field(w, "locks");
     for (size_t i = 0; i < PARK_MAX_LOCKS; i++) {
@@ -575,7 +549,7 @@ static void write_locks(json_writer *w) {
         }
         json_begin_object(w);
         json_field_int(w, "id", (int64_t)i);
-        json_key(w, "class");
+        json_key(w, "class"); /* null: the parks without a blocker, one entry for all of them */
         write_name(w, l->klass);
         json_field_int(w, "identityHash", (uint32_t)l->hash);
         json_field_cstring(w, "kind", KIND_NAMES[l->kind]);
@@ -599,7 +573,7 @@ static void write_sites(json_writer *w, method_table *methods) {
         json_field_int(w, "lock", e->key);
         json_field_int(w, "count", (int64_t)e->count);
         json_field_int(w, "totalNanos", (int64_t)e->sum);
-        write_histogram(w, &s->waits);
+        latency_write_json(w, &s->waits);
         write_tallies(w, "waiters", s->waiters, PARK_SITE_WAITERS);
         json_field_int(w, "otherWaiters", (int64_t)s->other_waiters);
         write_tallies(w, "owners", s->owners, PARK_SITE_OWNERS);
@@ -647,15 +621,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     if (parks.restore_failure != NULL && parks.restore_error != JVMTI_ERROR_NONE) {
         json_field_cstring(w, "restoreFailure", parks.restore_failure);
     }
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < parks.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", parks.classes[i].signature);
-        json_field_cstring(w, "sha256", parks.classes[i].original_sha256);
-        json_field_cstring(w, "restoredSha256", parks.classes[i].restored_sha256);
-        json_end_object(w);
-    }
-    json_end_array(w);
+    instrument_write_outcome(w, parks.classes, parks.class_count);
     write_locks(w);
     write_sites(w, have_methods ? &methods : NULL);
     write_pinned(w, have_methods ? &methods : NULL);
@@ -667,12 +633,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 static const session_engine engine = {
     .what = "park recording",
     .lock_name = "jvmti-cli parks",
-    .capability = "can_retransform_classes",
-    .wants = wants,
-    .events = NULL,
-    .event_count = 0,
-    .counts_gcs = 0,
-    .callbacks = instrument_callbacks,
+    INSTRUMENT_ENGINE,
     .open = open_session,
     .armed = armed,
     .quiesce = quiesce,
@@ -690,46 +651,14 @@ void cmd_parks_stop(command_ctx *ctx) {
     session_stop(&engine, ctx);
 }
 
-/* Whether ctx's client owns the running session and has not installed yet; else answers. */
 static int before_install(command_ctx *ctx) {
-    if (!parks.run.running || parks.run.client_id != ctx->client_id) {
-        command_fail(ctx, "not_owner", "this client has no park recording session");
-        return 0;
-    }
-    if (parks.installed) {
-        command_fail(ctx, "bad_request", "the session's classes are installed already");
-        return 0;
-    }
-    return 1;
+    return instrument_before_install(ctx, &parks.run, parks.installed, "this client has no park recording session");
 }
 
-/* One class's new bytes, whole: class (its index in the start's answer), data (base64). */
 void cmd_parks_bytes(command_ctx *ctx) {
-    if (!before_install(ctx)) {
-        return;
+    if (before_install(ctx)) {
+        instrument_receive_bytes(ctx, parks.classes, parks.class_count);
     }
-    int64_t index = request_int(ctx->req, "class", -1);
-    const char *data = request_string(ctx->req, "data");
-    if (index < 0 || index >= parks.class_count || data == NULL) {
-        command_fail(ctx, "bad_request", "class (an index of the start's classes) and data are required");
-        return;
-    }
-    instrumented_class *c = &parks.classes[index];
-    free(c->replacement);
-    c->replacement = malloc(PARK_MAX_CLASS_BYTES);
-    long n = c->replacement == NULL ? -1 : base64_decode(data, strlen(data), c->replacement, PARK_MAX_CLASS_BYTES);
-    if (n <= 0) {
-        free(c->replacement);
-        c->replacement = NULL;
-        c->replacement_len = c->replacement_filled = 0;
-        command_fail(ctx, "bad_request", "data must be base64 of at most 48 KiB");
-        return;
-    }
-    c->replacement_len = c->replacement_filled = (jint)n;
-    command_result(ctx);
-    json_begin_object(ctx->out);
-    json_field_int(ctx->out, "received", n);
-    json_end_object(ctx->out);
 }
 
 /* Installs every class's new bytes at once; a refusal ends the session. */
@@ -738,12 +667,12 @@ void cmd_parks_install(command_ctx *ctx) {
         return;
     }
     const char *what = NULL;
+    /* The window begins as the probes go in: a park that began before ran the old code, which has none,
+     * and one that began since is counted. */
+    parks.since = now_nanos();
     jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
     if (err != JVMTI_ERROR_NONE) {
-        char message[320];
-        instrument_refusal(err, what, message, sizeof message);
-        session_end(&engine, ctx->jni);
-        command_fail(ctx, "refused", message);
+        instrument_refused(ctx, &engine, err, what);
         return;
     }
     parks.installed = 1;

@@ -30,7 +30,6 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
-#include "base64.h"
 #include "code_list.h"
 #include "exception_counts.h"
 #include "instrument.h"
@@ -43,7 +42,6 @@
 #define TRACE_MAX_CLASSES 32
 #define TRACE_MAX_METHODS 256
 #define TRACE_MAX_TOP 100
-#define TRACE_MAX_CLASS_BYTES (8 << 20)
 #define TRACE_MAX_PROBE_BYTES 4096
 #define TRACE_GROUP_SLOTS 1024
 #define TRACE_PROBE_CLASS "dev/jvmticli/probe/TraceProbe"
@@ -434,10 +432,6 @@ static void count_deoptimized(code_list *before) {
     code_list_free(before);
 }
 
-static void wants(jvmtiCapabilities *c) {
-    c->can_retransform_classes = 1;
-}
-
 static int check(command_ctx *ctx) {
     if (starting == PROBES_EXCEPTIONS) {
         return 0;
@@ -533,16 +527,7 @@ static void write_started(json_writer *w) {
     json_field_int(w, "idBits", TRACE_ID_BITS);
     json_field_int(w, "maxMethods", TRACE_MAX_METHODS);
     json_field_int(w, "skippedJdkClasses", (int64_t)trace.skipped_jdk);
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < trace.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", trace.classes[i].signature);
-        json_field_cstring(w, "sha256", trace.classes[i].original_sha256);
-        json_key(w, "bytes");
-        base64_write_json(w, trace.classes[i].original, (size_t)trace.classes[i].original_len);
-        json_end_object(w);
-    }
-    json_end_array(w);
+    instrument_write_originals(w, trace.classes, trace.class_count);
     json_end_object(w);
 }
 
@@ -564,32 +549,7 @@ static void write_methods(json_writer *w) {
         json_field_int(w, "calls", (int64_t)h->calls);
         json_field_int(w, "errors", (int64_t)h->errors);
         json_field_int(w, "totalNanos", (int64_t)h->total_nanos);
-        json_field_int(w, "maxNanos", (int64_t)h->max_nanos);
-        json_field_int(w, "minNanos", h->calls == 0 ? 0 : (int64_t)h->min_nanos);
-        json_begin_array_field(w, "buckets"); /* [low, high, count], low ascending */
-        for (int b = 0; b < LATENCY_BUCKETS; b++) {
-            if (h->counts[b] != 0) {
-                json_begin_array(w);
-                json_int(w, (int64_t)latency_bucket_low(b));
-                json_int(w, b == LATENCY_BUCKETS - 1 ? INT64_MAX : (int64_t)latency_bucket_high(b));
-                json_int(w, (int64_t)h->counts[b]);
-                json_end_array(w);
-            }
-        }
-        json_end_array(w);
-        json_end_object(w);
-    }
-    json_end_array(w);
-}
-
-static void write_classes(json_writer *w) {
-    json_begin_array_field(w, "classes");
-    for (int i = 0; i < trace.class_count; i++) {
-        json_begin_object(w);
-        json_field_mutf8(w, "name", trace.classes[i].signature);
-        json_field_cstring(w, "sha256", trace.classes[i].original_sha256);
-        json_field_cstring(w, "replacedSha256", trace.classes[i].replaced_sha256);
-        json_field_cstring(w, "restoredSha256", trace.classes[i].restored_sha256);
+        latency_write_json(w, h);
         json_end_object(w);
     }
     json_end_array(w);
@@ -607,7 +567,7 @@ static void write_session(json_writer *w, jlong elapsed) {
     json_field_int(w, "codeCacheAfter", trace.code_cache_after);
     json_field_int(w, "deoptimized", trace.deoptimized);
     json_end_object(w);
-    write_classes(w);
+    instrument_write_outcome(w, trace.classes, trace.class_count);
 }
 
 /* The exceptions counted: their frames' methods say whether the JDK defined their class. */
@@ -674,12 +634,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
 static const session_engine engine = {
     .what = "instrumentation (trace or exceptions)",
     .lock_name = "jvmti-cli trace",
-    .capability = "can_retransform_classes",
-    .wants = wants,
-    .events = NULL,
-    .event_count = 0,
-    .counts_gcs = 0,
-    .callbacks = instrument_callbacks,
+    INSTRUMENT_ENGINE,
     .check = check,
     .open = open_session,
     .armed = armed,
@@ -704,58 +659,14 @@ void cmd_trace_stop(command_ctx *ctx) {
     session_stop(&engine, ctx);
 }
 
-/* Whether ctx's client owns the running session and has not installed yet; else answers. */
 static int before_install(command_ctx *ctx) {
-    if (!trace.run.running || trace.run.client_id != ctx->client_id) {
-        command_fail(ctx, "not_owner", "this client has no tracing session");
-        return 0;
-    }
-    if (trace.installed) {
-        command_fail(ctx, "bad_request", "the session's classes are installed already");
-        return 0;
-    }
-    return 1;
+    return instrument_before_install(ctx, &trace.run, trace.installed, "this client has no tracing session");
 }
 
-/* One piece of a class's new bytes: class (index), size (all its bytes), offset (the bytes sent
- * so far), data (base64). */
 void cmd_trace_bytes(command_ctx *ctx) {
-    if (!before_install(ctx)) {
-        return;
+    if (before_install(ctx)) {
+        instrument_receive_bytes(ctx, trace.classes, trace.class_count);
     }
-    int64_t index = request_int(ctx->req, "class", -1);
-    int64_t size = request_int(ctx->req, "size", -1);
-    int64_t offset = request_int(ctx->req, "offset", -1);
-    const char *data = request_string(ctx->req, "data");
-    if (index < 0 || index >= trace.class_count || size <= 0 || size > TRACE_MAX_CLASS_BYTES || data == NULL) {
-        command_fail(ctx, "bad_request", "class, size (at most 8 MiB) and data are required");
-        return;
-    }
-    instrumented_class *c = &trace.classes[index];
-    if (offset == 0) {
-        free(c->replacement);
-        c->replacement = malloc((size_t)size);
-        c->replacement_len = c->replacement == NULL ? 0 : (jint)size;
-        c->replacement_filled = 0;
-        if (c->replacement == NULL) {
-            command_fail(ctx, "no_memory", "no room for the class's new bytes");
-            return;
-        }
-    }
-    if (c->replacement == NULL || size != c->replacement_len || offset != c->replacement_filled) {
-        command_fail(ctx, "bad_request", "the pieces of a class's bytes must come in order, each with the same size");
-        return;
-    }
-    long n = base64_decode(data, strlen(data), c->replacement + offset, (size_t)(size - offset));
-    if (n < 0) {
-        command_fail(ctx, "bad_request", "data must be base64 and no longer than the size left");
-        return;
-    }
-    c->replacement_filled += (jint)n;
-    command_result(ctx);
-    json_begin_object(ctx->out);
-    json_field_int(ctx->out, "received", c->replacement_filled);
-    json_end_object(ctx->out);
 }
 
 /* Installs every class's new bytes at once: methods (the probes' ids run 0..methods-1), stackedMethods
@@ -797,10 +708,7 @@ void cmd_trace_install(command_ctx *ctx) {
     jvmtiError err = instrument_install(trace.classes, trace.class_count, &what);
     count_deoptimized(&before);
     if (err != JVMTI_ERROR_NONE) {
-        char message[320];
-        instrument_refusal(err, what, message, sizeof message);
-        session_end(&engine, ctx->jni);
-        command_fail(ctx, "refused", message);
+        instrument_refused(ctx, &engine, err, what);
         return;
     }
     trace.installed = 1;

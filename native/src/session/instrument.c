@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "base64.h"
 #include "sha256.h"
 
 typedef enum { HOOK_RECORD, HOOK_INSTALL, HOOK_RESTORE } hook_mode;
@@ -98,6 +99,10 @@ void instrument_callbacks(jvmtiEventCallbacks *callbacks) {
     callbacks->ClassFileLoadHook = on_class_file;
 }
 
+void instrument_wants(jvmtiCapabilities *c) {
+    c->can_retransform_classes = 1;
+}
+
 /* One RetransformClasses of every class with the hook in mode. HotSpot turns ClassFileLoadHook on
  * for every thread only (a class may load before its thread exists), so the hook itself serves
  * only the calling thread, and the classes being redefined that are ours. */
@@ -154,12 +159,89 @@ jvmtiError instrument_install(instrumented_class *classes, int count, const char
     return retransform(classes, count, HOOK_INSTALL, what);
 }
 
-void instrument_refusal(jvmtiError err, const char *what, char *message, size_t cap) {
+void instrument_refused(command_ctx *ctx, const session_engine *e, jvmtiError err, const char *what) {
     char *name = NULL;
+    char message[320];
     (void)(*the_agent.jvmti)->GetErrorName(the_agent.jvmti, err, &name);
-    snprintf(message, cap, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
+    snprintf(message, sizeof message, "the JVM refused the instrumented classes (%s: %s); every class is left as it was",
              what, name == NULL ? "unknown error" : name);
     agent_deallocate(name);
+    session_end(e, ctx->jni);
+    command_fail(ctx, "refused", message);
+}
+
+void instrument_write_originals(json_writer *w, const instrumented_class *classes, int count) {
+    json_begin_array_field(w, "classes");
+    for (int i = 0; i < count; i++) {
+        json_begin_object(w);
+        json_field_mutf8(w, "name", classes[i].signature);
+        json_field_cstring(w, "sha256", classes[i].original_sha256);
+        json_key(w, "bytes");
+        base64_write_json(w, classes[i].original, (size_t)classes[i].original_len);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+void instrument_write_outcome(json_writer *w, const instrumented_class *classes, int count) {
+    json_begin_array_field(w, "classes");
+    for (int i = 0; i < count; i++) {
+        json_begin_object(w);
+        json_field_mutf8(w, "name", classes[i].signature);
+        json_field_cstring(w, "sha256", classes[i].original_sha256);
+        json_field_cstring(w, "replacedSha256", classes[i].replaced_sha256);
+        json_field_cstring(w, "restoredSha256", classes[i].restored_sha256);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+int instrument_before_install(command_ctx *ctx, const session_state *run, int installed, const char *no_session) {
+    if (!run->running || run->client_id != ctx->client_id) {
+        command_fail(ctx, "not_owner", no_session);
+        return 0;
+    }
+    if (installed) {
+        command_fail(ctx, "bad_request", "the session's classes are installed already");
+        return 0;
+    }
+    return 1;
+}
+
+void instrument_receive_bytes(command_ctx *ctx, instrumented_class *classes, int count) {
+    int64_t index = request_int(ctx->req, "class", -1);
+    int64_t size = request_int(ctx->req, "size", -1);
+    int64_t offset = request_int(ctx->req, "offset", -1);
+    const char *data = request_string(ctx->req, "data");
+    if (index < 0 || index >= count || size <= 0 || size > INSTRUMENT_MAX_CLASS_BYTES || data == NULL) {
+        command_fail(ctx, "bad_request", "class, size (at most 8 MiB) and data are required");
+        return;
+    }
+    instrumented_class *c = &classes[index];
+    if (offset == 0) {
+        free(c->replacement);
+        c->replacement = malloc((size_t)size);
+        c->replacement_len = c->replacement == NULL ? 0 : (jint)size;
+        c->replacement_filled = 0;
+        if (c->replacement == NULL) {
+            command_fail(ctx, "no_memory", "no room for the class's new bytes");
+            return;
+        }
+    }
+    if (c->replacement == NULL || size != c->replacement_len || offset != c->replacement_filled) {
+        command_fail(ctx, "bad_request", "the pieces of a class's bytes must come in order, each with the same size");
+        return;
+    }
+    long n = base64_decode(data, strlen(data), c->replacement + offset, (size_t)(size - offset));
+    if (n < 0) {
+        command_fail(ctx, "bad_request", "data must be base64 and no longer than the size left");
+        return;
+    }
+    c->replacement_filled += (jint)n;
+    command_result(ctx);
+    json_begin_object(ctx->out);
+    json_field_int(ctx->out, "received", c->replacement_filled);
+    json_end_object(ctx->out);
 }
 
 jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what) {

@@ -22,6 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "answer.h"
+#include "json.h"
+#include "session.h"
+
+/* The largest class a client may send back. */
+#define INSTRUMENT_MAX_CLASS_BYTES (8 << 20)
+
 typedef struct {
     jclass klass;               /* global ref */
     char *signature;            /* malloc'd, "Lp/C;" */
@@ -38,6 +45,14 @@ typedef struct {
 /* Sets the ClassFileLoadHook callback (for events_install). */
 void instrument_callbacks(jvmtiEventCallbacks *callbacks);
 
+/* Sets can_retransform_classes. */
+void instrument_wants(jvmtiCapabilities *c);
+
+/* What the session_engine of every session that instruments classes has the same: its capability
+ * and the class file hook. */
+#define INSTRUMENT_ENGINE \
+    .capability = "can_retransform_classes", .wants = instrument_wants, .callbacks = instrument_callbacks
+
 /* Reads the bytes of each class into original (and its hash), and hands them back unchanged so that
  * HotSpot keeps them as the class file the restore returns to. JVMTI_ERROR_NONE, or the error of
  * the call that failed (what names it). */
@@ -46,12 +61,29 @@ jvmtiError instrument_read(instrumented_class *classes, int count, const char **
 /* Installs every class's replacement in one RetransformClasses: all, or (on an error) none. */
 jvmtiError instrument_install(instrumented_class *classes, int count, const char **what);
 
-/* "the JVM refused the instrumented classes (what: its error's name); every class is left as it
- * was", into message: what a client is told when instrument_install failed with err. */
-void instrument_refusal(jvmtiError err, const char *what, char *message, size_t cap);
+/* After instrument_install failed with err: ends the session of engine e (which puts nothing back:
+ * nothing went in) and answers `refused`, "the JVM refused the instrumented classes (what: its
+ * error's name); every class is left as it was". */
+void instrument_refused(command_ctx *ctx, const session_engine *e, jvmtiError err, const char *what);
 
 /* Puts every class back as it was loaded, then reads it again into restored_sha256. */
 jvmtiError instrument_restore(instrumented_class *classes, int count, const char **what);
+
+/* The "classes" field of a start's answer: each class's name, the SHA-256 and base64 of its bytes. */
+void instrument_write_originals(json_writer *w, const instrumented_class *classes, int count);
+
+/* The "classes" field of a report: each class's name and SHA-256 as read at the start, as replaced
+ * and as restored. */
+void instrument_write_outcome(json_writer *w, const instrumented_class *classes, int count);
+
+/* Whether ctx's client owns the running session run and has not installed its classes yet; else
+ * answers ctx: `not_owner` with no_session, or `bad_request`. */
+int instrument_before_install(command_ctx *ctx, const session_state *run, int installed, const char *no_session);
+
+/* The `<session>.bytes` request, after instrument_before_install: one piece of a class's new bytes,
+ * in order: class (its index among classes), size (all its bytes), offset (the bytes sent before
+ * this piece), data (base64). Answers the bytes received so far, or what is wrong. */
+void instrument_receive_bytes(command_ctx *ctx, instrumented_class *classes, int count);
 
 /* Frees what the classes hold (global refs, bytes); jni NULL leaks the global refs. */
 void instrument_free(JNIEnv *jni, instrumented_class *classes, int count);

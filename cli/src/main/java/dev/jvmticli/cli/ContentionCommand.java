@@ -8,7 +8,9 @@ import dev.jvmticli.render.ContentionView;
 import dev.jvmticli.render.FlameGraph;
 import dev.jvmticli.render.JsonOutput;
 import dev.jvmticli.render.ParksView;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,7 +33,7 @@ final class ContentionCommand implements Callable<Integer> {
             + "with the threads that blocked there).")
     boolean byThread;
 
-    @Option(names = "--no-parks", description = "Record contended monitors only, not the parks with a blocker (which put probes in"
+    @Option(names = "--no-parks", description = "Record contended monitors only, not the parks (LockSupport.park*, which put probes in"
             + " LockSupport and VirtualThread for the window).")
     boolean noParks;
 
@@ -51,12 +53,16 @@ final class ContentionCommand implements Callable<Integer> {
 
     private void print(ContentionSession.Result recorded) {
         ContentionReport result = recorded.monitors();
+        List<FlameGraph.Sample> flame = new ArrayList<>(ContentionView.flame(result));
+        if (recorded.parks() != null) {
+            flame.addAll(ParksView.flame(recorded.parks()));
+        }
         if (report.html != null) {
-            report.writeHtml(context, FlameGraph.html("Lock contention in JVM " + target.target + ", nanoseconds blocked", "ns",
-                    ContentionView.flame(result)));
+            report.writeHtml(context, FlameGraph.html("Lock contention in JVM " + target.target + ", nanoseconds blocked on monitors and parked"
+                    + " waiting for another thread", "ns", flame));
         }
         if (report.collapsed) {
-            context.out().print(FlameGraph.collapsed(ContentionView.flame(result)));
+            context.out().print(FlameGraph.collapsed(flame));
             context.out().flush();
         } else if (report.json) {
             Map<String, Object> doc = new LinkedHashMap<>(ContentionView.document(result, byThread));

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * A contention recording over a window, as {@code contention} and any other command (such as
  * {@code dump}) runs one: contended monitor enters (JVMTI monitor events, {@code contention.start})
- * and, when asked, the parks with a blocker and the pinned parks of virtual threads (probes in
+ * and, when asked, the parks (with a blocker or without) and the pinned parks of virtual threads (probes in
  * LockSupport and VirtualThread, {@code parks.start}). Parks that cannot be recorded (another client's
  * park session, a JVM that refuses the probes) leave the monitors recorded and say why.
  */
@@ -58,7 +58,7 @@ public final class ContentionSession {
         try {
             List<TraceStarted.ClassBytes> classes = started.classes();
             for (int i = 0; i < classes.size(); i++) {
-                client.call(new ParksBytesRequest(i, ParkProbes.rewrite(classes.get(i).name(), classes.get(i).bytes()).bytes()), Map.class);
+                ClassBytesRequest.send(client, "parks", i, ParkProbes.rewrite(classes.get(i).name(), classes.get(i).bytes()).bytes());
             }
             client.call("parks.install", Map.of(), Map.class);
         } catch (RuntimeException e) {

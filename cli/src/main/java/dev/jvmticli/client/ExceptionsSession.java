@@ -24,7 +24,7 @@ public final class ExceptionsSession {
             if (rewritten.constructors() == 0) {
                 throw new CliFailure(ExitCode.FAILURE, "java.lang.Throwable has no constructor to probe in this JVM");
             }
-            TraceSession.send(client, 0, rewritten.bytes());
+            ClassBytesRequest.send(client, "trace", 0, rewritten.bytes());
             client.call(new TraceInstallRequest(rewritten.constructors(), 0, 1), Map.class);
             return started;
         } catch (RuntimeException e) {

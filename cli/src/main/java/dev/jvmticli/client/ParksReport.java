@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /**
- * The answer to {@code parks.stop}: the parks with a blocker that ended in the window, by blocker and
+ * The answer to {@code parks.stop}: the parks (with a blocker or without) that ended in the window, by blocker and
  * by (blocker, stack), and the virtual threads' parks pinned to their carrier. Frames are
  * {@code [method index, bci, line]}, innermost first (the park method itself first). The window is
  * [sinceNanos, untilNanos] on the target's monotonic clock (System.nanoTime's on Linux): a park that
@@ -20,7 +20,7 @@ public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, 
     }
 
     /**
-     * A blocker: class signature, identity hash, and kind: {@code acquire} (an AQS, AQLS or StampedLock: a
+     * A blocker: class signature (null for the one entry of the parks without a blocker), identity hash, and kind: {@code acquire} (an AQS, AQLS or StampedLock: a
      * lock, semaphore, latch), {@code signal} (their ConditionObject: await) or {@code park} (anything else).
      */
     public record Lock(int id, @JsonProperty("class") String classSignature, long identityHash, String kind, long count,

@@ -5,8 +5,6 @@ import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.instrument.LatencyProbes;
 import dev.jvmticli.instrument.ProbeClass;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,9 +16,6 @@ import java.util.function.Predicate;
  * Whatever fails after the start stops the session, which puts every class back.
  */
 public final class TraceSession {
-    /** Raw bytes per trace.bytes piece: its base64 stays well inside the agent's 64 KiB request line. */
-    static final int PIECE = 30 * 1024;
-
     /**
      * A probed method: its class's JVM signature, its name and descriptor; caller: for a method a
      * traced one calls (--depth 1), the caller's index among the methods, else -1.
@@ -115,7 +110,7 @@ public final class TraceSession {
                     + ": name fewer");
         }
         for (int i = 0; i < rewritten.size(); i++) {
-            send(client, i, rewritten.get(i));
+            ClassBytesRequest.send(client, "trace", i, rewritten.get(i));
         }
         client.call(new TraceInstallRequest(methods.size(), traced, thresholdNanos, top), Map.class);
         return new Installed(List.copyOf(methods), List.copyOf(tooLarge), started);
@@ -123,14 +118,6 @@ public final class TraceSession {
 
     private static int id(TraceStarted started, int index) {
         return (started.generation() << started.idBits()) | index;
-    }
-
-    /** One class's bytes, piece by piece. */
-    public static void send(AgentClient client, int classIndex, byte[] bytes) {
-        for (int offset = 0; offset < bytes.length; offset += PIECE) {
-            byte[] piece = Arrays.copyOfRange(bytes, offset, Math.min(bytes.length, offset + PIECE));
-            client.call(new TraceBytesRequest(classIndex, bytes.length, offset, Base64.getEncoder().encodeToString(piece)), Map.class);
-        }
     }
 
     /** Stops the session and reads its report. */

@@ -25,6 +25,9 @@ import java.util.function.Function;
  * of virtual threads.
  */
 public final class ParksView {
+    /** The blocker of a row of parks without one ({@code LockSupport.park()}, code that parks by hand). */
+    public static final String NO_BLOCKER = "no blocker";
+
     /** How deep the agent takes a stack (its STACK_MAX_FRAMES): a stack that long may have been cut. */
     private static final int AGENT_STACK_FRAMES = 64;
 
@@ -39,6 +42,10 @@ public final class ParksView {
     public record Row(String blocker, String kind, String site, boolean idle, long waits, long totalNanos, long p50Nanos,
                       long p99Nanos, long maxNanos, long[][] buckets, List<ThreadCount> waiters, long otherWaiters,
                       List<ThreadCount> owners, long otherOwners, long noOwner, List<String> stack) {
+        /** Whether its parks had no blocker: then the site alone tells them apart. */
+        public boolean noBlocker() {
+            return NO_BLOCKER.equals(blocker);
+        }
     }
 
     /** The pinned parks of virtual threads with one stack: how many, in all, the longest, and the threads. */
@@ -52,7 +59,10 @@ public final class ParksView {
         return rows(report, true);
     }
 
-    /** One row per blocker, its sites merged (the site shown: the one of its most waits), idle waits apart. */
+    /**
+     * One row per blocker, its sites merged (the site shown: the one of its most waits), idle waits apart;
+     * the parks without a blocker one row per site, as there is nothing else to tell them apart by.
+     */
     public static List<Row> blockers(ParksReport report) {
         return rows(report, false);
     }
@@ -62,9 +72,10 @@ public final class ParksView {
         report.locks().forEach(l -> locks.put(l.id(), l));
         Map<Key, List<Site>> groups = new LinkedHashMap<>();
         for (Site s : report.sites()) {
-            boolean virtual = !s.waiters().isEmpty() && s.waiters().stream().allMatch(w -> Boolean.TRUE.equals(w.virtual()));
-            boolean idle = IdleWaits.isIdleWait(frames(report.methods(), s.frames()), virtual, s.frames().length >= AGENT_STACK_FRAMES);
-            groups.computeIfAbsent(new Key(s.lock(), bySite ? site(report.methods(), s.frames()) : null, idle), k -> new ArrayList<>()).add(s);
+            boolean idle = idle(report, s);
+            Lock lock = locks.get(s.lock());
+            boolean keyedBySite = bySite || (lock != null && lock.classSignature() == null);
+            groups.computeIfAbsent(new Key(s.lock(), keyedBySite ? site(report.methods(), s.frames()) : null, idle), k -> new ArrayList<>()).add(s);
         }
         List<Row> rows = new ArrayList<>();
         groups.forEach((key, sites) -> {
@@ -74,7 +85,7 @@ public final class ParksView {
             long max = sites.stream().mapToLong(Site::maxNanos).max().orElse(0);
             Site first = sites.stream().max(Comparator.comparingLong(Site::count)).orElseThrow();
             rows.add(new Row(lock == null ? "?" : blockerName(lock), lock == null ? "?" : lock.kind(),
-                    bySite ? key.site() : site(report.methods(), first.frames()), key.idle(),
+                    key.site() != null ? key.site() : site(report.methods(), first.frames()), key.idle(),
                     sites.stream().mapToLong(Site::count).sum(), sites.stream().mapToLong(Site::totalNanos).sum(),
                     Latency.percentile(buckets, min, max, 0.50), Latency.percentile(buckets, min, max, 0.99), max, buckets,
                     counts(sites, Site::waiters), sites.stream().mapToLong(Site::otherWaiters).sum(), counts(sites, Site::owners),
@@ -83,6 +94,43 @@ public final class ParksView {
         });
         rows.sort(Comparator.comparing(Row::idle).thenComparing(Comparator.comparingLong(Row::totalNanos).reversed()));
         return rows;
+    }
+
+    /** Whether the site's threads wait for work ({@link IdleWaits}, from its stack), not for another thread. */
+    private static boolean idle(ParksReport report, Site s) {
+        boolean virtual = !s.waiters().isEmpty() && s.waiters().stream().allMatch(w -> Boolean.TRUE.equals(w.virtual()));
+        return IdleWaits.isIdleWait(frames(report.methods(), s.frames()), virtual, s.frames().length >= AGENT_STACK_FRAMES);
+    }
+
+    /**
+     * The waits for another thread as a flame graph's stacks, as {@link ContentionView#flame} draws the
+     * monitors': the root frame the thread that waited (the threads, {@code [N threads]}, when several
+     * parked at one stack: the agent counts each thread's parks there, not their time), then the stack,
+     * outermost first, the blocker as the leaf; the weight nanoseconds parked. Idle waits are left out.
+     */
+    public static List<FlameGraph.Sample> flame(ParksReport report) {
+        Map<Integer, Lock> locks = new LinkedHashMap<>();
+        report.locks().forEach(l -> locks.put(l.id(), l));
+        List<FlameGraph.Sample> samples = new ArrayList<>();
+        for (Site s : report.sites()) {
+            if (idle(report, s)) {
+                continue;
+            }
+            List<String> frames = new ArrayList<>();
+            if (s.waiters().size() == 1 && s.otherWaiters() == 0) {
+                ParksReport.ThreadCount t = s.waiters().get(0);
+                frames.add("[" + new ThreadCount(t.thread() == null ? "?" : t.thread(), t.threadId(), Boolean.TRUE.equals(t.virtual()), 0).label() + "]");
+            } else {
+                frames.add("[" + s.waiters().size() + (s.otherWaiters() > 0 ? "+" : "") + " threads]");
+            }
+            for (int i = s.frames().length - 1; i >= 0; i--) {
+                frames.add(JvmNames.method(report.methods(), s.frames()[i][0]));
+            }
+            Lock lock = locks.get(s.lock());
+            frames.add(lock == null ? "?" : blockerName(lock));
+            samples.add(new FlameGraph.Sample(frames, Math.max(s.totalNanos(), s.count())));
+        }
+        return samples;
     }
 
     /** The episodes the agent kept (the first of the window), grouped by stack, the longest in all first. */
@@ -101,7 +149,7 @@ public final class ParksView {
     }
 
     static String blockerName(Lock lock) {
-        return JvmNames.className(lock.classSignature()) + "@" + Long.toHexString(lock.identityHash());
+        return lock.classSignature() == null ? NO_BLOCKER : JvmNames.className(lock.classSignature()) + "@" + Long.toHexString(lock.identityHash());
     }
 
     private static List<Frame> frames(List<MethodRef> methods, long[][] frames) {
@@ -218,8 +266,9 @@ public final class ParksView {
     public static void print(PrintWriter out, ParksReport report, int top) {
         List<Row> rows = rows(report);
         long total = rows.stream().mapToLong(Row::totalNanos).sum();
-        out.printf("%n%d parks with a blocker ended in %s s (LockSupport.park*), %s parked in all; percentiles within %.1f%%%n",
-                report.parks(), Sizes.seconds(report.durationNanos()), TraceView.duration(total), 100 * Latency.RELATIVE_ERROR);
+        long withoutBlocker = rows.stream().filter(Row::noBlocker).mapToLong(Row::waits).sum();
+        out.printf("%n%d parks ended in %s s (LockSupport.park*), %d of them without a blocker, %s parked in all; percentiles within %.1f%%%n",
+                report.parks(), Sizes.seconds(report.durationNanos()), withoutBlocker, TraceView.duration(total), 100 * Latency.RELATIVE_ERROR);
         if (report.dropped() > 0) {
             out.printf("(%d parks did not fit the agent's tables: counted in the total only)%n", report.dropped());
         }

@@ -108,12 +108,13 @@ public final class WaitsSummary {
         }
         if (parks != null) {
             for (ParksView.Row r : ParksView.blockers(parks).stream().filter(r -> !r.idle()).toList()) {
-                locks.add(new LockRow(r.blocker(), r.totalNanos(), r.waits(), ParksView.owners(r), ContentionView.counts(r.waiters())));
+                locks.add(new LockRow(r.noBlocker() ? r.blocker() + " at " + r.site() : r.blocker(), r.totalNanos(), r.waits(), ParksView.owners(r),
+                        ContentionView.counts(r.waiters())));
             }
         }
         locks.sort(Comparator.comparingLong(LockRow::waitedNanos).reversed());
         out.println("## Most waited-on locks (over the dump, " + Sizes.seconds(report.durationNanos()) + " s: " + report.events()
-                + " contended monitor enters" + (parks == null ? "" : ", " + parks.parks() + " parks with a blocker") + "; contention/contention.txt)");
+                + " contended monitor enters" + (parks == null ? "" : ", " + parks.parks() + " parks") + "; contention/contention.txt)");
         if (locks.isEmpty()) {
             out.println("No thread waited to enter a monitor or for a java.util.concurrent lock another thread held.");
         } else {

@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * `contention`'s parks held to the target's own record of the same waits ({@link ParkTruthTarget}: each
  * thread times its own lock(), borrow, acquire and pinned class initialization with System.nanoTime, the
  * clock of the agent's probes, so the record is cut to the report's window exactly): a ReentrantLock and
- * its known owner, 50 borrowers of a pool of 4 connections, a pool of 4 idle workers, a Semaphore, and
+ * its known owner, 50 borrowers of a pool of 4 connections, a pool of 4 idle workers, a Semaphore, a latch
+ * made by hand that parks without a blocker, and
  * (JDK 21+) virtual threads on another lock and a virtual thread pinned to its carrier. The classes come
  * back with the SHA-256 they had, after a normal end and after a killed CLI.
  *
@@ -100,6 +101,46 @@ class ParkContentionIT {
         }
     }
 
+    /**
+     * --collapsed and --html draw the parks beside the monitors, weighted by nanoseconds parked: the latch's
+     * one waiter at its own root, no longer than the target's own parks over a span holding the window and
+     * nearly all of the window (it is parked all but a few microseconds every 20 ms); the lock's three waiters
+     * at a root of their own, the blocker as the leaf; the pool's idle workers left out.
+     */
+    @org.junit.jupiter.api.Test
+    void collapsedAndHtmlWeighTheParksByStack() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), ParkTruthTarget.class, List.of(), "platform")) {
+            String pid = Long.toString(target.pid());
+            assertEquals(0, CliRun.run("threads", pid).exit());
+            target.ask("write " + dir.resolve("before")); // empties the record: what follows it holds the window
+            Path page = dir.resolve("contention.html");
+            Result result = CliRun.run("contention", pid, "--duration", "2s", "--collapsed", "--html", page.toString());
+            target.ask("write " + dir.resolve("after"));
+            assertEquals(0, result.exit(), result.toString());
+            long latchTruth = Files.readAllLines(dir.resolve("after")).stream().map(Wait::parse).filter(w -> w.what().equals("latch"))
+                    .mapToLong(Wait::nanos).sum();
+            long latch = 0;
+            long lock = 0;
+            for (String line : result.out().split("\n")) {
+                long weight = Long.parseLong(line.substring(line.lastIndexOf(' ') + 1));
+                if (line.startsWith("[latch-waiter];") && line.endsWith(
+                        ";dev.jvmticli.targets.ParkTruthTarget$HandMadeLatch.await;java.util.concurrent.locks.LockSupport.park;no blocker " + weight)) {
+                    latch += weight;
+                }
+                if (line.startsWith("[3 threads];") && line.contains(";dev.jvmticli.targets.ParkTruthTarget.waitFor;java.util.concurrent.locks.ReentrantLock.lock;")
+                        && line.contains(";java.util.concurrent.locks.ReentrantLock$FairSync@")) {
+                    lock += weight;
+                }
+                assertFalse(line.contains("ThreadPoolExecutor.getTask"), "an idle wait: " + line);
+            }
+            String what = result.out() + "\nthe target's own latch parks: " + latchTruth / 1e6 + " ms";
+            assertTrue(latch <= latchTruth && latch >= ParkTruthTarget.LATCH_MILLIS * MS * 40, latch / 1e6 + " ms at the latch: " + what);
+            assertTrue(lock > 100 * MS, lock / 1e6 + " ms at the lock: " + what);
+            String html = Files.readString(page);
+            assertTrue(html.contains("HandMadeLatch.await") && html.contains("no blocker") && html.contains("[latch-waiter]"), "the page");
+        }
+    }
+
     /** JDK 21 (Debian 13's), whose virtual threads also pin their carrier in a synchronized block. */
     @ParameterizedTest
     @MethodSource("jdk21")
@@ -136,6 +177,7 @@ class ParkContentionIT {
                 () -> checkBorrowers(sites, since, until, what),
                 () -> checkIdleWorkers(sites, what),
                 () -> checkSemaphore(sites, record, what),
+                () -> checkNoBlocker(sites, record, what),
                 () -> {
                     if (virtual) {
                         checkOwnedLock(sites, record, "vlock", "v-waiter-", "v-owner", true, what);
@@ -339,6 +381,37 @@ class ParkContentionIT {
                 () -> assertTrue(row.path("waits").asLong() >= 0.9 * waited - 4,
                         row.path("waits") + " parks, the target waited at least 1 ms " + waited + " times"),
                 () -> assertTrue(row.path("maxNanos").asLong() <= percentile(truth, 1.0) + MS, row.path("maxNanos") + " vs " + percentile(truth, 1.0)));
+    }
+
+    /**
+     * A latch made by hand parks with LockSupport.park() and no blocker: one row at its await, marked no
+     * blocker, not idle, its one waiter, no owner; as many parks as the target recorded (but for a park at
+     * each end of the window) and their p50, p99 and max as the target's.
+     */
+    private static void checkNoBlocker(JsonNode sites, List<Wait> record, String what) {
+        List<JsonNode> rows = rowsOf(sites, "latch-waiter").stream()
+                .filter(r -> r.path("site").asText().contains("ParkTruthTarget$HandMadeLatch.await")).toList();
+        assertEquals(1, rows.size(), "one row of the hand-made latch: " + what);
+        JsonNode row = rows.get(0);
+        List<Wait> truth = record.stream().filter(w -> w.what().equals("latch")).toList();
+        long waits = row.path("waits").asLong();
+        System.out.printf("latch %s: %d parks, p50 %.2f p99 %.2f max %.2f ms; the target's own %d: p50 %.2f p99 %.2f max %.2f ms%n",
+                what.substring(0, what.indexOf(':')), waits, row.path("p50Nanos").asLong() / 1e6, row.path("p99Nanos").asLong() / 1e6,
+                row.path("maxNanos").asLong() / 1e6, truth.size(), percentile(truth, 0.5) / 1e6, percentile(truth, 0.99) / 1e6,
+                percentile(truth, 1.0) / 1e6);
+        assertAll("latch " + row,
+                () -> assertEquals("no blocker", row.path("blocker").asText()),
+                () -> assertEquals("park", row.path("kind").asText()),
+                () -> assertFalse(row.path("idle").asBoolean()),
+                () -> assertTrue(row.path("site").asText().startsWith("java.util.concurrent.locks.LockSupport.park:"), row.path("site").asText()),
+                () -> assertEquals(1, row.path("waiters").size()),
+                () -> assertEquals(0, row.path("owners").size()),
+                () -> assertEquals(waits, row.path("noOwner").asLong()),
+                () -> assertTrue(truth.size() >= 50, truth.size() + " parks recorded"),
+                () -> assertTrue(Math.abs(waits - truth.size()) <= 2, waits + " parks, the target's own " + truth.size()),
+                () -> assertNear(row.path("p50Nanos").asLong(), percentile(truth, 0.5), 0.1, 2 * MS, "p50"),
+                () -> assertNear(row.path("p99Nanos").asLong(), percentile(truth, 0.99), 0.1, 3 * MS, "p99"),
+                () -> assertNear(row.path("maxNanos").asLong(), percentile(truth, 1.0), 0.1, 3 * MS, "max"));
     }
 
     /**

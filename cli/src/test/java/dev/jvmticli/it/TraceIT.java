@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.TraceInstallRequest;
-import dev.jvmticli.client.TraceSession;
+import dev.jvmticli.client.ClassBytesRequest;
 import dev.jvmticli.client.TraceStartRequest;
 import dev.jvmticli.client.TraceStarted;
 import dev.jvmticli.instrument.ProbeClass;
@@ -128,7 +128,7 @@ class TraceIT {
                 TraceStarted started = client.call(new TraceStartRequest("dev.jvmticli.targets.LatencyTarget$Orders", ProbeClass.bytes()),
                         TraceStarted.class);
                 assertEquals(original, started.classes().get(0).sha256());
-                TraceSession.send(client, 0, unverifiable(started.classes().get(0).bytes()));
+                ClassBytesRequest.send(client, "trace", 0, unverifiable(started.classes().get(0).bytes()));
                 AgentError refused = assertThrows(AgentError.class, () -> client.call(new TraceInstallRequest(1, 0, 5), Map.class));
                 assertEquals("refused", refused.code(), refused.getMessage());
                 assertTrue(refused.getMessage().contains("every class is left as it was"), refused.getMessage());

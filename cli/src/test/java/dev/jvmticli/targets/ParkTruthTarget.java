@@ -32,13 +32,15 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>a fixed ThreadPoolExecutor of POOL_SIZE {@code worker-N} given a task every TASK_EVERY_MILLIS: its
  *       workers wait for work in getTask, an idle wait;</li>
  *   <li>a Semaphore of PERMITS permits that SEMAPHORE_THREADS {@code permit-N} each hold PERMIT_MILLIS;</li>
+ *   <li>a {@link HandMadeLatch}, which parks with {@code LockSupport.park()} and no blocker: {@code latch-waiter}
+ *       awaits one after another, and {@code latch-opener} opens the one awaited every LATCH_MILLIS;</li>
  *   <li>with the argument {@code virtual} (JDK 21+): another {@link OwnedLock} held by the virtual thread
  *       {@code v-owner}, taken by VIRTUAL_WAITERS virtual threads {@code v-waiter-N}; and a virtual thread
  *       {@code v-pinned} that every PIN_EVERY_MILLIS initializes a fresh copy of {@link PinsItsCarrier}, whose
  *       static initializer parks PIN_MILLIS: a park a virtual thread cannot unmount from on any JDK.</li>
  * </ul>
  * Answers {@code write PATH}: every wait recorded so far, a line each: what (lock, vlock, borrow, permit,
- * pinned), thread name, nanoTime before, nanoTime after, the owner's name at the start (or -).
+ * pinned, latch: each park of the latch), thread name, nanoTime before, nanoTime after, the owner's name at the start (or -).
  */
 public final class ParkTruthTarget {
     public static final int HOLD_MILLIS = 30;
@@ -54,6 +56,7 @@ public final class ParkTruthTarget {
     public static final int VIRTUAL_WAITERS = 6;
     public static final int PIN_MILLIS = 40;
     public static final int PIN_EVERY_MILLIS = 200;
+    public static final int LATCH_MILLIS = 20;
 
     /**
      * A fair ReentrantLock that tells its owner, as its waiters record it. Fair, so each waiter's lock()
@@ -93,6 +96,30 @@ public final class ParkTruthTarget {
         }
     }
 
+    /**
+     * A latch as code written without java.util.concurrent's synchronizers makes one: await parks with
+     * LockSupport.park(), no blocker, until open, recording each park (one can return at once, when open
+     * unparked the thread before it parked, or for no reason).
+     */
+    public static final class HandMadeLatch {
+        private volatile boolean open;
+        private volatile Thread waiter;
+
+        void await() {
+            waiter = Thread.currentThread();
+            while (!open) {
+                long before = System.nanoTime();
+                LockSupport.park();
+                record("latch", before, "-");
+            }
+        }
+
+        void open() {
+            open = true;
+            LockSupport.unpark(waiter);
+        }
+    }
+
     /** Parks in its static initializer: a virtual thread initializing it is pinned to its carrier. */
     public static final class PinsItsCarrier {
         static {
@@ -110,6 +137,7 @@ public final class ParkTruthTarget {
     static final OwnedLock VIRTUAL_LOCK = new OwnedLock();
     static final ConnectionPool POOL = new ConnectionPool();
     static final Semaphore PERMITS_LEFT = new Semaphore(PERMITS);
+    static volatile HandMadeLatch latch = new HandMadeLatch(); // the one latch-waiter awaits now
 
     private ParkTruthTarget() {
     }
@@ -178,6 +206,21 @@ public final class ParkTruthTarget {
         }
     }
 
+    static void awaitLatches() {
+        while (true) {
+            HandMadeLatch next = new HandMadeLatch();
+            latch = next;
+            next.await();
+        }
+    }
+
+    static void openLatches() {
+        while (true) {
+            pause(LATCH_MILLIS);
+            latch.open();
+        }
+    }
+
     /** Initializes a fresh copy of PinsItsCarrier, defined by a class loader of its own. */
     static void pinAgainAndAgain() {
         byte[] bytes;
@@ -241,6 +284,8 @@ public final class ParkTruthTarget {
         for (int i = 1; i <= SEMAPHORE_THREADS; i++) {
             threads.add(platform("permit-" + i, ParkTruthTarget::holdPermits));
         }
+        threads.add(platform("latch-waiter", ParkTruthTarget::awaitLatches));
+        threads.add(platform("latch-opener", ParkTruthTarget::openLatches));
         int[] workers = {0};
         ExecutorService pool = Executors.newFixedThreadPool(POOL_SIZE, r -> platform("worker-" + ++workers[0], r));
         threads.add(platform("task-giver", () -> {
