@@ -447,7 +447,7 @@ class TraceIT {
     }
 
     /** A short session: the SHA-256 of the class's bytes as its start read them (what the session before left). */
-    private static String shortTraceSha(String pid) {
+    static String shortTraceSha(String pid) {
         Result run = CliRun.run("trace", pid, PLACE, "--duration", "300ms", "--json");
         assertEquals(0, run.exit(), run.toString());
         JsonNode state = classState(Json.parse(run.out()));
@@ -500,7 +500,7 @@ class TraceIT {
         return values;
     }
 
-    private static Process startTrace(Jdks.Jdk jdk, String pid, String... options) {
+    static Process startTrace(Jdks.Jdk jdk, String pid, String... options) {
         return startTraceOf(jdk, pid, PLACE, options);
     }
 
@@ -521,7 +521,7 @@ class TraceIT {
         CompletableFuture.runAsync(() -> read(cli.getErrorStream()));
     }
 
-    private static void awaitSessionEnded(long pid) throws InterruptedException {
+    static void awaitSessionEnded(long pid) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         String answer = "";
         while (System.nanoTime() < deadline) {
