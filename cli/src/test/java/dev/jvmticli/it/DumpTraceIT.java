@@ -46,13 +46,15 @@ class DumpTraceIT {
             String pid = Long.toString(target.pid());
             assertEquals("ran 5", target.ask("run 5")); // Orders is loaded
             assertEquals("reset", target.ask("reset"));
-            // the probes go in before the first round; the calls are made between the rounds, 8 s apart
+            // the probes go in before the first round; the calls (about 2 s of sleeps, longer on a loaded machine) are made
+            // between the rounds, 15 s apart
             Process dump = CliProcess.start(List.of(), jdk, CliProcess.jar(), "dump", pid, "--out", out.toString(), "--count", "2",
-                    "--interval", "8s", "--trace", TraceIT.PLACE, "--trace-threshold", "50ms");
+                    "--interval", "15s", "--trace", TraceIT.PLACE, "--trace-threshold", "50ms");
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> TraceIT.read(dump.getErrorStream()));
             CompletableFuture.runAsync(() -> TraceIT.read(dump.getInputStream()));
             awaitFirstRound(dump, out);
             assertEquals("ran " + TraceIT.CALLS, target.ask("run " + TraceIT.CALLS));
+            assertTrue(dump.isAlive(), "the calls ended inside the dump's window");
             assertTrue(dump.waitFor(120, TimeUnit.SECONDS), "the dump ends");
             assertEquals(0, dump.exitValue(), err.get());
             Map<String, Long> truth = TraceIT.record(target.ask("record"));
