@@ -425,7 +425,7 @@ function _picocli_jvmti-cli_dump() {
 
   local commands=""
   local flag_opts="'--zip' '--no-pauses' '--no-contention' '--heap' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--out' '--count' '--interval' '--profile' '--timeout'"
+  local arg_opts="'--out' '--count' '--interval' '--profile' '--trace' '--trace-threshold' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
@@ -443,6 +443,12 @@ function _picocli_jvmti-cli_dump() {
       return
       ;;
     '--profile')
+      return
+      ;;
+    '--trace')
+      return
+      ;;
+    '--trace-threshold')
       return
       ;;
     '--timeout')

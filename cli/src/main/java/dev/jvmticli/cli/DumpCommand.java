@@ -37,6 +37,7 @@ import dev.jvmticli.render.MonitorsText;
 import dev.jvmticli.render.ProfileView;
 import dev.jvmticli.render.ThreadDumpText;
 import dev.jvmticli.render.ThreadTable;
+import dev.jvmticli.render.TraceSummary;
 import dev.jvmticli.render.VmText;
 import dev.jvmticli.render.WaitsSummary;
 import java.nio.file.Path;
@@ -106,6 +107,15 @@ final class DumpCommand implements Callable<Integer> {
         "for the 3, a pause bounded by 1000000 objects)."})
     boolean heap;
 
+    @Option(names = "--trace", paramLabel = "PATTERN", description = {"Also time every call of the methods PATTERN names over the rounds, as trace does",
+        "(package.Class.method, '*' for any run of characters): trace/trace.txt and trace.json, and summary.md says their calls,",
+        "p50, p99 and max and the slowest call's stack; the classes are put back at the end."})
+    String trace;
+
+    @Option(names = "--trace-threshold", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --trace: also group the stacks of the calls that took at least DURATION (trace --threshold).")
+    Duration traceThreshold;
+
     DumpCommand(CliContext context) {
         this.context = context;
     }
@@ -115,9 +125,13 @@ final class DumpCommand implements Callable<Integer> {
         if (count < 1 || count > 1000) {
             throw new CliFailure(ExitCode.USAGE, "--count must be between 1 and 1000");
         }
+        if (traceThreshold != null && trace == null) {
+            throw new CliFailure(ExitCode.USAGE, "--trace-threshold goes with --trace");
+        }
+        MethodPattern traced = trace == null ? null : MethodPattern.parse(trace);
         TargetProcess process = target.resolve();
         try (DumpDirectory directory = new DumpDirectory(out, process.pid())) {
-            dump(process, directory);
+            dump(process, directory, traced);
             if (zip) {
                 context.out().println("wrote " + directory.root() + " and " + directory.zip());
             } else {
@@ -127,7 +141,7 @@ final class DumpCommand implements Callable<Integer> {
         return ExitCode.OK.code();
     }
 
-    private void dump(TargetProcess process, DumpDirectory directory) {
+    private void dump(TargetProcess process, DumpDirectory directory, MethodPattern traced) {
         try (AgentClient client = context.connect(process)) {
             Hello hello = client.hello();
             VmInfo vm = client.vm();
@@ -140,35 +154,49 @@ final class DumpCommand implements Callable<Integer> {
                 ProfileCommand.start(client, process, "cpu", PROFILE_INTERVAL);
             }
             DumpWaits waits = DumpWaits.start(client, !noPauses, !noContention);
-            Snapshot snapshot = waits.read(() -> Snapshot.take(client));
-            for (int round = 1; round <= count; round++) {
-                int number = round;
-                Outcome outcome = round(client, directory, round, snapshot, waits);
-                waits.read(() -> {
-                    writeMemory(client, directory, number, vm);
-                    if (heap && (number == 1 || number == count)) {
-                        histograms.add(writeHistogram(client, directory, number, HeapCommand.answerTimeout(context, vm)));
-                    }
-                    return null;
-                });
-                rounds.add(outcome.round());
-                snapshot = outcome.next();
-                progress(round, directory);
+            DumpTrace tracing = traced == null ? null : DumpTrace.start(client, traced, traceThreshold);
+            if (tracing != null && tracing.installed()) {
+                waits.traceProbesIn();
+            } else if (tracing != null) {
+                context.err().println("jvmti-cli: dump goes on without --trace: " + tracing.missing());
             }
-            WaitsSummary.Waits waited = waits.stop(client, directory);
-            ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
-            List<HeapPathsView.ClassPaths> grownPaths = heap ? writeGrownPaths(client, directory, histograms, HeapCommand.answerTimeout(context, vm))
-                    : List.of();
-            directory.write("summary.md", 0, "summary", printer -> {
-                DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds, waited);
-                if (cpu != null) {
-                    DumpSummary.printHottest(printer, cpu, HOTTEST_METHODS);
+            try {
+                Snapshot snapshot = waits.read(() -> Snapshot.take(client));
+                for (int round = 1; round <= count; round++) {
+                    int number = round;
+                    Outcome outcome = round(client, directory, round, snapshot, waits);
+                    waits.read(() -> {
+                        writeMemory(client, directory, number, vm);
+                        if (heap && (number == 1 || number == count)) {
+                            histograms.add(writeHistogram(client, directory, number, HeapCommand.answerTimeout(context, vm)));
+                        }
+                        return null;
+                    });
+                    rounds.add(outcome.round());
+                    snapshot = outcome.next();
+                    progress(round, directory);
                 }
-                if (heap) {
-                    HeapView.printGrowthMarkdown(printer, histograms, count, GROWN_CLASSES);
-                    HeapPathsView.printRootsMarkdown(printer, grownPaths, grownPathsLimits());
+                // before the pauses stop, so that putting the classes back is in their log, counted the dump's
+                TraceSummary.Traced traceReport = tracing == null ? null : tracing.stop(client, directory);
+                WaitsSummary.Waits waited = waits.stop(client, directory);
+                ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
+                List<HeapPathsView.ClassPaths> grownPaths = heap
+                        ? writeGrownPaths(client, directory, histograms, HeapCommand.answerTimeout(context, vm)) : List.of();
+                directory.write("summary.md", 0, "summary", printer -> {
+                    DumpSummary.print(printer, process.pid(), hello, vm.uptimeMillis(), rounds, traceReport, waited);
+                    if (cpu != null) {
+                        DumpSummary.printHottest(printer, cpu, HOTTEST_METHODS);
+                    }
+                    if (heap) {
+                        HeapView.printGrowthMarkdown(printer, histograms, count, GROWN_CLASSES);
+                        HeapPathsView.printRootsMarkdown(printer, grownPaths, grownPathsLimits());
+                    }
+                });
+            } finally {
+                if (tracing != null) {
+                    tracing.abandon(client); // the dump failed: the classes put back now (a shell keeps its connection open)
                 }
-            });
+            }
         } catch (CliFailure failure) {
             directory.recordFailure(failure.getMessage());
             throw failure;

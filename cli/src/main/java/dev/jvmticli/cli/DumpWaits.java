@@ -44,8 +44,8 @@ final class DumpWaits {
     /** What `contention`'s helper asks, while a thread is blocked, to learn who holds the monitor: a safepoint each. */
     private static final String CONTENTION_OPERATION = "GetObjectMonitorUsage";
 
-    /** What the parks recording's probes in LockSupport and VirtualThread cost when put in: a class redefinition. */
-    private static final String PARKS_OPERATION = "RedefineClasses";
+    /** What the parks recording's probes in LockSupport and VirtualThread, and --trace's, cost when put in and taken out: a class redefinition. */
+    private static final String PROBES_OPERATION = "RedefineClasses";
 
     /** When one of the dump's reads ran, on the wall clock (the clock of the JVM's log decorations). */
     private record Read(long fromMillis, long toMillis) {
@@ -56,6 +56,7 @@ final class DumpWaits {
     private final String pausesMissing;
     private final String contentionMissing;
     private final List<Read> reads = new ArrayList<>();
+    private boolean traceProbes;
 
     private DumpWaits(boolean pauses, ContentionSession contention, String pausesMissing, String contentionMissing) {
         this.pauses = pauses;
@@ -111,6 +112,14 @@ final class DumpWaits {
         reads.add(new Read(fromMillis, System.currentTimeMillis()));
     }
 
+    /**
+     * --trace put its probes in: from now on every class redefinition is counted the dump's (its
+     * install and its restore; the target's own too, as with the parks' probes).
+     */
+    void traceProbesIn() {
+        traceProbes = true;
+    }
+
     /** Stops the sessions, writes pauses/ and contention/, and returns what summary.md says of them. */
     WaitsSummary.Waits stop(AgentClient client, DumpDirectory directory) {
         PausesReport pauseReport = pauses ? client.call("pauses.stop", Map.of(), PausesReport.class) : null;
@@ -119,7 +128,7 @@ final class DumpWaits {
         if (pauseReport != null) {
             pauseReport.pauses().stream().filter(this::ownRead).forEach(own::add);
             directory.write("pauses/pauses.txt", 0, "pauses", printer -> {
-                printer.println(WaitsSummary.ownPausesLine(own));
+                printer.println(WaitsSummary.ownPausesLine(own, traceProbes));
                 printer.println();
                 PausesView.print(printer, pauseReport, SLOW_REACH_NANOS, LATE_THREADS_TOP);
             });
@@ -138,17 +147,18 @@ final class DumpWaits {
             }
             directory.writeJson("contention/contention.json", 0, "contention --json", document);
         }
-        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, contentionMissing);
+        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, contentionMissing, traceProbes);
     }
 
     /**
      * A pause of an operation the dump's reads make, logged while one ran; or, while it records
      * contention, one of the look-ups of who holds a contended monitor the recording makes at any time,
-     * or the putting in of its probes for parks (the target's own redefinitions are then counted the dump's too).
+     * or the putting in of its probes for parks; with --trace, the trace's probes put in and taken out
+     * (the target's own redefinitions are then counted the dump's too).
      */
     private boolean ownRead(Pause pause) {
-        if (contention != null && (pause.operation().equals(CONTENTION_OPERATION)
-                || contention.recordsParks() && pause.operation().equals(PARKS_OPERATION))) {
+        boolean probesIn = traceProbes || contention != null && contention.recordsParks();
+        if (contention != null && pause.operation().equals(CONTENTION_OPERATION) || probesIn && pause.operation().equals(PROBES_OPERATION)) {
             return true;
         }
         // the log's clock and the CLI's are read at whole milliseconds

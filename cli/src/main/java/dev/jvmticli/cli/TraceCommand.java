@@ -11,7 +11,6 @@ import dev.jvmticli.render.TraceView;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -78,15 +77,10 @@ final class TraceCommand implements Callable<Integer> {
         if (html != null) {
             ReportOptions.checkHtml(html);
         }
-        int dot = pattern.lastIndexOf('.');
-        if (dot <= 0 || dot == pattern.length() - 1 || pattern.contains("?")) {
-            throw new CliFailure(ExitCode.USAGE, "'" + pattern + "' is not Class.method (package.Class.method, '*' for any run of characters)");
-        }
-        String classGlob = pattern.substring(0, dot);
-        Pattern method = Glob.toPattern(pattern.substring(dot + 1));
+        MethodPattern methods = MethodPattern.parse(pattern);
         long thresholdNanos = threshold == null ? 0 : threshold.toNanos();
         try (AgentClient client = context.connect(target)) {
-            TraceSession.Installed installed = TraceSession.install(client, classGlob, name -> method.matcher(name).matches(), thresholdNanos, top,
+            TraceSession.Installed installed = TraceSession.install(client, methods.classGlob(), methods.methodWanted(), thresholdNanos, top,
                     depth == 1);
             context.err().printf("tracing %d method(s) in %d class(es) for %s%n", installed.traced(),
                     installed.started().classes().size(), duration.toMillis() % 1000 == 0 ? duration.toSeconds() + "s" : duration.toMillis() + "ms");

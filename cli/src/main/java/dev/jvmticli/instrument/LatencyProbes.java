@@ -30,7 +30,8 @@ import org.objectweb.asm.commons.Method;
  * distinct callee: {@code calleeStart = System.nanoTime()} and {@code pending = id} before the call,
  * {@code TraceProbe.returned(id, calleeStart)} and {@code pending = -1} after it. A call that ends by
  * an exception is reported where the exception lands: at the entry of each of the method's own
- * handlers, and in the whole-body handler, {@code if (pending >= 0) TraceProbe.threw(pending, calleeStart)}.
+ * handlers (after its stack map frame, or before its first instruction in a method without them),
+ * and in the whole-body handler, {@code if (pending >= 0) TraceProbe.threw(pending, calleeStart)}.
  * The two locals are new ones too, set at entry, so every frame holds them.
  */
 public final class LatencyProbes {
@@ -184,18 +185,14 @@ public final class LatencyProbes {
         public void visitLabel(Label label) {
             super.visitLabel(label);
             if (calleeIds != null && !emitting && handlers.contains(label)) {
-                if (framed) {
-                    atHandler = true; // its frame comes next: the check goes after it
-                } else {
-                    calleeThrew(null);
-                }
+                atHandler = true; // the check goes after the handler's frame, or before its first instruction when it has none
             }
         }
 
         @Override
         public void visitFrame(int type, int numLocal, Object[] local, int numStack, Object[] stack) {
             super.visitFrame(type, numLocal, local, numStack, stack);
-            if (atHandler) {
+            if (atHandler && !emitting) {
                 atHandler = false;
                 Object[] locals = local.clone();
                 Object[] stackItems = stack.clone();
@@ -203,8 +200,93 @@ public final class LatencyProbes {
             }
         }
 
+        /**
+         * Before each of the method's own instructions: at a handler that had no frame (a class file
+         * before version 50, or one without stack maps, as HotSpot hands out a JDK class it did not
+         * verify), the check goes here, with no frame after it either.
+         */
+        private void instruction() {
+            if (atHandler && !emitting) {
+                atHandler = false;
+                calleeThrew(null);
+            }
+        }
+
+        @Override
+        public void visitInsn(int opcode) {
+            instruction();
+            super.visitInsn(opcode);
+        }
+
+        @Override
+        public void visitIntInsn(int opcode, int operand) {
+            instruction();
+            super.visitIntInsn(opcode, operand);
+        }
+
+        @Override
+        public void visitVarInsn(int opcode, int varIndex) {
+            instruction();
+            super.visitVarInsn(opcode, varIndex);
+        }
+
+        @Override
+        public void visitTypeInsn(int opcode, String type) {
+            instruction();
+            super.visitTypeInsn(opcode, type);
+        }
+
+        @Override
+        public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
+            instruction();
+            super.visitFieldInsn(opcode, owner, name, descriptor);
+        }
+
+        @Override
+        public void visitInvokeDynamicInsn(String name, String descriptor, org.objectweb.asm.Handle bootstrap, Object... arguments) {
+            instruction();
+            super.visitInvokeDynamicInsn(name, descriptor, bootstrap, arguments);
+        }
+
+        @Override
+        public void visitJumpInsn(int opcode, Label label) {
+            instruction();
+            super.visitJumpInsn(opcode, label);
+        }
+
+        @Override
+        public void visitLdcInsn(Object value) {
+            instruction();
+            super.visitLdcInsn(value);
+        }
+
+        @Override
+        public void visitIincInsn(int varIndex, int increment) {
+            instruction();
+            super.visitIincInsn(varIndex, increment);
+        }
+
+        @Override
+        public void visitTableSwitchInsn(int min, int max, Label dflt, Label... labels) {
+            instruction();
+            super.visitTableSwitchInsn(min, max, dflt, labels);
+        }
+
+        @Override
+        public void visitLookupSwitchInsn(Label dflt, int[] keys, Label[] labels) {
+            instruction();
+            super.visitLookupSwitchInsn(dflt, keys, labels);
+        }
+
+        @Override
+        public void visitMultiANewArrayInsn(String descriptor, int numDimensions) {
+            instruction();
+            super.visitMultiANewArrayInsn(descriptor, numDimensions);
+        }
+
         @Override
         public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean isInterface) {
+            instruction();
             if (calleeIds == null || emitting) {
                 super.visitMethodInsn(opcode, owner, name, descriptor, isInterface);
                 return;

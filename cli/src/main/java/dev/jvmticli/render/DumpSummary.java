@@ -47,11 +47,18 @@ public final class DumpSummary {
     private DumpSummary() {
     }
 
-    /** summary.md: what most threads wait for, then the pauses and the locks waited on over the dump (waits), then the rest. */
-    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds, WaitsSummary.Waits waits) {
+    /**
+     * summary.md: what most threads wait for, then the traced methods (traced; null without --trace),
+     * the pauses and the locks waited on over the dump (waits), then the rest.
+     */
+    public static void print(PrintWriter out, long pid, Hello hello, long uptimeMillis, List<Round> rounds, TraceSummary.Traced traced,
+                             WaitsSummary.Waits waits) {
         Round last = rounds.get(rounds.size() - 1);
         out.println(mainWait(last));
         out.println();
+        if (traced != null) {
+            TraceSummary.print(out, traced);
+        }
         WaitsSummary.print(out, waits);
         out.println("# jvmti-cli dump of JVM " + pid);
         out.println();

@@ -73,11 +73,11 @@ public final class TraceView {
         return JvmNames.className(m.classSignature()) + "." + m.name();
     }
 
-    private static String traced(TraceSession.Installed installed, int index) {
+    static String traced(TraceSession.Installed installed, int index) {
         return index >= 0 && index < installed.methods().size() ? name(installed.methods().get(index)) : "?";
     }
 
-    private static List<String> frames(TraceReport report, long[][] frames) {
+    static List<String> frames(TraceReport report, long[][] frames) {
         List<String> lines = new ArrayList<>();
         for (long[] frame : frames) {
             lines.add(JvmNames.frame(report.frameMethods(), frame));
@@ -206,11 +206,15 @@ public final class TraceView {
         out.printf("%nCost: metaspace %s, code cache %s (in use after the classes were put back, against before they were first read);"
                 + " %s compiled method(s) deoptimized by the session%n", change(cost.metaspaceBefore(), cost.metaspaceAfter()),
                 change(cost.codeCacheBefore(), cost.codeCacheAfter()), cost.deoptimized() < 0 ? "unknown" : Long.toString(cost.deoptimized()));
+        out.println(restoredLine(restoreFailure, classes));
+    }
+
+    /** Whether every class came back with the bytes it had: "Classes put back: 1 of 1 with the bytes they had (SHA-256)". */
+    static String restoredLine(String restoreFailure, List<TraceReport.ClassState> classes) {
         if (restoreFailure != null) {
-            out.printf("Classes NOT put back: %s%n", Printable.text(restoreFailure));
-        } else {
-            out.printf("Classes put back: %d of %d with the bytes they had (SHA-256)%n", restored(classes), classes.size());
+            return "Classes NOT put back: " + Printable.text(restoreFailure);
         }
+        return "Classes put back: " + restored(classes) + " of " + classes.size() + " with the bytes they had (SHA-256)";
     }
 
     /** For each caller shown, the calls it makes (--depth 1), --top of them, with their share of its total time. */

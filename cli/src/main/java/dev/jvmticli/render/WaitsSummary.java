@@ -20,10 +20,10 @@ public final class WaitsSummary {
     /**
      * What the dump recorded over its rounds: the pauses (null when not recorded, pausesMissing says
      * why), of which own were the dump's own reads; the contention, monitors and parks (null when not
-     * recorded, contentionMissing says why).
+     * recorded, contentionMissing says why); traceProbes: whether --trace put probes in (and took them out).
      */
     public record Waits(PausesReport pauses, List<Pause> own, String pausesMissing, long slowReachNanos,
-                        ContentionSession.Result contention, String contentionMissing) {
+                        ContentionSession.Result contention, String contentionMissing, boolean traceProbes) {
         public Waits {
             own = List.copyOf(own);
         }
@@ -39,12 +39,13 @@ public final class WaitsSummary {
     }
 
     /** The line that says which pauses were the dump's own. */
-    public static String ownPausesLine(List<Pause> own) {
+    public static String ownPausesLine(List<Pause> own, boolean traceProbes) {
         long nanos = own.stream().mapToLong(Pause::totalNanos).sum();
         return own.size() + (own.size() == 1 ? " pause" : " pauses") + " (" + PausesView.millis(nanos)
                 + ") were this dump's own: its reads (thread dumps, lock facts, histograms: those operations, logged while one"
                 + " of its reads ran) and, while it recorded contention, its look-ups of who held a contended monitor"
-                + " (GetObjectMonitorUsage) and its putting probes in LockSupport to record parks (RedefineClasses).";
+                + " (GetObjectMonitorUsage) and its putting probes in LockSupport to record parks (RedefineClasses)"
+                + (traceProbes ? "; with --trace, its putting the trace's probes in and taking them out (RedefineClasses)." : ".");
     }
 
     private static void printPauses(PrintWriter out, Waits waits) {
@@ -82,7 +83,7 @@ public final class WaitsSummary {
                     .mapToLong(Pause::reachingNanos).max().orElse(0)) + " (which threads held it up: `pauses --late-threads` samples them)."));
         }
         if (!waits.own().isEmpty()) {
-            out.println(ownPausesLine(waits.own()) + " Left out above; pauses/pauses.txt lists every pause.");
+            out.println(ownPausesLine(waits.own(), waits.traceProbes()) + " Left out above; pauses/pauses.txt lists every pause.");
         }
         if (report.unreadLines() > 0) {
             out.println(report.unreadLines() + " lines of the JVM's safepoint log were in a form not read (pauses/pauses.txt).");

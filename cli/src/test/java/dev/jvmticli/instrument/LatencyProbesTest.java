@@ -9,6 +9,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Opcodes;
 
 /**
  * The probes LatencyProbes adds, run for real: the rewritten class is defined in a loader of its own
@@ -76,6 +80,51 @@ class LatencyProbesTest {
         assertEquals(List.of("returned 100", "returned 101", "returned 102", "returned 7",
                 "returned 100", "threw 101", "returned 102", "returned 7",
                 "returned 100", "returned 101", "threw 102", "threw 7"), TraceProbe.EXITS);
+    }
+
+    /**
+     * Depth 1 on a class file without stack maps (version 50 with its StackMapTables taken out: the
+     * JVM verifies it by type inference, as HotSpot hands out a JDK class it did not verify, which
+     * has none either): the exception a callee throws into the method's own handler is reported there,
+     * under that callee, as in a class with frames.
+     */
+    @Test
+    void aCallThatThrowsIntoItsCallersHandlerIsReportedUnderItsCalleeWithoutStackMaps() throws Exception {
+        byte[] original;
+        try (InputStream in = Sample.class.getResourceAsStream("Sample.class")) {
+            original = withoutStackMaps(in.readAllBytes());
+        }
+        List<LatencyProbes.Callee> callees = new java.util.ArrayList<>();
+        LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(original, name -> name.equals("callsOthers"), i -> 7 + i, (caller, callee) -> {
+            if (!callees.contains(callee)) {
+                callees.add(callee);
+            }
+            return 100 + callees.indexOf(callee);
+        });
+        Class<?> probed = new OneClassLoader(Sample.class.getName(), rewritten.bytes()).loadClass(Sample.class.getName());
+        TraceProbe.EXITS.clear();
+
+        assertEquals(-1, call(probed, null, "callsOthers", "x"));
+        InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> call(probed, null, "callsOthers", "500"));
+        assertEquals(IllegalStateException.class, thrown.getCause().getClass(), "the exception goes on unchanged");
+
+        assertEquals(List.of("returned 100", "threw 101", "returned 102", "returned 7",
+                "returned 100", "returned 101", "threw 102", "threw 7"), TraceProbe.EXITS);
+    }
+
+    /** The class file as version 50 without its stack map frames (a version 50 class may have none: the JVM then infers its types). */
+    private static byte[] withoutStackMaps(byte[] classFile) {
+        ClassReader reader = new ClassReader(classFile);
+        ClassWriter writer = new ClassWriter(0);
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public void visit(int version, int access, String name, String signature, String superName, String[] interfaces) {
+                super.visit(Opcodes.V1_6, access, name, signature, superName, interfaces);
+            }
+        }, ClassReader.SKIP_FRAMES);
+        byte[] stripped = writer.toByteArray();
+        assertEquals(-1, new String(stripped, java.nio.charset.StandardCharsets.ISO_8859_1).indexOf("StackMapTable"), "no stack maps left");
+        return stripped;
     }
 
     @Test

@@ -251,6 +251,38 @@ class TraceIT {
         }
     }
 
+    /**
+     * --depth 1 on a JDK class HotSpot hands out without stack maps (JDK 17 keeps none for a boot class
+     * it did not verify, outside the CDS archive): Scanner.hasNextInt catches Integer.parseInt's
+     * NumberFormatException in its own handler, and each of those calls counts under parseInt, with
+     * its error. Before the check went before a frameless handler's first instruction, parseInt
+     * counted none of them (JDK 17). On JDK 25 the same is checked whatever the class's bytes hold.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void depthOneCountsACalleesCaughtExceptionInAJdkClassWithoutStackMaps(Jdks.Jdk jdk) throws Exception {
+        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+            String pid = Long.toString(target.pid());
+            assertEquals("scanned 1", target.ask("scan 1")); // Scanner is loaded
+            Process cli = startTraceOf(jdk, pid, "java.util.Scanner.hasNextInt", "--depth", "1", "--duration", "120s", "--json");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitTracing(cli);
+            assertEquals("scanned 50", target.ask("scan 50"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+            Map<String, JsonNode> callees = new HashMap<>();
+            for (JsonNode c : report.get("callees")) {
+                callees.merge(c.get("callee").get("method").asText(), c.get("callee"), (a, b) -> a.get("calls").asLong() > 0 ? a : b);
+            }
+            assertCallee(callees, "java.lang.Integer.parseInt", 50, 50, report);
+            JsonNode scanner = classState(report, "Ljava/util/Scanner;");
+            assertEquals(scanner.get("sha256").asText(), scanner.get("restoredSha256").asText(), report.toString());
+            List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
     private static void assertCallee(Map<String, JsonNode> callees, String name, long calls, long errors, JsonNode report) {
         JsonNode row = callees.get(name);
         assertTrue(row != null, name + " not among the callees: " + report);
@@ -443,7 +475,7 @@ class TraceIT {
     }
 
     /** A short session: the SHA-256 of the class's bytes as its start read them (what the session before left). */
-    private static String shortTraceSha(String pid) {
+    static String shortTraceSha(String pid) {
         Result run = CliRun.run("trace", pid, PLACE, "--duration", "300ms", "--json");
         assertEquals(0, run.exit(), run.toString());
         JsonNode state = classState(Json.parse(run.out()));
@@ -496,7 +528,7 @@ class TraceIT {
         return values;
     }
 
-    private static Process startTrace(Jdks.Jdk jdk, String pid, String... options) {
+    static Process startTrace(Jdks.Jdk jdk, String pid, String... options) {
         return startTraceOf(jdk, pid, PLACE, options);
     }
 
@@ -517,7 +549,7 @@ class TraceIT {
         CompletableFuture.runAsync(() -> read(cli.getErrorStream()));
     }
 
-    private static void awaitSessionEnded(long pid) throws InterruptedException {
+    static void awaitSessionEnded(long pid) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         String answer = "";
         while (System.nanoTime() < deadline) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Scanner;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,7 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * last {@code reset}, by rank ceil(p * n): {@code calls=N errors=E p50=.. p90=.. p99=.. p999=.. max=..}
  * (nanoseconds). {@code vrun N T} makes the same N calls from T virtual threads at once (JDK 21+),
  * from {@link #checkoutVirtually}. {@code pay N} makes N calls of {@link Payments#pay} (whose callees
- * have known latencies and errors), {@code payments} answers pay's own record of them. Written in
+ * have known latencies and errors), {@code payments} answers pay's own record of them; {@code scan N}
+ * makes N calls of Scanner.hasNextInt, each catching a NumberFormatException of Integer.parseInt. Written in
  * Java 11, the oldest JDK targets run on.
  */
 public final class LatencyTarget {
@@ -125,6 +127,9 @@ public final class LatencyTarget {
             if (line.startsWith("pay ")) {
                 return "paid " + payments(Integer.parseInt(line.substring(4)));
             }
+            if (line.startsWith("scan ")) {
+                return "scanned " + scans(Integer.parseInt(line.substring(5)));
+            }
             if (line.equals("payments")) {
                 return paymentsRecord();
             }
@@ -209,6 +214,21 @@ public final class LatencyTarget {
             }
         }
         return n - failed;
+    }
+
+    /**
+     * n calls of a JDK method that catches a callee's exception: Scanner.hasNextInt finds an integer
+     * token that Integer.parseInt refuses (too large), catches its NumberFormatException and answers
+     * false; how many answered false.
+     */
+    private static int scans(int n) {
+        int refused = 0;
+        for (int i = 0; i < n; i++) {
+            if (!new Scanner("99999999999").hasNextInt()) {
+                refused++;
+            }
+        }
+        return refused;
     }
 
     private static synchronized void notePayment(long chargeNanos, long reserveNanos, boolean reserveThrew) {
