@@ -5,7 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.ExceptionsReport;
+import dev.jvmticli.client.ExceptionsSession;
+import dev.jvmticli.client.ExceptionsStartRequest;
+import dev.jvmticli.client.TraceInstallRequest;
+import dev.jvmticli.client.TraceSession;
+import dev.jvmticli.client.TraceStarted;
+import dev.jvmticli.instrument.ExceptionProbes;
+import dev.jvmticli.instrument.ProbeClass;
 import dev.jvmticli.targets.ExceptionsTarget;
+import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
@@ -88,6 +98,39 @@ class ExceptionsIT {
             // JDK 21+ warns once of the dynamically loaded agent (JEP 451): that is the attach, not exceptions
             List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, "the target's stderr");
+        }
+    }
+
+    /**
+     * The report's window is the time the probe was in, from the install to the stop: a client slow
+     * between the start and the install (a CLI rewriting Throwable on a loaded machine) makes it no
+     * longer, so that a rate is a count over the time it was counted. Here the client waits 2 s there.
+     */
+    @Test
+    void theWindowIsTheTimeTheProbeWasIn() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), ExceptionsTarget.class)) {
+            assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit()); // the agent is loaded
+            assertWindowIsTheTimeTheProbeWasIn(target);
+        }
+    }
+
+    private static void assertWindowIsTheTimeTheProbeWasIn(TargetJvm target) throws Exception {
+        try (AgentClient client = AgentProbe.open(target.pid())) {
+            TraceStarted started = client.call(new ExceptionsStartRequest(ProbeClass.bytes()), TraceStarted.class);
+            Thread.sleep(2000);
+            ExceptionProbes.Rewritten rewritten = ExceptionProbes.rewrite(started.classes().get(0).bytes(),
+                    started.generation() << started.idBits());
+            TraceSession.send(client, 0, rewritten.bytes());
+            long installing = System.nanoTime();
+            client.call(new TraceInstallRequest(rewritten.constructors(), 0, 1), Map.class);
+            Map<String, Long> made = made(target.ask("run 2000"));
+            ExceptionsReport report = ExceptionsSession.stop(client);
+            long stopped = System.nanoTime();
+            assertTrue(report.durationNanos() <= stopped - installing, "a window of " + report.durationNanos() / 1_000_000
+                    + " ms, the probe in for at most " + (stopped - installing) / 1_000_000 + " ms");
+            long counted = report.exceptions().stream().filter(c -> c.name().equals("Ljava/lang/IllegalStateException;"))
+                    .mapToLong(ExceptionsReport.ExceptionClass::count).sum();
+            assertEquals(made.get("ise").longValue(), counted, report.toString());
         }
     }
 
