@@ -65,6 +65,7 @@ static struct {
     instrumented_class classes[TRACE_MAX_CLASSES];
     int class_count;
     int installed;
+    jlong probes_in_nanos;              /* when the install began (events_now_nanos), the window's start; 0: never */
     latency_histogram *methods;
     int method_count;
     int stacked_count;                  /* the ids below it keep their slow calls' stacks; the rest (callees) are timed only */
@@ -461,6 +462,7 @@ static void free_tables(JNIEnv *jni) {
 static int open_session(command_ctx *ctx) {
     trace.generation = (trace.generation + 1) & 0x7fff;
     trace.installed = 0;
+    trace.probes_in_nanos = 0;
     trace.method_count = 0;
     trace.threshold_nanos = 0;
     trace.top = 0;
@@ -555,8 +557,19 @@ static void write_methods(json_writer *w) {
     json_end_array(w);
 }
 
+/* The time the probes could count: from the install to the stop. The session's own elapsed time
+ * also holds the client's read and rewrite of the classes, seconds on a loaded machine, when
+ * nothing was counted: a rate over it would be too low. */
+static jlong counting_nanos(jlong elapsed) {
+    if (trace.probes_in_nanos == 0) {
+        return 0;
+    }
+    jlong before = trace.probes_in_nanos - trace.run.started_nanos;
+    return elapsed > before ? elapsed - before : 0;
+}
+
 static void write_session(json_writer *w, jlong elapsed) {
-    json_field_int(w, "durationNanos", elapsed);
+    json_field_int(w, "durationNanos", counting_nanos(elapsed));
     if (trace.restore_failure != NULL && trace.restore_error != JVMTI_ERROR_NONE) {
         json_field_cstring(w, "restoreFailure", trace.restore_failure);
     }
@@ -705,6 +718,7 @@ void cmd_trace_install(command_ctx *ctx) {
     const char *what = NULL;
     code_list before;
     code_before(&before);
+    trace.probes_in_nanos = events_now_nanos();
     jvmtiError err = instrument_install(trace.classes, trace.class_count, &what);
     count_deoptimized(&before);
     if (err != JVMTI_ERROR_NONE) {

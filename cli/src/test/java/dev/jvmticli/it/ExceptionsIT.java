@@ -5,10 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.ExceptionsReport;
+import dev.jvmticli.client.ExceptionsSession;
+import dev.jvmticli.client.ExceptionsStartRequest;
+import dev.jvmticli.client.TraceInstallRequest;
+import dev.jvmticli.client.TraceSession;
+import dev.jvmticli.client.TraceStarted;
+import dev.jvmticli.instrument.ExceptionProbes;
+import dev.jvmticli.instrument.ProbeClass;
 import dev.jvmticli.targets.ExceptionsTarget;
+import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
@@ -19,6 +30,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,6 +40,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -171,6 +184,106 @@ class ExceptionsIT {
     }
 
     /**
+     * The report's window is the time the probe was in, from the install to the stop: a client slow
+     * between the start and the install (a CLI rewriting Throwable on a loaded machine) makes it no
+     * longer, so that a rate is a count over the time it was counted. Here the client waits 2 s there.
+     */
+    @Test
+    void theWindowIsTheTimeTheProbeWasIn() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), ExceptionsTarget.class)) {
+            assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit()); // the agent is loaded
+            assertWindowIsTheTimeTheProbeWasIn(target);
+        }
+    }
+
+    private static void assertWindowIsTheTimeTheProbeWasIn(TargetJvm target) throws Exception {
+        try (AgentClient client = AgentProbe.open(target.pid())) {
+            TraceStarted started = client.call(new ExceptionsStartRequest(ProbeClass.bytes()), TraceStarted.class);
+            Thread.sleep(2000);
+            ExceptionProbes.Rewritten rewritten = ExceptionProbes.rewrite(started.classes().get(0).bytes(),
+                    started.generation() << started.idBits());
+            TraceSession.send(client, 0, rewritten.bytes());
+            long installing = System.nanoTime();
+            client.call(new TraceInstallRequest(rewritten.constructors(), 0, 1), Map.class);
+            Map<String, Long> made = made(target.ask("run 2000"));
+            ExceptionsReport report = ExceptionsSession.stop(client);
+            long stopped = System.nanoTime();
+            assertTrue(report.durationNanos() <= stopped - installing, "a window of " + report.durationNanos() / 1_000_000
+                    + " ms, the probe in for at most " + (stopped - installing) / 1_000_000 + " ms");
+            long counted = report.exceptions().stream().filter(c -> c.name().equals("Ljava/lang/IllegalStateException;"))
+                    .mapToLong(ExceptionsReport.ExceptionClass::count).sum();
+            assertEquals(made.get("ise").longValue(), counted, report.toString());
+        }
+    }
+
+    /**
+     * The same ticks on 8 virtual threads at once (the newest JDK, 21 or later): each class counted
+     * exactly as the target counted it, its site the target's method, and each top site's stack the
+     * virtual thread's own (from the target's tick loop through VirtualThread.run down to its
+     * continuation's entry, no carrier frame).
+     */
+    @Test
+    void exceptionsOfVirtualThreadsAreCountedExactlyWithTheirOwnStacks() throws Exception {
+        Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new AssertionError("the build needs a JDK 21 or later for virtual threads"));
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class)) {
+            assertVirtualThreadExceptions(target, jdk);
+        }
+    }
+
+    /** The same on Debian 13's OpenJDK 21, in its root and a mount namespace of its own (.ci/roots; DebianRootsIT). */
+    @Test
+    void exceptionsOfVirtualThreadsOnOpenJdk21InItsOwnRoot() throws Exception {
+        DebianRoots.RootJdk jdk = DebianRoots.jdks().filter(j -> j.feature() == 21).findFirst()
+                .orElseThrow(() -> new AssertionError("no root with JDK 21"));
+        Path library = Path.of(CliRun.run("agent-path").out().strip());
+        Path classes = DebianRoots.classes(jdk.root(), library, ExceptionsTarget.class);
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(),
+                ExceptionsTarget.class, List.of())) {
+            assertVirtualThreadExceptions(target, Jdks.current());
+        }
+    }
+
+    private static void assertVirtualThreadExceptions(TargetJvm target, Jdks.Jdk cliJdk) throws Exception {
+        String pid = Long.toString(target.pid());
+        assertTrue(target.ask("vrun 5 2").startsWith("ran "));
+        Process cli = startExceptions(cliJdk, pid, "--duration", "120s", "--json", "--top", "10");
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+        awaitCounting(cli);
+        Map<String, Long> made = made(target.ask("vrun 2000 8"));
+        cli.toHandle().destroy();
+        assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+        JsonNode report = Json.parse(out.get());
+        checkAgainstTheTargetsOwnCounts(report, made);
+        Map<String, String> classes = Map.of("java.lang.IllegalStateException", "ise",
+                "dev.jvmticli.targets.ExceptionsTarget$PaymentDeclined", "declined", "java.lang.NumberFormatException", "nfe");
+        classes.forEach((exception, key) -> {
+            assertEquals(made.get(key).longValue(), row(report, exception).get("count").asLong(), exception + ": " + report);
+            JsonNode site = topSite(report, exception);
+            List<String> frames = new ArrayList<>();
+            site.get("frames").forEach(f -> frames.add(f.asText()));
+            assertTrue(frames.stream().anyMatch(f -> f.startsWith("dev.jvmticli.targets.ExceptionsTarget.run:")), exception + ": " + frames);
+            assertTrue(frames.stream().anyMatch(f -> f.startsWith("dev.jvmticli.targets.ExceptionsTarget.lambda$runVirtually$")),
+                    exception + ": " + frames);
+            assertTrue(frames.stream().anyMatch(f -> f.startsWith("java.lang.VirtualThread.run:")), exception + ": " + frames);
+            // the virtual thread's stack ends where its continuation was entered; the carrier's frames are below
+            assertTrue(frames.get(frames.size() - 1).startsWith("jdk.internal.vm.Continuation.enter"), exception + ": " + frames);
+            assertTrue(frames.stream().noneMatch(f -> f.contains("ForkJoin")), exception + ": a carrier's frame in " + frames);
+        });
+        List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+        assertEquals(List.of(), stderr, "the target's stderr");
+    }
+
+    /** The site of the exception class that the report puts first (the most made). */
+    private static JsonNode topSite(JsonNode report, String exception) {
+        for (JsonNode site : report.get("sites")) {
+            if (site.get("exception").asText().equals(exception)) {
+                return site;
+            }
+        }
+        throw new AssertionError(exception + ": no site among the top sites: " + report);
+    }
+
+    /**
      * HotSpot verifies no class of the boot loader by default, Throwable's new bytes included; under
      * BytecodeVerificationLocal it does, and takes them. It then also keeps Throwable's stack maps, so
      * every read of Throwable, the first one's too, has the same bytes.
@@ -221,7 +334,7 @@ class ExceptionsIT {
         return original;
     }
 
-    private static JsonNode row(JsonNode report, String exception) {
+    static JsonNode row(JsonNode report, String exception) {
         for (JsonNode row : report.get("exceptions")) {
             if (row.get("exception").asText().equals(exception)) {
                 return row;
@@ -230,19 +343,19 @@ class ExceptionsIT {
         throw new AssertionError(exception + " not reported: " + report);
     }
 
-    private static void assertCount(JsonNode report, String exception, long truth) {
+    static void assertCount(JsonNode report, String exception, long truth) {
         long counted = row(report, exception).get("count").asLong();
         assertTrue(Math.abs(counted - truth) <= truth / 20, exception + ": counted " + counted + ", the target made " + truth);
     }
 
     /** The class's site without its line: {@code pkg.Class.method}. */
-    private static String site(JsonNode report, String exception) {
+    static String site(JsonNode report, String exception) {
         JsonNode site = row(report, exception).get("site");
         assertNotNull(site, report.toString());
         return site.asText().replaceFirst(":\\d+$", "");
     }
 
-    private static String origin(JsonNode report, String exception) {
+    static String origin(JsonNode report, String exception) {
         return row(report, exception).get("origin").asText();
     }
 

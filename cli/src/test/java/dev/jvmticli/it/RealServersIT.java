@@ -55,7 +55,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * after: dumps as self-consistent as jstack's, the same native ids across a detach, the hot
  * monitor first in the lock table, no false "- None", allocation sites that name the servlet, a
  * shell that ends when its pipe closes, trace's count of the request handler's calls against the
- * requests the load made, and no request failing because of any command. The
+ * requests the load made, exceptions' counts against what the shop threw, and no request failing
+ * because of any command. The
  * deadlock pair is made last, since its two request threads never come back.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -68,6 +69,10 @@ class RealServersIT {
     private static final Duration LONGEST_LOAD = Duration.ofSeconds(120);
     /** How long trace times the request handler; a window as long without the tool follows. */
     private static final Duration TRACED = Duration.ofSeconds(5);
+    /** The mix while exceptions counts: a checkout between every two of MIX's requests, which throws while the shop refuses. */
+    private static final List<String> CHECKOUT_MIX = MIX.stream().flatMap(path -> Stream.of(path, "/checkout")).toList();
+    /** How long the shop refuses checkouts while exceptions counts; as long again right after without the tool. */
+    private static final Duration REFUSING = Duration.ofSeconds(3);
 
     /** One server: which one, on which JDK. */
     record Case(String server, Jdks.Jdk jdk) {
@@ -127,8 +132,12 @@ class RealServersIT {
     }
 
     private void underLoad(Case c, LoadedCheck check) throws Exception {
+        underLoad(c, MIX, check);
+    }
+
+    private void underLoad(Case c, List<String> mix, LoadedCheck check) throws Exception {
         Server server = servers.get(c);
-        try (HttpLoad load = HttpLoad.start(server.base(), MIX, CLIENTS, LONGEST_LOAD)) {
+        try (HttpLoad load = HttpLoad.start(server.base(), mix, CLIENTS, LONGEST_LOAD)) {
             load.awaitSucceeded(200, Duration.ofSeconds(30));
             check.run(server, load);
             assertTrue(load.running(), "the load ran until the end of the check");
@@ -431,9 +440,86 @@ class RealServersIT {
         });
     }
 
+    /**
+     * exceptions while the load runs and the shop refuses checkouts (each request an OutOfStock of the
+     * shop's own and a NumberFormatException that Integer.parseInt makes for it, both caught), from
+     * after the probe is in until before the session ends: each class counted within 5% of the shop's
+     * own count and made at the shop's method; no request failed; Throwable put back with the bytes
+     * it had; nothing new on the server's stderr. The load's p50 and p99 while counted and in a
+     * window as long right after, the shop refusing as before without the tool, are printed.
+     */
     @ParameterizedTest
     @MethodSource("cases")
     @Order(9)
+    void exceptionsCountsWhatTheShopThrewAndFailsNoRequest(Case c) throws Exception {
+        underLoad(c, CHECKOUT_MIX, (server, load) -> {
+            int stderrBefore = server.target().stderr().size();
+            long cliStart = System.nanoTime();
+            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", server.pid(), "--duration", "120s",
+                    "--json", "--top", "20");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
+            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
+            String counting = err.readLine();
+            long probeIn = System.nanoTime();
+            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
+            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
+            assertEquals("outOfStock=0 badQuantity=0", server.target().ask("refuse"));
+            Thread.sleep(REFUSING.toMillis());
+            Map<String, Long> thrown = shopsCount(server.target().ask("accept"));
+            cli.toHandle().destroy(); // SIGTERM: the window ends, the report still comes
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            long cliEnd = System.nanoTime();
+            String json = out.get();
+            assertTrue(json.startsWith("{"), c + ": exit " + cli.exitValue() + ", " + json + "\n" + restOfErr.get());
+            server.target().ask("refuse");
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
+            Map<String, Long> thrownWithout = shopsCount(server.target().ask("accept"));
+            long withoutEnd = System.nanoTime();
+
+            JsonNode report = Json.parse(json);
+            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(probeIn, cliEnd)));
+            HttpLoad.Stats wholeRun = load.stats(List.of(new HttpLoad.Window(cliStart, cliEnd)));
+            HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
+            List<String> rows = new ArrayList<>();
+            report.path("exceptions").forEach(r -> rows.add(r.path("exception").asText() + " " + r.path("count").asLong() + " at "
+                    + r.path("site").asText() + (r.path("origin").asText().equals(r.path("site").asText()) ? "" : " via " + r.path("origin").asText())));
+            System.out.printf("%s: exceptions for %.1f s: the shop threw %s (%s in as long without the tool); counted %s;"
+                            + " the load while counted: %s; without the tool right after: %s; during the whole CLI run (attach and"
+                            + " retransformations included): %s; %s%n",
+                    c, report.path("durationNanos").asLong() / 1e9, thrown, thrownWithout, rows, whileCounted, without, wholeRun,
+                    report.path("cost"));
+            assertTrue(thrown.get("outOfStock") > 0 && thrown.get("badQuantity").equals(thrown.get("outOfStock")), c + ": " + thrown);
+            ExceptionsIT.assertCount(report, "dev.jvmticli.targets.Shop$OutOfStock", thrown.get("outOfStock"));
+            ExceptionsIT.assertCount(report, "java.lang.NumberFormatException", thrown.get("badQuantity"));
+            assertEquals("dev.jvmticli.targets.Shop.take", ExceptionsIT.site(report, "dev.jvmticli.targets.Shop$OutOfStock"), c + ": " + rows);
+            assertEquals("dev.jvmticli.targets.Shop.quantity", ExceptionsIT.site(report, "java.lang.NumberFormatException"), c + ": " + rows);
+            assertTrue(ExceptionsIT.origin(report, "java.lang.NumberFormatException").startsWith("java.lang.NumberFormatException.forInputString"),
+                    c + ": " + rows);
+            assertEquals(0, wholeRun.failures(), c + ": requests failed while exceptions ran: " + wholeRun.firstFailures());
+            assertEquals(0, without.failures(), c + ": requests failed without the tool: " + without.firstFailures());
+            JsonNode throwable = report.path("classes").get(0);
+            assertEquals("Ljava/lang/Throwable;", throwable.path("name").asText());
+            assertEquals(throwable.path("sha256").asText(), throwable.path("replacedSha256").asText(), c + ": " + report.path("classes"));
+            assertEquals(throwable.path("sha256").asText(), throwable.path("restoredSha256").asText(), c + ": " + report.path("classes"));
+            List<String> stderr = server.target().stderr().stream().skip(stderrBefore)
+                    .filter(l -> !l.isBlank() && !ExceptionsIT.DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
+            assertEquals(List.of(), stderr, c + ": the server's stderr while exceptions ran");
+        });
+    }
+
+    /** The shop's answer to "accept": {@code outOfStock=N badQuantity=M}. */
+    private static Map<String, Long> shopsCount(String answer) {
+        Map<String, Long> counts = new TreeMap<>();
+        for (String field : answer.split(" ")) {
+            String[] kv = field.split("=", 2);
+            counts.put(kv[0], Long.parseLong(kv[1]));
+        }
+        return counts;
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(10)
     void deadlocksFindsTheTwoDeadlockedRequestThreads(Case c) throws Exception {
         underLoad(c, (server, load) -> {
             HttpClient client = HttpClient.newHttpClient();

@@ -2,6 +2,8 @@ package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A target that knows which exceptions it made: {@code run N} runs N ticks of about a millisecond
@@ -11,11 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * one NumberFormatException that Integer.parseInt makes for {@link Orders#quantity}. It answers how
  * many of each it made: {@code ran ise=.. declined=.. nfe=..}. Each is caught where it is counted:
  * the IllegalStateExceptions and NumberFormatExceptions in {@code run}, PaymentDeclined in
- * {@link Payments#declined}. {@code escape N} starts N threads {@code escaper-I}, each ended by an
- * {@link Escaped} thrown in {@link Escapes#leave} that nothing catches, and answers how many its
- * threads' uncaught exception handler saw: {@code escaped N}; {@code escape-virtual N} the same
- * with virtual threads (JDK 21+, through reflection). Written in Java 11, the oldest JDK targets run
- * on.
+ * {@link Payments#declined}. {@code vrun N T} runs the same N ticks on T virtual threads at once
+ * (JDK 21+), each its share in turn, from {@link #runVirtually}, and answers the same way.
+ * {@code escape N} starts N threads {@code escaper-I}, each ended by an {@link Escaped} thrown in
+ * {@link Escapes#leave} that nothing catches, and answers how many its threads' uncaught exception
+ * handler saw: {@code escaped N}; {@code escape-virtual N} the same with virtual threads (JDK 21+,
+ * through reflection). Written in Java 11, the oldest JDK targets run on.
  */
 public final class ExceptionsTarget {
     private ExceptionsTarget() {
@@ -96,17 +99,21 @@ public final class ExceptionsTarget {
             if (line.startsWith("escape-virtual ")) {
                 return "escaped " + escape(Integer.parseInt(line.substring(15)), true);
             }
-            if (!line.startsWith("run ")) {
-                return "unknown command " + line;
-            }
-            int ticks = Integer.parseInt(line.substring(4));
             long[] made = new long[3];
-            Thread orders = new Thread(() -> run(ticks, made), "orders");
-            orders.start();
-            try {
-                orders.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (line.startsWith("run ")) {
+                int ticks = Integer.parseInt(line.substring(4));
+                Thread orders = new Thread(() -> run(0, ticks, 1, made), "orders");
+                orders.start();
+                try {
+                    orders.join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else if (line.startsWith("vrun ")) {
+                String[] ticksAndThreads = line.substring(5).split(" ");
+                runVirtually(Integer.parseInt(ticksAndThreads[0]), Integer.parseInt(ticksAndThreads[1]), made);
+            } else {
+                return "unknown command " + line;
             }
             return "ran ise=" + made[0] + " declined=" + made[1] + " nfe=" + made[2];
         });
@@ -145,8 +152,36 @@ public final class ExceptionsTarget {
         }
     }
 
-    private static void run(int ticks, long[] made) {
-        for (int tick = 0; tick < ticks; tick++) {
+    /**
+     * The ticks shared out among {@code threads} virtual threads (through reflection), each counting
+     * into its own array, added up when all have ended; a virtual thread sleeping between two ticks
+     * leaves its carrier.
+     */
+    private static void runVirtually(int ticks, int threads, long[] made) {
+        long[][] madeBy = new long[threads][3];
+        try {
+            ExecutorService executor = VirtualThreadsTarget.executor("orders-");
+            for (int t = 0; t < threads; t++) {
+                int first = t;
+                executor.execute(() -> run(first, ticks, threads, madeBy[first]));
+            }
+            executor.shutdown();
+            if (!executor.awaitTermination(5, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the virtual threads did not end");
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        for (long[] own : madeBy) {
+            for (int i = 0; i < made.length; i++) {
+                made[i] += own[i];
+            }
+        }
+    }
+
+    /** The ticks first, first + step, ... below ticks. */
+    private static void run(int first, int ticks, int step, long[] made) {
+        for (int tick = first; tick < ticks; tick += step) {
             for (int i = 0; i < 4; i++) {
                 try {
                     Stock.reserve(tick * 4 + i);

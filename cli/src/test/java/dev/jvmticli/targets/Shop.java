@@ -7,12 +7,16 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * What the shop servers ({@link TomcatShop}, {@link JettyShop}) do per request: hash (CPU), take
  * the shared inventory monitor and hold it 3 ms (the hot lock), sleep, take a ReentrantLock
- * briefly, and deadlock a pair of request threads on demand. The catalog (allocation) is not here:
+ * briefly, refuse checkouts with exceptions it counts (while told to), and deadlock a pair of
+ * request threads on demand. The catalog (allocation) is not here:
  * each server's own catalog servlet or handler allocates, through JDK methods only, so that its
  * name shows in an allocation site only when the site names the first frame that is not the JDK's.
  */
@@ -28,6 +32,7 @@ public final class Shop {
             "/reserve", query -> reserve(),
             "/sleep", query -> sleep(),
             "/ledger", query -> ledger(),
+            "/checkout", query -> checkout(),
             "/deadlock", Shop::deadlock);
 
     /** The path of the servers' own catalog servlet or handler. */
@@ -44,6 +49,15 @@ public final class Shop {
     public static final class Payments {
     }
 
+    /** The shop's own exception: a checkout refused. */
+    public static final class OutOfStock extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        OutOfStock(long order) {
+            super("order " + order + " out of stock");
+        }
+    }
+
     private static final Inventory INVENTORY = new Inventory();
     private static final ReentrantLock LEDGER = new ReentrantLock();
     private static final Orders ORDERS = new Orders();
@@ -51,6 +65,12 @@ public final class Shop {
     private static final CountDownLatch BOTH_SIDES = new CountDownLatch(2);
     private static final Queue<String> DEADLOCKED = new ConcurrentLinkedQueue<>();
     private static volatile long stock;
+    /** Held to read refusing and count, and taken whole to change refusing and read the counts: no checkout is half counted. */
+    private static final ReadWriteLock REFUSALS = new ReentrantReadWriteLock();
+    private static final AtomicLong ORDERS_SEEN = new AtomicLong();
+    private static final AtomicLong OUT_OF_STOCK = new AtomicLong();
+    private static final AtomicLong BAD_QUANTITIES = new AtomicLong();
+    private static boolean refusing;
 
     private Shop() {
     }
@@ -95,6 +115,57 @@ public final class Shop {
     }
 
     /**
+     * While refusing: one {@link OutOfStock} made by {@link #take} and one NumberFormatException
+     * that Integer.parseInt makes for {@link #quantity}, both caught and counted, and the answer
+     * "refused" (a 200 all the same); else "checked out".
+     */
+    public static String checkout() {
+        REFUSALS.readLock().lock();
+        try {
+            if (!refusing) {
+                return "checked out";
+            }
+            long order = ORDERS_SEEN.incrementAndGet();
+            try {
+                take(order);
+            } catch (OutOfStock e) {
+                OUT_OF_STOCK.incrementAndGet();
+            }
+            try {
+                quantity("qty" + order);
+            } catch (NumberFormatException e) {
+                BAD_QUANTITIES.incrementAndGet();
+            }
+            return "refused";
+        } finally {
+            REFUSALS.readLock().unlock();
+        }
+    }
+
+    static void take(long order) throws OutOfStock {
+        throw new OutOfStock(order);
+    }
+
+    static int quantity(String field) {
+        return Integer.parseInt(field);
+    }
+
+    /** Starts or stops refusing checkouts; the counts of what was thrown since the last start. */
+    private static String refuse(boolean on) {
+        REFUSALS.writeLock().lock();
+        try {
+            if (on) {
+                OUT_OF_STOCK.set(0);
+                BAD_QUANTITIES.set(0);
+            }
+            refusing = on;
+            return "outOfStock=" + OUT_OF_STOCK.get() + " badQuantity=" + BAD_QUANTITIES.get();
+        } finally {
+            REFUSALS.writeLock().unlock();
+        }
+    }
+
+    /**
      * Side "a" (query {@code side=a}) takes Orders then Payments, any other side the reverse, after
      * both hold their first monitor: the two request threads deadlock and never answer.
      */
@@ -112,13 +183,16 @@ public final class Shop {
     }
 
     /**
-     * The target's commands besides TargetMain's: "port", and "deadlocked": how many of the pair
-     * hold their first monitor, then their names, comma-separated.
+     * The target's commands besides TargetMain's: "port"; "deadlocked": how many of the pair hold
+     * their first monitor, then their names, comma-separated; "refuse" and "accept": checkouts start
+     * or stop throwing, answered {@code outOfStock=N badQuantity=M} (thrown since "refuse").
      */
     public static String answer(String command, int port) {
         return switch (command) {
             case "port" -> Integer.toString(port);
             case "deadlocked" -> DEADLOCKED.size() + " " + String.join(",", DEADLOCKED);
+            case "refuse" -> refuse(true);
+            case "accept" -> refuse(false);
             default -> "unknown " + command;
         };
     }
