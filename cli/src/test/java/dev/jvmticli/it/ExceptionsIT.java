@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.ClassBytesRequest;
 import dev.jvmticli.client.ExceptionsReport;
 import dev.jvmticli.client.ExceptionsSession;
 import dev.jvmticli.client.ExceptionsStartRequest;
 import dev.jvmticli.client.TraceInstallRequest;
-import dev.jvmticli.client.TraceSession;
 import dev.jvmticli.client.TraceStarted;
 import dev.jvmticli.instrument.ExceptionProbes;
 import dev.jvmticli.instrument.ProbeClass;
@@ -202,7 +202,7 @@ class ExceptionsIT {
             Thread.sleep(2000);
             ExceptionProbes.Rewritten rewritten = ExceptionProbes.rewrite(started.classes().get(0).bytes(),
                     started.generation() << started.idBits());
-            TraceSession.send(client, 0, rewritten.bytes());
+            ClassBytesRequest.send(client, "trace", 0, rewritten.bytes());
             long installing = System.nanoTime();
             client.call(new TraceInstallRequest(rewritten.constructors(), 0, 1), Map.class);
             Map<String, Long> made = made(target.ask("run 2000"));
