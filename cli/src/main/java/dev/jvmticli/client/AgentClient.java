@@ -211,12 +211,13 @@ public final class AgentClient implements Closeable {
      * Waits for the duration (the interval of a command that samples twice), failing at once with
      * CONNECTION_LOST if the target exits or the agent goes away meanwhile, so a command never
      * sits out its interval against a dead JVM. A hello every 2 s meanwhile keeps the connection's slot.
+     * An interrupt (Ctrl-C) ends it early, the interrupt kept.
      */
     public void pause(Duration duration) {
         long deadline = System.nanoTime() + duration.toNanos();
         try {
             long left;
-            while ((left = deadline - System.nanoTime()) > 0) {
+            while ((left = deadline - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted()) {
                 long untilKeepAlive = connection.lastRequestNanos + KEEP_ALIVE_NANOS - System.nanoTime();
                 if (untilKeepAlive <= 0) {
                     hello();

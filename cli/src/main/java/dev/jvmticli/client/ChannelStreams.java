@@ -40,15 +40,33 @@ final class ChannelStreams implements AutoCloseable {
         return previous;
     }
 
+    /**
+     * Waits up to the timeout for the channel to be ready. An interrupt does not end the wait: an
+     * exchange under way (a keep-alive hello when Ctrl-C ends a window) is still read to its end,
+     * and the interrupt is kept for the caller. A select returns at once while the thread is
+     * interrupted, which would otherwise read as a timeout and lose the connection's report.
+     */
     private void await(int operation) throws IOException {
         SelectionKey key = channel.register(selector, operation);
+        boolean interrupted = false;
         try {
-            if (selector.select(timeoutMillis) == 0) {
-                throw new SocketTimeoutException("no answer within " + timeoutMillis + " ms");
+            long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+            for (;;) {
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new SocketTimeoutException("no answer within " + timeoutMillis + " ms");
+                }
+                if (selector.select(left) > 0) {
+                    selector.selectedKeys().clear();
+                    return;
+                }
+                interrupted |= Thread.interrupted();
             }
-            selector.selectedKeys().clear();
         } finally {
             key.interestOps(0);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
