@@ -476,7 +476,10 @@ static int open_session(command_ctx *ctx) {
 
 static int armed(command_ctx *ctx) {
     const char *what = NULL;
-    jvmtiError err = instrument_read(parks.classes, parks.class_count, &what);
+    if (instrument_refuse_taken(ctx, parks.classes, parks.class_count)) {
+        return -1;
+    }
+    jvmtiError err = instrument_read(parks.classes, parks.class_count, "contention's park probes", &what);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, what, err);
         return -1;

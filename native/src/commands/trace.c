@@ -490,11 +490,14 @@ static int open_session(command_ctx *ctx) {
 
 /* The classes' bytes, read once the hook is installed. */
 static int armed(command_ctx *ctx) {
+    if (instrument_refuse_taken(ctx, trace.classes, trace.class_count)) {
+        return -1;
+    }
     read_costs(ctx->jni, &trace.metaspace_before, &trace.code_cache_before);
     const char *what = NULL;
     code_list before;
     code_before(&before);
-    jvmtiError err = instrument_read(trace.classes, trace.class_count, &what);
+    jvmtiError err = instrument_read(trace.classes, trace.class_count, trace.kind == PROBES_EXCEPTIONS ? "exceptions" : "trace", &what);
     count_deoptimized(&before);
     if (err != JVMTI_ERROR_NONE) {
         command_fail_jvmti(ctx, what, err);

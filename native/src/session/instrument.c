@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "base64.h"
+#include "frames.h"
 #include "sha256.h"
 
 typedef enum { HOOK_RECORD, HOOK_INSTALL, HOOK_RESTORE } hook_mode;
@@ -20,6 +21,59 @@ static struct {
     int failed;                 /* the hook could not do its part (no memory) */
     pthread_t caller;           /* the thread in RetransformClasses: the hook serves it alone */
 } hook;
+
+/* The sessions that hold classes (agent thread only): trace or exceptions, and contention's parks. */
+#define HOLDERS_MAX 4
+static struct {
+    const char *name;
+    const instrumented_class *classes;
+    int count;
+} holders[HOLDERS_MAX];
+
+static void release(const instrumented_class *classes);
+
+/* Two session engines instrument classes, so HOLDERS_MAX is never reached. */
+static void hold(const char *name, const instrumented_class *classes, int count) {
+    release(classes);
+    for (int h = 0; h < HOLDERS_MAX; h++) {
+        if (holders[h].classes == NULL) {
+            holders[h].name = name;
+            holders[h].classes = classes;
+            holders[h].count = count;
+            return;
+        }
+    }
+}
+
+static void release(const instrumented_class *classes) {
+    for (int h = 0; h < HOLDERS_MAX; h++) {
+        if (holders[h].classes == classes) {
+            memset(&holders[h], 0, sizeof holders[h]);
+        }
+    }
+}
+
+int instrument_refuse_taken(command_ctx *ctx, const instrumented_class *classes, int count) {
+    for (int h = 0; h < HOLDERS_MAX; h++) {
+        if (holders[h].classes == NULL || holders[h].classes == classes) {
+            continue;
+        }
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < holders[h].count; j++) {
+                if ((*ctx->jni)->IsSameObject(ctx->jni, classes[i].klass, holders[h].classes[j].klass)) {
+                    char *name = java_class_name(classes[i].signature);
+                    char message[400];
+                    snprintf(message, sizeof message, "%.300s is instrumented by %s for another client until it ends",
+                             name != NULL ? name : classes[i].signature, holders[h].name);
+                    free(name);
+                    command_fail(ctx, "busy", message);
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
 
 static instrumented_class *ours(JNIEnv *jni, jclass being_redefined) {
     for (int i = 0; being_redefined != NULL && i < hook.count; i++) {
@@ -137,7 +191,8 @@ static jvmtiError retransform(instrumented_class *classes, int count, hook_mode 
     return err;
 }
 
-jvmtiError instrument_read(instrumented_class *classes, int count, const char **what) {
+jvmtiError instrument_read(instrumented_class *classes, int count, const char *holder, const char **what) {
+    hold(holder, classes, count);
     hook.recorded_into_restored = 0;
     jvmtiError err = retransform(classes, count, HOOK_RECORD, what);
     for (int i = 0; err == JVMTI_ERROR_NONE && i < count; i++) {
@@ -255,6 +310,7 @@ jvmtiError instrument_restore(instrumented_class *classes, int count, const char
 }
 
 void instrument_free(JNIEnv *jni, instrumented_class *classes, int count) {
+    release(classes);
     for (int i = 0; i < count; i++) {
         if (jni != NULL && classes[i].klass != NULL) {
             (*jni)->DeleteGlobalRef(jni, classes[i].klass);

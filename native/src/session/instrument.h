@@ -53,10 +53,16 @@ void instrument_wants(jvmtiCapabilities *c);
 #define INSTRUMENT_ENGINE \
     .capability = "can_retransform_classes", .wants = instrument_wants, .callbacks = instrument_callbacks
 
+/* Whether another session holds one of classes (from its read to its free): if so answers ctx
+ * `busy`, naming the class and the holder, and returns 1. Two sessions' probes cannot stand in one
+ * class: a read and a restore each hand back the class as it was loaded, without the other's. */
+int instrument_refuse_taken(command_ctx *ctx, const instrumented_class *classes, int count);
+
 /* Reads the bytes of each class into original (and its hash), and hands them back unchanged so that
- * HotSpot keeps them as the class file the restore returns to. JVMTI_ERROR_NONE, or the error of
- * the call that failed (what names it). */
-jvmtiError instrument_read(instrumented_class *classes, int count, const char **what);
+ * HotSpot keeps them as the class file the restore returns to; holder (a static name: "trace",
+ * "contention's park probes") holds the classes from here until instrument_free. JVMTI_ERROR_NONE,
+ * or the error of the call that failed (what names it). */
+jvmtiError instrument_read(instrumented_class *classes, int count, const char *holder, const char **what);
 
 /* Installs every class's replacement in one RetransformClasses: all, or (on an error) none. */
 jvmtiError instrument_install(instrumented_class *classes, int count, const char **what);
@@ -85,7 +91,8 @@ int instrument_before_install(command_ctx *ctx, const session_state *run, int in
  * this piece), data (base64). Answers the bytes received so far, or what is wrong. */
 void instrument_receive_bytes(command_ctx *ctx, instrumented_class *classes, int count);
 
-/* Frees what the classes hold (global refs, bytes); jni NULL leaks the global refs. */
+/* Frees what the classes hold (global refs, bytes) and ends their holder's hold; jni NULL leaks the
+ * global refs. */
 void instrument_free(JNIEnv *jni, instrumented_class *classes, int count);
 
 #endif

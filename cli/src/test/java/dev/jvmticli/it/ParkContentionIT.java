@@ -102,6 +102,48 @@ class ParkContentionIT {
     }
 
     /**
+     * A session may not instrument a class another session holds: a read and a restore each hand back
+     * the class as it was loaded, so the second would take the first's probes out unseen (before, a
+     * contention during a trace of LockSupport recorded its parks and left the trace counting none).
+     * With a trace of LockSupport running, contention records monitors and says why not parks; with
+     * contention running, a trace of LockSupport is refused `busy`; each session puts its class back.
+     */
+    @org.junit.jupiter.api.Test
+    void aClassAnotherSessionInstrumentsIsRefusedWithItsHolder() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), ParkTruthTarget.class, List.of(), "platform")) {
+            String pid = Long.toString(target.pid());
+            assertEquals(0, CliRun.run("threads", pid).exit());
+            String lockSupport = "java.util.concurrent.locks.LockSupport";
+            Process trace = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "trace", pid, lockSupport + ".parkNanos",
+                    "--duration", "8s");
+            java.io.BufferedReader err = new java.io.BufferedReader(new java.io.InputStreamReader(trace.getErrorStream(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+            String line = err.readLine();
+            assertTrue(line != null && line.startsWith("tracing "), String.valueOf(line));
+            Result contention = CliRun.run("contention", pid, "--duration", "1s");
+            assertEquals(0, contention.exit(), contention.toString());
+            assertTrue(contention.out().contains("parks not recorded: " + lockSupport + " is instrumented by trace for another client until it ends"),
+                    contention.out());
+            String traced = new String(trace.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(trace.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(traced.contains("Classes put back: 1 of 1 with the bytes they had"), traced);
+
+            Process parks = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "contention", pid, "--duration", "8s");
+            line = new java.io.BufferedReader(new java.io.InputStreamReader(parks.getErrorStream(), java.nio.charset.StandardCharsets.UTF_8))
+                    .readLine();
+            assertEquals("recording contention for 8s (monitors and parks)", line);
+            Result refused = CliRun.run("trace", pid, lockSupport + ".parkNanos", "--duration", "1s");
+            assertEquals(1, refused.exit(), refused.toString());
+            assertTrue(refused.err().contains(lockSupport + " is instrumented by contention's park probes for another client until it ends")
+                    && refused.err().contains("(busy)"), refused.toString());
+            String recorded = new String(parks.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(parks.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(recorded.contains("Classes put back: 1 of 1 with the bytes they had") && !recorded.contains("parks not recorded"),
+                    recorded);
+        }
+    }
+
+    /**
      * --collapsed and --html draw the parks beside the monitors, weighted by nanoseconds parked: the latch's
      * one waiter at its own root, no longer than the target's own parks over a span holding the window and
      * nearly all of the window (it is parked all but a few microseconds every 20 ms); the lock's three waiters
