@@ -98,7 +98,7 @@ typedef struct {
 
 static struct {
     session_state run;
-    jlong since;                        /* parks that began before are not counted */
+    jlong since;                        /* parks that began before are not counted: the probes' install */
     jlong until;                        /* when the probes stopped counting */
     instrumented_class classes[PARK_MAX_CLASSES];
     int class_count;
@@ -270,6 +270,22 @@ static int32_t current_thread(JNIEnv *jni, jvmtiFrameInfo *frames, jint *depth) 
     return index;
 }
 
+/* The blocker's class signature (to deallocate) and identity hash; 0, or -1 when either cannot be read. */
+static int blocker_identity(JNIEnv *jni, jobject blocker, char **signature, jint *hash) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    *signature = NULL;
+    jclass klass = (*jni)->GetObjectClass(jni, blocker);
+    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, signature, NULL) != JVMTI_ERROR_NONE
+            || (*jvmti)->GetObjectHashCode(jvmti, blocker, hash) != JVMTI_ERROR_NONE) {
+        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+        agent_deallocate(*signature);
+        *signature = NULL;
+        return -1;
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    return 0;
+}
+
 static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t nanos) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
@@ -281,15 +297,10 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     int32_t owner_index = owner == NULL ? -1 : thread_index(jni, owner);
     jint hash = 0;
     char *signature = NULL;
-    jclass klass = (*jni)->GetObjectClass(jni, blocker);
-    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
-            || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
-        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-        agent_deallocate(signature);
+    if (blocker_identity(jni, blocker, &signature, &hash) != 0) {
         count_dropped();
         return;
     }
-    (*jni)->DeleteLocalRef(jni, klass);
     blocker_kind kind = kind_of(jni, blocker);
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
         agent_deallocate(signature);
@@ -342,7 +353,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass probe, jobject blocker, jth
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (blocker != NULL && start >= parks.since) {
+    if (blocker != NULL && start >= __atomic_load_n(&parks.since, __ATOMIC_RELAXED)) {
         record_park(jni, blocker, owner, end > start ? (uint64_t)(end - start) : 0);
     }
     gate_leave(&parks.run.gate);
@@ -354,7 +365,7 @@ static void JNICALL probe_pinned(JNIEnv *jni, jclass probe, jlong start) {
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (start >= parks.since) {
+    if (start >= __atomic_load_n(&parks.since, __ATOMIC_RELAXED)) {
         jvmtiEnv *jvmti = the_agent.jvmti;
         pinned_episode episode;
         episode.nanos = end > start ? (uint64_t)(end - start) : 0;
@@ -747,6 +758,8 @@ void cmd_parks_install(command_ctx *ctx) {
         return;
     }
     parks.installed = 1;
+    /* the window begins once the probes are in: a park begun earlier ran without them, uncounted */
+    __atomic_store_n(&parks.since, now_nanos(), __ATOMIC_RELAXED);
     command_result(ctx);
     json_begin_object(ctx->out);
     json_field_int(ctx->out, "classes", parks.class_count);

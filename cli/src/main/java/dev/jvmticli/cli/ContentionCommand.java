@@ -44,12 +44,12 @@ final class ContentionCommand implements Callable<Integer> {
         report.validate();
         try (AgentClient client = context.connect(target)) {
             ContentionSession session = ContentionSession.start(client, !noParks);
-            SamplingWindow.run(context, client, report.duration, () -> print(session.stop()));
+            SamplingWindow.run(context, client, report.duration, () -> print(client, session.stop()));
         }
         return ExitCode.OK.code();
     }
 
-    private void print(ContentionSession.Result recorded) {
+    private void print(AgentClient client, ContentionSession.Result recorded) {
         ContentionReport result = recorded.monitors();
         if (report.html != null) {
             report.writeHtml(context, FlameGraph.html("Lock contention in JVM " + target.target + ", nanoseconds blocked", "ns",
@@ -61,7 +61,7 @@ final class ContentionCommand implements Callable<Integer> {
         } else if (report.json) {
             Map<String, Object> doc = new LinkedHashMap<>(ContentionView.document(result, byThread));
             if (recorded.parks() != null) {
-                doc.put("parks", ParksView.document(recorded.parks()));
+                doc.put("parks", ParksView.document(recorded.parks(), ParkHolders.read(client, recorded.parks())));
             } else if (recorded.parksUnavailable() != null) {
                 doc.put("parksUnavailable", recorded.parksUnavailable());
             }
@@ -69,7 +69,7 @@ final class ContentionCommand implements Callable<Integer> {
         } else {
             ContentionView.print(context.out(), result, report.top, byThread);
             if (recorded.parks() != null) {
-                ParksView.print(context.out(), recorded.parks(), report.top);
+                ParksView.print(context.out(), recorded.parks(), report.top, ParkHolders.read(client, recorded.parks()));
             } else if (recorded.parksUnavailable() != null) {
                 context.out().println();
                 context.out().println("parks not recorded: " + recorded.parksUnavailable());
