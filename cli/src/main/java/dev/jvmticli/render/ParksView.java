@@ -18,6 +18,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -33,6 +34,9 @@ public final class ParksView {
     private static final int AGENT_STACK_FRAMES = 64;
     /** Threads named on a line of the holders' section (JSON has them all). */
     private static final int HOLDERS_NAMED = 10;
+    /** Of each blocker shown, its owner's stacks printed (the most read first), and their frames at most. */
+    private static final int OWNER_STACKS_SHOWN = 2;
+    private static final int OWNER_FRAMES_SHOWN = 12;
 
     private ParksView() {
     }
@@ -45,6 +49,14 @@ public final class ParksView {
     public record Row(String blocker, String kind, String site, boolean idle, long waits, long totalNanos, long p50Nanos,
                       long p99Nanos, long maxNanos, long[][] buckets, List<ThreadCount> waiters, long otherWaiters,
                       List<ThreadCount> owners, long otherOwners, long noOwner, List<String> stack) {
+    }
+
+    /**
+     * An owner of a blocker in one stack: how many reads found it there (see ParksReport.ownerStacks), and
+     * the stack's innermost frame of the application's (null when none or not known).
+     */
+    public record OwnerStackRow(String blocker, String owner, String thread, Long threadId, boolean virtual, long reads, String applicationFrame,
+                                List<String> stack) {
     }
 
     /** The pinned parks of virtual threads with one stack: how many, in all, the longest, and the threads. */
@@ -125,6 +137,37 @@ public final class ParksView {
                         .distinct().toList(), stack)));
         rows.sort(Comparator.comparingLong(PinnedRow::totalNanos).reversed());
         return rows;
+    }
+
+    /** The owners' stacks read as waits began, the most read first. */
+    public static List<OwnerStackRow> ownerStacks(ParksReport report) {
+        Map<Integer, Lock> locks = new LinkedHashMap<>();
+        report.locks().forEach(l -> locks.put(l.id(), l));
+        List<OwnerStackRow> rows = new ArrayList<>();
+        for (ParksReport.OwnerStack o : report.ownerStacks()) {
+            Lock lock = locks.get(o.lock());
+            ThreadCount owner = new ThreadCount(o.thread() == null ? "?" : o.thread(), o.threadId(), Boolean.TRUE.equals(o.virtual()), o.count());
+            rows.add(new OwnerStackRow(lock == null ? "?" : blockerName(lock), owner.label(), owner.thread(), o.threadId(), owner.virtual(), o.count(),
+                    JvmNames.applicationFrame(report.methods(), o.frames()), Arrays.stream(o.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()));
+        }
+        rows.sort(Comparator.comparingLong(OwnerStackRow::reads).reversed());
+        return rows;
+    }
+
+    /**
+     * Where the owners of blocker were read holding it, in a few words: the owner and first frame
+     * outside the JDK of the stack most read, and how many of all reads were that stack; empty when
+     * none was read.
+     */
+    static Optional<String> ownerPlace(ParksReport report, String blocker) {
+        List<OwnerStackRow> stacks = ownerStacks(report).stream().filter(o -> o.blocker().equals(blocker)).toList();
+        if (stacks.isEmpty()) {
+            return Optional.empty();
+        }
+        OwnerStackRow most = stacks.get(0);
+        String frame = most.applicationFrame() != null ? most.applicationFrame() : most.stack().isEmpty() ? "?" : most.stack().get(0);
+        return Optional.of(most.owner() + " read holding it in " + frame + " (" + most.reads() + " of "
+                + stacks.stream().mapToLong(OwnerStackRow::reads).sum() + " reads)");
     }
 
     static String blockerName(Lock lock) {
@@ -209,6 +252,8 @@ public final class ParksView {
         pinned.put("stacks", pinned(report));
         doc.put("pinned", pinned);
         doc.put("holders", holders.stream().map(ParksView::holdersDocument).toList());
+        doc.put("ownerSamplesStale", report.ownerSamplesStale());
+        doc.put("ownerStacks", ownerStacks(report));
         doc.put("classes", report.classes());
         if (report.restoreFailure() != null) {
             doc.put("restoreFailure", report.restoreFailure());
@@ -283,6 +328,7 @@ public final class ParksView {
             Table t = table();
             waits.stream().limit(top).forEach(r -> add(t, r));
             t.print(out);
+            printOwnerStacks(out, report, waits.stream().limit(top).map(Row::blocker).distinct().toList());
         }
         if (!idle.isEmpty()) {
             out.println();
@@ -311,6 +357,26 @@ public final class ParksView {
         }
         out.println(restored(report));
         out.flush();
+    }
+
+    /** The owners' stacks of the blockers shown, each blocker's most read first. */
+    private static void printOwnerStacks(PrintWriter out, ParksReport report, List<String> blockers) {
+        List<OwnerStackRow> stacks = ownerStacks(report).stream().filter(o -> blockers.contains(o.blocker())).toList();
+        if (stacks.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("Where the owners held them (the owner's stack read as a wait began, at most one read a millisecond, kept when it"
+                + " still owned the lock after the read; " + report.ownerSamplesStale() + " reads found it had let go):");
+        for (String blocker : blockers) {
+            stacks.stream().filter(o -> o.blocker().equals(blocker)).limit(OWNER_STACKS_SHOWN).forEach(o -> {
+                out.println("  " + Printable.text(blocker + ": " + o.owner() + ", " + o.reads() + (o.reads() == 1 ? " read:" : " reads:")));
+                o.stack().stream().limit(OWNER_FRAMES_SHOWN).forEach(f -> out.println("      at " + Printable.text(f)));
+                if (o.stack().size() > OWNER_FRAMES_SHOWN) {
+                    out.println("      ... " + (o.stack().size() - OWNER_FRAMES_SHOWN) + " more");
+                }
+            });
+        }
     }
 
     private static void printHolders(PrintWriter out, List<Holders> holders) {

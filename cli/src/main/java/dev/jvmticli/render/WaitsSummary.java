@@ -110,7 +110,7 @@ public final class WaitsSummary {
         }
         if (parks != null) {
             for (ParksView.Row r : ParksView.blockers(parks).stream().filter(r -> !r.idle()).toList()) {
-                String heldBy = ParksView.owners(r);
+                String heldBy = ParksView.owners(r) + ParksView.ownerPlace(parks, r.blocker()).map(p -> "; " + p).orElse("");
                 for (ParksView.Holders h : waits.holders()) {
                     if (h.blocker().equals(r.blocker())) {
                         heldBy += "; no owner to read; after the dump, " + ParksView.holdersLine(h);
