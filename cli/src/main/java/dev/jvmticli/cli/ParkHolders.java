@@ -2,6 +2,7 @@ package dev.jvmticli.cli;
 
 import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.client.AgentClient;
+import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.ParksReport;
 import dev.jvmticli.client.StackDump;
@@ -16,7 +17,7 @@ import java.util.List;
  * dump, virtual threads included) and, for each such blocker still waited on, {@link MainWait}
  * names the threads inside the same caller as its waiters and waiting for nothing (a pool's
  * borrowers that hold a connection), read again together at one instant where some are virtual.
- * Nothing is read when no such blocker was waited on.
+ * Nothing is read when no such blocker was waited on; an agent's refusal to read them leaves them out.
  */
 final class ParkHolders {
     /** The ownerless blockers looked at, the most waited on in all first. */
@@ -30,7 +31,14 @@ final class ParkHolders {
         if (ownerless.isEmpty()) {
             return List.of();
         }
-        StackDump dump = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.DEFAULT).withVirtual(true));
+        try {
+            return read(client, Dumps.collect(client, Dumps.Request.of(null, MaxDepth.DEFAULT).withVirtual(true)), ownerless);
+        } catch (AgentError e) {
+            return List.of(); // the window's report stands without them: it is what was asked for
+        }
+    }
+
+    private static List<ParksView.Holders> read(AgentClient client, StackDump dump, List<LockRef> ownerless) {
         List<ParksView.Holders> found = new ArrayList<>();
         for (LockRef ref : ownerless) {
             MainWait.on(dump, ref).ifPresent(wait -> {
