@@ -51,6 +51,8 @@
 #define PARK_SITE_WAITERS 64
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
+#define PARK_OWNER_STACK_SLOTS 256
+#define PARK_OWNER_SAMPLE_EVERY_NANOS 1000000LL /* at most one owner's stack read a millisecond */
 #define PARK_AGENT_THREAD (-2)
 #define NO_BLOCKER (-2)  /* the lock entry's class of the parks without a blocker (name indexes are 0 or more) */
 
@@ -98,7 +100,7 @@ typedef struct {
 
 static struct {
     session_state run;
-    jlong since;                        /* parks that began before are not counted */
+    jlong since;                        /* parks that began before are not counted: the probes' install */
     jlong until;                        /* when the probes stopped counting */
     instrumented_class classes[PARK_MAX_CLASSES];
     int class_count;
@@ -116,6 +118,9 @@ static struct {
     uint64_t pinned_count, pinned_nanos, pinned_max;
     pinned_episode *pinned;
     int pinned_kept;
+    stack_table owner_stacks;           /* key: lock index, aux: the owner's thread index; count: samples */
+    jlong last_owner_sample;
+    uint64_t owner_samples_stale;       /* owner's stacks read after it had let go of the lock: not kept */
     const char *restore_failure;
     jvmtiError restore_error;
 } parks;
@@ -270,6 +275,22 @@ static int32_t current_thread(JNIEnv *jni, jvmtiFrameInfo *frames, jint *depth) 
     return index;
 }
 
+/* The blocker's class signature (to deallocate) and identity hash; 0, or -1 when either cannot be read. */
+static int blocker_identity(JNIEnv *jni, jobject blocker, char **signature, jint *hash) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    *signature = NULL;
+    jclass klass = (*jni)->GetObjectClass(jni, blocker);
+    if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, signature, NULL) != JVMTI_ERROR_NONE
+            || (*jvmti)->GetObjectHashCode(jvmti, blocker, hash) != JVMTI_ERROR_NONE) {
+        if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
+        agent_deallocate(*signature);
+        *signature = NULL;
+        return -1;
+    }
+    (*jni)->DeleteLocalRef(jni, klass);
+    return 0;
+}
+
 static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t nanos) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
@@ -283,15 +304,10 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     char *signature = NULL;
     blocker_kind kind = KIND_PARK;
     if (blocker != NULL) {
-        jclass klass = (*jni)->GetObjectClass(jni, blocker);
-        if (klass == NULL || (*jvmti)->GetClassSignature(jvmti, klass, &signature, NULL) != JVMTI_ERROR_NONE
-                || (*jvmti)->GetObjectHashCode(jvmti, blocker, &hash) != JVMTI_ERROR_NONE) {
-            if (klass != NULL) (*jni)->DeleteLocalRef(jni, klass);
-            agent_deallocate(signature);
+        if (blocker_identity(jni, blocker, &signature, &hash) != 0) {
             count_dropped();
             return;
         }
-        (*jni)->DeleteLocalRef(jni, klass);
         kind = kind_of(jni, blocker);
     }
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
@@ -327,12 +343,78 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     agent_deallocate(signature);
 }
 
+/* Whether the current thread is a virtual thread; when it cannot tell, as if it were. */
+static int current_is_virtual(JNIEnv *jni) {
+    jthread self = NULL;
+    if (refs.virtual_thread == NULL) {
+        return 0;
+    }
+    if ((*the_agent.jvmti)->GetCurrentThread(the_agent.jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
+        return 1;
+    }
+    int is_virtual = (*jni)->IsInstanceOf(jni, self, refs.virtual_thread);
+    (*jni)->DeleteLocalRef(jni, self);
+    return is_virtual;
+}
+
+/* The owner's stack as a wait on blocker begins (a handshake with the owner: GetStackTrace of
+ * another thread), at most once a millisecond in the whole session, never under the session's lock.
+ * Kept only when the owner still owns the blocker after the read: its stack is then where it holds
+ * the lock, not where it went once it let go. Platform threads only, waiter and owner: a virtual
+ * thread's park may begin inside the JDK's own mounting machinery, and the one run that read virtual
+ * owners from there stalled a JDK 21 target for seconds. */
+static void sample_owner(JNIEnv *jni, jobject blocker, jthread owner) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jlong now = now_nanos();
+    jlong last = __atomic_load_n(&parks.last_owner_sample, __ATOMIC_RELAXED);
+    if (now - last < PARK_OWNER_SAMPLE_EVERY_NANOS
+            || !__atomic_compare_exchange_n(&parks.last_owner_sample, &last, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        return;
+    }
+    if (refs.virtual_thread != NULL && ((*jni)->IsInstanceOf(jni, owner, refs.virtual_thread) || current_is_virtual(jni))) {
+        return;
+    }
+    jvmtiFrameInfo frames[STACK_MAX_FRAMES];
+    jint depth = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, owner, 0, STACK_MAX_FRAMES, frames, &depth) != JVMTI_ERROR_NONE || depth == 0) {
+        return;
+    }
+    jobject still = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
+    int owns = still != NULL && (*jni)->IsSameObject(jni, still, owner);
+    if (still != NULL) (*jni)->DeleteLocalRef(jni, still);
+    if (!owns) {
+        __atomic_add_fetch(&parks.owner_samples_stale, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    int32_t owner_index = thread_index(jni, owner);
+    jint hash = 0;
+    char *signature = NULL;
+    if (owner_index < 0 || blocker_identity(jni, blocker, &signature, &hash) != 0) {
+        return;
+    }
+    blocker_kind kind = kind_of(jni, blocker);
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
+        int32_t name = name_table_intern(&parks.names, signature);
+        int32_t lock_index = -1;
+        park_lock *lock = name < 0 ? NULL : find_lock(hash, name, kind, &lock_index);
+        stack_entry *e = lock == NULL ? NULL : stack_table_find_or_add(&parks.owner_stacks, lock_index, owner_index, frames, depth);
+        if (e != NULL) {
+            e->count++;
+        }
+        (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    }
+    agent_deallocate(signature);
+}
+
 static jobject JNICALL probe_owner_of(JNIEnv *jni, jclass probe, jobject blocker) {
     (void)probe;
     jobject owner = NULL;
     if (blocker != NULL && gate_enter(&parks.run.gate)) {
         if (refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
             owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
+        }
+        if (owner != NULL) {
+            sample_owner(jni, blocker, owner);
         }
         gate_leave(&parks.run.gate);
     }
@@ -345,7 +427,7 @@ static void JNICALL probe_parked(JNIEnv *jni, jclass probe, jobject blocker, jth
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (start >= parks.since) {
+    if (start >= __atomic_load_n(&parks.since, __ATOMIC_RELAXED)) {
         record_park(jni, blocker, owner, end > start ? (uint64_t)(end - start) : 0);
     }
     gate_leave(&parks.run.gate);
@@ -357,7 +439,7 @@ static void JNICALL probe_pinned(JNIEnv *jni, jclass probe, jlong start) {
     if (!gate_enter(&parks.run.gate)) {
         return;
     }
-    if (start >= parks.since) {
+    if (start >= __atomic_load_n(&parks.since, __ATOMIC_RELAXED)) {
         jvmtiEnv *jvmti = the_agent.jvmti;
         pinned_episode episode;
         episode.nanos = end > start ? (uint64_t)(end - start) : 0;
@@ -438,6 +520,7 @@ static void free_tables(JNIEnv *jni) {
     instrument_free(jni, parks.classes, parks.class_count);
     parks.class_count = 0;
     stack_table_free(&parks.sites);
+    stack_table_free(&parks.owner_stacks);
     name_table_free(&parks.names);
     big_block_unmap(parks.site_stats);
     parks.site_stats = NULL;
@@ -451,6 +534,8 @@ static int open_session(command_ctx *ctx) {
     parks.parks = parks.dropped = 0;
     parks.pinned_count = parks.pinned_nanos = parks.pinned_max = 0;
     parks.pinned_kept = 0;
+    parks.last_owner_sample = 0;
+    parks.owner_samples_stale = 0;
     parks.restore_failure = NULL;
     parks.restore_error = JVMTI_ERROR_NONE;
     memset(parks.locks, 0, sizeof parks.locks);
@@ -458,7 +543,8 @@ static int open_session(command_ctx *ctx) {
     parks.site_stats = big_block_map(PARK_SITE_SLOTS * sizeof *parks.site_stats);
     parks.pinned = malloc(PARK_MAX_PINNED * sizeof *parks.pinned);
     if (parks.site_stats == NULL || parks.pinned == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
-            || parks.sites.capacity != PARK_SITE_SLOTS || name_table_init(&parks.names, PARK_MAX_NAMES, PARK_NAME_ARENA) != 0) {
+            || parks.sites.capacity != PARK_SITE_SLOTS || stack_table_init(&parks.owner_stacks, PARK_OWNER_STACK_SLOTS) != 0
+            || name_table_init(&parks.names, PARK_MAX_NAMES, PARK_NAME_ARENA) != 0) {
         free_tables(ctx->jni);
         command_fail(ctx, "no_memory", "cannot allocate the park tables");
         return -1;
@@ -608,11 +694,31 @@ static void write_pinned(json_writer *w, method_table *methods) {
     json_end_object(w);
 }
 
+static void write_owner_stacks(json_writer *w, method_table *methods) {
+    json_field_int(w, "ownerSamplesStale", (int64_t)__atomic_load_n(&parks.owner_samples_stale, __ATOMIC_RELAXED));
+    json_begin_array_field(w, "ownerStacks");
+    for (size_t i = 0; methods != NULL && i < parks.owner_stacks.capacity; i++) {
+        const stack_entry *e = &parks.owner_stacks.slots[i];
+        if (e->hash == 0) {
+            continue;
+        }
+        json_begin_object(w);
+        json_field_int(w, "lock", e->key);
+        write_thread(w, e->aux);
+        json_field_int(w, "count", (int64_t)e->count);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, e->frames, e->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
     json_writer *w = ctx->out;
     method_table methods;
-    int have_methods = method_table_init(&methods, (parks.sites.used + (size_t)parks.pinned_kept) * STACK_MAX_FRAMES + 16) == 0;
+    int have_methods = method_table_init(&methods, (parks.sites.used + parks.owner_stacks.used + (size_t)parks.pinned_kept) * STACK_MAX_FRAMES
+            + 16) == 0;
     methods.with_origin = 1;
     command_result(ctx);
     json_begin_object(w);
@@ -628,6 +734,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     write_locks(w);
     write_sites(w, have_methods ? &methods : NULL);
     write_pinned(w, have_methods ? &methods : NULL);
+    write_owner_stacks(w, have_methods ? &methods : NULL);
     json_key(w, "methods");
     method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);
@@ -672,7 +779,7 @@ void cmd_parks_install(command_ctx *ctx) {
     const char *what = NULL;
     /* The window begins as the probes go in: a park that began before ran the old code, which has none,
      * and one that began since is counted. */
-    parks.since = now_nanos();
+    __atomic_store_n(&parks.since, now_nanos(), __ATOMIC_RELAXED);
     jvmtiError err = instrument_install(parks.classes, parks.class_count, &what);
     if (err != JVMTI_ERROR_NONE) {
         instrument_refused(ctx, &engine, err, what);

@@ -1,8 +1,10 @@
 package dev.jvmticli.analysis;
 
 import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.StackDump;
 import dev.jvmticli.client.ThreadStack;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -29,9 +31,20 @@ import java.util.function.Predicate;
  * @param sharedFrame when it has no owner, the nearest application frame under callerFrame that
  *                    other threads are inside too; null when none is
  * @param inside      those other threads (waiting for no lock), when sharedFrame is not null
+ * @param deeper      the next application frames under sharedFrame that other threads are inside
+ *                    too, nearest first, each with more threads inside than the one before (at
+ *                    most DEEPER): where the threads at sharedFrame were passing through (a
+ *                    borrower between the pool's queue and its own code), the holders may be
+ *                    further down
  */
 public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame waitFrame, Frame callerFrame, ThreadStack owner,
-                       Frame sharedFrame, List<ThreadStack> inside) {
+                       Frame sharedFrame, List<ThreadStack> inside, List<Shared> deeper) {
+    /** Frames looked at under sharedFrame. */
+    private static final int DEEPER = 2;
+
+    /** An application frame under the waiters' caller, and the threads inside it that wait for no lock. */
+    public record Shared(Frame frame, List<ThreadStack> inside) {
+    }
 
     /**
      * The main wait of the dump: the lock most threads wait on, idle waits aside, that two threads or
@@ -42,10 +55,19 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
     public static Optional<MainWait> of(StackDump dump) {
         Optional<LockTable.Lock> found = LockTable.of(dump).stream()
                 .filter(l -> !l.idle() && l.waiting() > 0 && (l.waiting() > 1 || hasOwner(l))).findFirst();
-        if (found.isEmpty()) {
-            return Optional.empty();
-        }
-        LockTable.Lock lock = found.get();
+        return found.map(lock -> of(dump, lock));
+    }
+
+    /**
+     * The wait of the dump on one lock (a blocker that contention saw threads park on, say), as {@link #of(StackDump)}
+     * tells the main one; empty when no thread of the dump waits on it, or it is an idle wait.
+     */
+    public static Optional<MainWait> on(StackDump dump, LockRef ref) {
+        return LockTable.of(dump).stream().filter(l -> l.lock().equals(ref) && !l.idle() && l.waiting() > 0).findFirst()
+                .map(lock -> of(dump, lock));
+    }
+
+    private static MainWait of(StackDump dump, LockTable.Lock lock) {
         List<ThreadStack> waiters = dump.threads().stream()
                 .filter(t -> t.waitingFor() != null && t.waitingFor().lock().equals(lock.lock())).toList();
         List<Frame> frames = waiters.isEmpty() ? List.of() : StackGroups.of(waiters).get(0).frames();
@@ -53,12 +75,11 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
         int caller = firstIndex(frames, Math.max(wait, 0), f -> !isJdk(f));
         ThreadStack owner = lock.owner() == null ? null
                 : dump.threads().stream().filter(t -> t.thread().id() == lock.owner().id()).findFirst().orElse(null);
-        Frame shared = null;
-        List<ThreadStack> inside = List.of();
+        List<Shared> shared = new ArrayList<>();
         if (lock.owner() == null && caller >= 0) {
             Set<Long> waiting = new HashSet<>();
             waiters.forEach(t -> waiting.add(t.thread().id()));
-            for (int i = caller + 1; i < frames.size() && shared == null; i++) {
+            for (int i = caller + 1; i < frames.size() && shared.size() <= DEEPER; i++) {
                 Frame f = frames.get(i);
                 if (isJdk(f)) {
                     continue;
@@ -66,28 +87,40 @@ public record MainWait(LockTable.Lock lock, List<ThreadStack> waiters, Frame wai
                 List<ThreadStack> others = dump.threads().stream()
                         .filter(t -> !t.thread().agent() && !waiting.contains(t.thread().id()) && t.waitingFor() == null && hasMethod(t, f))
                         .toList();
-                if (!others.isEmpty()) {
-                    shared = f;
-                    inside = others;
+                // a frame with no more threads inside than the one above it tells nothing new
+                if (!others.isEmpty() && (shared.isEmpty() || others.size() > shared.get(shared.size() - 1).inside().size())) {
+                    shared.add(new Shared(f, others));
                 }
             }
         }
-        return Optional.of(new MainWait(lock, waiters, wait < 0 ? null : frames.get(wait), caller < 0 ? null : frames.get(caller), owner,
-                shared, inside));
+        Shared nearest = shared.isEmpty() ? null : shared.get(0);
+        return new MainWait(lock, waiters, wait < 0 ? null : frames.get(wait), caller < 0 ? null : frames.get(caller), owner,
+                nearest == null ? null : nearest.frame(), nearest == null ? List.of() : nearest.inside(),
+                shared.isEmpty() ? List.of() : List.copyOf(shared.subList(1, shared.size())));
     }
 
     /**
      * Of threads read at one instant (their states and frames, no lock facts), those inside
      * sharedFrame and waiting for no lock by their frames: not blocked, neither parked nor in
-     * Object.wait (a sleep does not count as a wait). Virtual threads are read one at a time, so
-     * the threads {@link #inside} names may have held one after another; read again together, they
-     * are those holding at the same instant. Empty when there is no sharedFrame.
+     * Object.wait (a sleep does not count as a wait); where none is, those inside the nearest of
+     * the deeper frames that some are inside. Virtual threads are read one at a time, so the threads
+     * {@link #inside} names may have held one after another, or only passed through sharedFrame;
+     * read again together, they are those holding at the same instant. null when there is no
+     * sharedFrame; sharedFrame with no threads when none is inside any of them.
      */
-    public List<ThreadStack> insideOf(List<ThreadStack> together) {
+    public Shared insideOf(List<ThreadStack> together) {
         if (sharedFrame == null) {
-            return List.of();
+            return null;
         }
-        return together.stream().filter(t -> hasMethod(t, sharedFrame) && !waitsByFrames(t)).toList();
+        List<Frame> frames = new ArrayList<>(List.of(sharedFrame));
+        deeper.forEach(d -> frames.add(d.frame()));
+        for (Frame f : frames) {
+            List<ThreadStack> inside = together.stream().filter(t -> hasMethod(t, f) && !waitsByFrames(t)).toList();
+            if (!inside.isEmpty()) {
+                return new Shared(f, inside);
+            }
+        }
+        return new Shared(sharedFrame, List.of());
     }
 
     private static boolean waitsByFrames(ThreadStack t) {

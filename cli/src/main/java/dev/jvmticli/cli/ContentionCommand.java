@@ -49,12 +49,12 @@ final class ContentionCommand implements Callable<Integer> {
             context.err().printf("recording contention for %s (%s)%n", report.duration.toMillis() % 1000 == 0
                     ? report.duration.toSeconds() + "s" : report.duration.toMillis() + "ms", session.recordsParks() ? "monitors and parks" : "monitors");
             context.err().flush();
-            SamplingWindow.run(context, client, report.duration, () -> print(session.stop()));
+            SamplingWindow.run(context, client, report.duration, () -> print(client, session.stop()));
         }
         return ExitCode.OK.code();
     }
 
-    private void print(ContentionSession.Result recorded) {
+    private void print(AgentClient client, ContentionSession.Result recorded) {
         ContentionReport result = recorded.monitors();
         List<FlameGraph.Sample> flame = new ArrayList<>(ContentionView.flame(result));
         if (recorded.parks() != null) {
@@ -70,7 +70,7 @@ final class ContentionCommand implements Callable<Integer> {
         } else if (report.json) {
             Map<String, Object> doc = new LinkedHashMap<>(ContentionView.document(result, byThread));
             if (recorded.parks() != null) {
-                doc.put("parks", ParksView.document(recorded.parks()));
+                doc.put("parks", ParksView.document(recorded.parks(), ParkHolders.read(client, recorded.parks())));
             } else if (recorded.parksUnavailable() != null) {
                 doc.put("parksUnavailable", recorded.parksUnavailable());
             }
@@ -78,7 +78,7 @@ final class ContentionCommand implements Callable<Integer> {
         } else {
             ContentionView.print(context.out(), result, report.top, byThread);
             if (recorded.parks() != null) {
-                ParksView.print(context.out(), recorded.parks(), report.top);
+                ParksView.print(context.out(), recorded.parks(), report.top, ParkHolders.read(client, recorded.parks()));
             } else if (recorded.parksUnavailable() != null) {
                 context.out().println();
                 context.out().println("parks not recorded: " + recorded.parksUnavailable());

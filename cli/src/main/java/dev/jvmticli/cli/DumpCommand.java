@@ -7,7 +7,6 @@ import dev.jvmticli.analysis.LockTable;
 import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.analysis.OwnableSynchronizers;
 import dev.jvmticli.analysis.ProfileSplit;
-import dev.jvmticli.analysis.VirtualThreads;
 import dev.jvmticli.attach.TargetProcess;
 import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.CpuRead;
@@ -24,7 +23,6 @@ import dev.jvmticli.client.ThreadEntry;
 import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.client.ThreadList;
 import dev.jvmticli.client.VmInfo;
-import dev.jvmticli.client.VthreadsRequest;
 import dev.jvmticli.failure.CliFailure;
 import dev.jvmticli.failure.ExitCode;
 import dev.jvmticli.render.DeadlockText;
@@ -44,13 +42,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Optional;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -68,8 +63,6 @@ final class DumpCommand implements Callable<Integer> {
     private static final int GROWN_PATHS_CLASSES = 3;
     private static final int GROWN_PATHS_EACH = 3;
     private static final long GROWN_PATHS_MAX_OBJECTS = 1_000_000;
-    /** Frames beyond the deepest stack of the threads read again at once, for one that went deeper meanwhile. */
-    private static final int AT_ONCE_MORE_FRAMES = 64;
     private static final Duration PROFILE_INTERVAL = Duration.ofMillis(10);
 
     private final CliContext context;
@@ -325,7 +318,7 @@ final class DumpCommand implements Callable<Integer> {
         directory.writeJson(prefix + "threads.json", round, "threads --json", threadsJson);
         // platform and virtual threads (when the target has them), their lock facts resolved across the two
         StackDump stacks = Dumps.collect(client, Dumps.Request.of(null, MaxDepth.LIMIT).withOwned(true).withVmThreads(true).withVirtual(true));
-        List<ThreadStack> insideAtOnce = insideAtOnce(client, stacks);
+        MainWait.Shared insideAtOnce = insideAtOnce(client, stacks);
         List<ThreadStack> platform = stacks.threads().stream().filter(t -> !t.thread().virtual()).toList();
         List<ThreadStack> virtual = stacks.threads().stream().filter(t -> t.thread().virtual()).toList();
         Set<Long> deadlocked = DeadlockSearch.members(DeadlockSearch.confirmed(client, Deadlocks.find(stacks), !virtual.isEmpty()));
@@ -369,31 +362,9 @@ final class DumpCommand implements Callable<Integer> {
         return new Outcome(new DumpSummary.Round(round, stacks, deadlocks.detailed(), busiest, span.millis(), insideAtOnce), next);
     }
 
-    /**
-     * Where the threads likely holding what most threads wait for (MainWait) are virtual, each read at
-     * a moment of its own: those inside its code at one instant, the virtual waiters and holders read
-     * again together (a request waiting at its moment may hold by now, one holding may be gone), the
-     * platform ones as the dump read them. null when not needed or when more threads wait than the
-     * agent reads at once.
-     */
-    private static List<ThreadStack> insideAtOnce(AgentClient client, StackDump stacks) {
-        Optional<MainWait> found = MainWait.of(stacks);
-        if (found.isEmpty() || found.get().sharedFrame() == null || found.get().inside().stream().noneMatch(t -> t.thread().virtual())) {
-            return null;
-        }
-        MainWait wait = found.get();
-        Set<Long> ids = new LinkedHashSet<>();
-        wait.waiters().stream().filter(t -> t.thread().virtual()).forEach(t -> ids.add(t.thread().id()));
-        wait.inside().stream().filter(t -> t.thread().virtual()).forEach(t -> ids.add(t.thread().id()));
-        if (ids.size() > VthreadsRequest.AT_ONCE_MAX) {
-            return null;
-        }
-        // as deep as the deepest of them was, and some: the JVM takes a buffer of that depth for each thread
-        int depth = Math.min(MaxDepth.DEFAULT, AT_ONCE_MORE_FRAMES + Stream.concat(wait.waiters().stream(), wait.inside().stream())
-                .mapToInt(t -> t.frames().size()).max().orElse(0));
-        List<ThreadStack> inside = new ArrayList<>(wait.inside().stream().filter(t -> !t.thread().virtual()).toList());
-        inside.addAll(wait.insideOf(VirtualThreads.stacks(client.vthreads(VthreadsRequest.atOnce(ids, depth)))));
-        return inside;
+    /** Those likely holding what most threads wait for (MainWait), at one instant (HoldersAtOnce); null when not needed. */
+    private static MainWait.Shared insideAtOnce(AgentClient client, StackDump stacks) {
+        return MainWait.of(stacks).map(wait -> HoldersAtOnce.read(client, wait)).orElse(null);
     }
 
     private void progress(int round, DumpDirectory directory) {

@@ -134,20 +134,21 @@ final class DumpWaits {
             });
             directory.writeJson("pauses/pauses.json", 0, "pauses --json", PausesView.document(pauseReport, SLOW_REACH_NANOS));
         }
+        List<ParksView.Holders> holders = recorded == null || recorded.parks() == null ? List.of() : ParkHolders.read(client, recorded.parks());
         if (recorded != null) {
             directory.write("contention/contention.txt", 0, "contention --top " + CONTENTION_ROWS, printer -> {
                 ContentionView.print(printer, recorded.monitors(), CONTENTION_ROWS, false);
                 if (recorded.parks() != null) {
-                    ParksView.print(printer, recorded.parks(), CONTENTION_ROWS);
+                    ParksView.print(printer, recorded.parks(), CONTENTION_ROWS, holders);
                 }
             });
             Map<String, Object> document = new LinkedHashMap<>(ContentionView.document(recorded.monitors(), false));
             if (recorded.parks() != null) {
-                document.put("parks", ParksView.document(recorded.parks()));
+                document.put("parks", ParksView.document(recorded.parks(), holders));
             }
             directory.writeJson("contention/contention.json", 0, "contention --json", document);
         }
-        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, contentionMissing, traceProbes);
+        return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, holders, contentionMissing, traceProbes);
     }
 
     /**

@@ -8,10 +8,18 @@ import java.util.List;
  * by (blocker, stack), and the virtual threads' parks pinned to their carrier. Frames are
  * {@code [method index, bci, line]}, innermost first (the park method itself first). The window is
  * [sinceNanos, untilNanos] on the target's monotonic clock (System.nanoTime's on Linux): a park that
- * began before it, or ended after, is not counted.
+ * began before it, or ended after, is not counted. ownerStacks: the stacks of the owners of
+ * exclusively owned blockers (a ReentrantLock's exclusiveOwnerThread), read as a wait began, at most
+ * one a millisecond, each kept only when the owner still owned the blocker after the read
+ * (ownerSamplesStale counts those that were not).
  */
 public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
-                          List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods) {
+                          List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods, long ownerSamplesStale,
+                          List<OwnerStack> ownerStacks) {
+    public ParksReport {
+        ownerStacks = ownerStacks == null ? List.of() : ownerStacks; // an agent before owner stacks answers none
+    }
+
     /** A class probed: its signature, its SHA-256 when first read and when read again after it was put back. */
     public record ProbedClass(String name, String sha256, String restoredSha256) {
         public boolean restored() {
@@ -38,6 +46,10 @@ public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, 
     public record Site(int lock, long count, long totalNanos, long maxNanos, long minNanos, long[][] buckets,
                        List<ThreadCount> waiters, long otherWaiters, List<ThreadCount> owners, long otherOwners, long noOwner,
                        long[][] frames) {
+    }
+
+    /** The owner of a blocker (lock: its id), in one stack, and how many reads found it there. */
+    public record OwnerStack(int lock, String thread, Long threadId, Boolean virtual, long count, long[][] frames) {
     }
 
     /** Virtual threads' parks on their carrier: watched (the JDK has virtual threads), counted, and the first episodes kept. */

@@ -36,12 +36,12 @@ public final class DumpSummary {
      * What one round found.
      *
      * @param insideAtOnce where the threads inside the main wait's code ({@link MainWait#inside}) are
-     *                     virtual: those inside it at one instant, the virtual ones read again
-     *                     together ({@link MainWait#insideOf}), the platform ones as the round read
-     *                     them; null when not read so
+     *                     virtual: those inside it (or a deeper frame of it) at one instant, the
+     *                     virtual ones read again together ({@link MainWait#insideOf}), the platform
+     *                     ones as the round read them; null when not read so
      */
     public record Round(int number, StackDump stacks, List<List<ThreadStack>> deadlocks, List<CpuTop.Entry<ThreadEntry>> busiest,
-                        long busiestOverMillis, List<ThreadStack> insideAtOnce) {
+                        long busiestOverMillis, MainWait.Shared insideAtOnce) {
     }
 
     private DumpSummary() {
@@ -202,12 +202,13 @@ public final class DumpSummary {
         } else if (wait.lock().owner() != null) {
             line.append("; held by ").append(cell(wait.lock().owner()));
         } else if (wait.sharedFrame() != null) {
-            List<ThreadStack> inside = last.insideAtOnce() != null ? last.insideAtOnce() : wait.inside();
+            List<ThreadStack> inside = last.insideAtOnce() != null ? last.insideAtOnce().inside() : wait.inside();
+            Frame shared = last.insideAtOnce() != null ? last.insideAtOnce().frame() : wait.sharedFrame();
             // each virtual thread is read at its own moment: unless read again together, threads that held one after another can all be listed
             String when = last.insideAtOnce() != null ? "; the virtual ones read again together, at one safepoint"
                     : wait.inside().stream().anyMatch(t -> t.thread().virtual()) ? "; virtual threads are read one at a time, so not necessarily all at once"
                     : "";
-            line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(wait.sharedFrame())))
+            line.append("; ").append(noOwner(wait.lock())).append(". Inside the same ").append(code(frameText(shared)))
                     .append(" and not waiting for it (so likely holding what they wait for").append(when).append("): ")
                     .append(inside.size()).append(inside.size() == 1 ? " thread" : " threads").append(inside.isEmpty() ? "" : ": ");
             Map<String, List<ThreadStack>> byPlace = new LinkedHashMap<>();

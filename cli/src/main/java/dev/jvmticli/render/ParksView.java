@@ -2,11 +2,14 @@ package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.IdleWaits;
 import dev.jvmticli.analysis.Latency;
+import dev.jvmticli.analysis.MainWait;
 import dev.jvmticli.client.Frame;
+import dev.jvmticli.client.LockRef;
 import dev.jvmticli.client.MethodRef;
 import dev.jvmticli.client.ParksReport;
 import dev.jvmticli.client.ParksReport.Lock;
 import dev.jvmticli.client.ParksReport.Site;
+import dev.jvmticli.client.ThreadStack;
 import dev.jvmticli.render.ContentionView.ThreadCount;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -15,8 +18,10 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The parks part of `contention`: per blocker and site the waits, their total and p50/p99/max, the
@@ -30,6 +35,11 @@ public final class ParksView {
 
     /** How deep the agent takes a stack (its STACK_MAX_FRAMES): a stack that long may have been cut. */
     private static final int AGENT_STACK_FRAMES = 64;
+    /** Threads named on a line of the holders' section (JSON has them all). */
+    private static final int HOLDERS_NAMED = 10;
+    /** Of each blocker shown, its owner's stacks printed (the most read first), and their frames at most. */
+    private static final int OWNER_STACKS_SHOWN = 2;
+    private static final int OWNER_FRAMES_SHOWN = 12;
 
     private ParksView() {
     }
@@ -48,11 +58,29 @@ public final class ParksView {
         }
     }
 
+    /**
+     * An owner of a blocker in one stack: how many reads found it there (see ParksReport.ownerStacks), and
+     * the stack's innermost frame of the application's (null when none or not known).
+     */
+    public record OwnerStackRow(String blocker, String owner, String thread, Long threadId, boolean virtual, long reads, String applicationFrame,
+                                List<String> stack) {
+    }
+
     /** The pinned parks of virtual threads with one stack: how many, in all, the longest, and the threads. */
     public record PinnedRow(long count, long totalNanos, long maxNanos, List<String> threads, List<String> stack) {
     }
 
     private record Key(int lock, String site, boolean idle) {
+    }
+
+    /**
+     * Who holds up the waits on a blocker that has no owner to read (a queue, a condition: no
+     * exclusiveOwnerThread), read from the threads' frames after the window: the threads then
+     * waiting on it (waiting), and those inside the same caller and waiting for nothing (holders:
+     * waiting.inside(), or those read again together at one instant when atOnce). What their frames
+     * show, not a fact of ownership. sharedFrame: the frame they are inside (MainWait#insideOf).
+     */
+    public record Holders(String blocker, MainWait waiting, Frame sharedFrame, List<ThreadStack> holders, boolean atOnce) {
     }
 
     public static List<Row> rows(ParksReport report) {
@@ -65,6 +93,17 @@ public final class ParksView {
      */
     public static List<Row> blockers(ParksReport report) {
         return rows(report, false);
+    }
+
+    /**
+     * The blockers threads waited on for another thread (not idly) that no wait began with an owner
+     * of (a queue, a condition, a future, a semaphore nobody owns): the most waited on in all first.
+     */
+    public static List<LockRef> ownerlessWaits(ParksReport report) {
+        Map<String, LockRef> refs = new LinkedHashMap<>();
+        report.locks().forEach(l -> refs.put(blockerName(l), new LockRef(JvmNames.className(l.classSignature()), l.identityHash())));
+        return blockers(report).stream().filter(r -> !r.idle() && r.owners().isEmpty() && r.otherOwners() == 0 && refs.containsKey(r.blocker()))
+                .map(r -> refs.get(r.blocker())).distinct().toList();
     }
 
     private static List<Row> rows(ParksReport report, boolean bySite) {
@@ -148,6 +187,37 @@ public final class ParksView {
         return rows;
     }
 
+    /** The owners' stacks read as waits began, the most read first. */
+    public static List<OwnerStackRow> ownerStacks(ParksReport report) {
+        Map<Integer, Lock> locks = new LinkedHashMap<>();
+        report.locks().forEach(l -> locks.put(l.id(), l));
+        List<OwnerStackRow> rows = new ArrayList<>();
+        for (ParksReport.OwnerStack o : report.ownerStacks()) {
+            Lock lock = locks.get(o.lock());
+            ThreadCount owner = new ThreadCount(o.thread() == null ? "?" : o.thread(), o.threadId(), Boolean.TRUE.equals(o.virtual()), o.count());
+            rows.add(new OwnerStackRow(lock == null ? "?" : blockerName(lock), owner.label(), owner.thread(), o.threadId(), owner.virtual(), o.count(),
+                    JvmNames.applicationFrame(report.methods(), o.frames()), Arrays.stream(o.frames()).map(f -> JvmNames.frame(report.methods(), f)).toList()));
+        }
+        rows.sort(Comparator.comparingLong(OwnerStackRow::reads).reversed());
+        return rows;
+    }
+
+    /**
+     * Where the owners of blocker were read holding it, in a few words: the owner and first frame
+     * outside the JDK of the stack most read, and how many of all reads were that stack; empty when
+     * none was read.
+     */
+    static Optional<String> ownerPlace(ParksReport report, String blocker) {
+        List<OwnerStackRow> stacks = ownerStacks(report).stream().filter(o -> o.blocker().equals(blocker)).toList();
+        if (stacks.isEmpty()) {
+            return Optional.empty();
+        }
+        OwnerStackRow most = stacks.get(0);
+        String frame = most.applicationFrame() != null ? most.applicationFrame() : most.stack().isEmpty() ? "?" : most.stack().get(0);
+        return Optional.of(most.owner() + " read holding it in " + frame + " (" + most.reads() + " of "
+                + stacks.stream().mapToLong(OwnerStackRow::reads).sum() + " reads)");
+    }
+
     static String blockerName(Lock lock) {
         return lock.classSignature() == null ? NO_BLOCKER : JvmNames.className(lock.classSignature()) + "@" + Long.toHexString(lock.identityHash());
     }
@@ -213,7 +283,7 @@ public final class ParksView {
         return merged.values().stream().sorted(Comparator.comparingLong(ThreadCount::count).reversed().thenComparing(ThreadCount::label)).toList();
     }
 
-    public static Map<String, Object> document(ParksReport report) {
+    public static Map<String, Object> document(ParksReport report, List<Holders> holders) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("sinceNanos", report.sinceNanos());
         doc.put("untilNanos", report.untilNanos());
@@ -229,11 +299,38 @@ public final class ParksView {
         pinned.put("episodesKept", report.pinned().episodes().size());
         pinned.put("stacks", pinned(report));
         doc.put("pinned", pinned);
+        doc.put("holders", holders.stream().map(ParksView::holdersDocument).toList());
+        doc.put("ownerSamplesStale", report.ownerSamplesStale());
+        doc.put("ownerStacks", ownerStacks(report));
         doc.put("classes", report.classes());
         if (report.restoreFailure() != null) {
             doc.put("restoreFailure", report.restoreFailure());
         }
         return doc;
+    }
+
+    private static Map<String, Object> holdersDocument(Holders h) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("blocker", h.blocker());
+        doc.put("waitingAfter", h.waiting().waiters().size());
+        doc.put("waitFrame", frameText(h.waiting().waitFrame()));
+        doc.put("callerFrame", frameText(h.waiting().callerFrame()));
+        doc.put("sharedFrame", frameText(h.sharedFrame()));
+        doc.put("readAtOnce", h.atOnce());
+        doc.put("threads", h.holders().stream().map(t -> {
+            Map<String, Object> thread = new LinkedHashMap<>();
+            thread.put("thread", t.thread().name());
+            thread.put("threadId", t.thread().id());
+            thread.put("virtual", t.thread().virtual());
+            thread.put("state", t.thread().state());
+            thread.put("where", MainWait.whereIs(t).stream().map(ParksView::frameText).toList());
+            return thread;
+        }).toList());
+        return doc;
+    }
+
+    private static String frameText(Frame frame) {
+        return frame == null ? null : ThreadDumpText.frameLine(frame).substring("\tat ".length());
     }
 
     static String owners(Row row) {
@@ -263,7 +360,7 @@ public final class ParksView {
                 (r.waiters().size() + (r.otherWaiters() > 0 ? "+" : "")) + ": " + ContentionView.counts(r.waiters()), r.site());
     }
 
-    public static void print(PrintWriter out, ParksReport report, int top) {
+    public static void print(PrintWriter out, ParksReport report, int top, List<Holders> holders) {
         List<Row> rows = rows(report);
         long total = rows.stream().mapToLong(Row::totalNanos).sum();
         long withoutBlocker = rows.stream().filter(Row::noBlocker).mapToLong(Row::waits).sum();
@@ -280,6 +377,7 @@ public final class ParksView {
             Table t = table();
             waits.stream().limit(top).forEach(r -> add(t, r));
             t.print(out);
+            printOwnerStacks(out, report, waits.stream().limit(top).map(Row::blocker).distinct().toList());
         }
         if (!idle.isEmpty()) {
             out.println();
@@ -288,6 +386,7 @@ public final class ParksView {
             idle.stream().limit(top).forEach(r -> add(t, r));
             t.print(out);
         }
+        printHolders(out, holders);
         ParksReport.Pinned pinned = report.pinned();
         out.println();
         if (!pinned.watched()) {
@@ -307,6 +406,68 @@ public final class ParksView {
         }
         out.println(restored(report));
         out.flush();
+    }
+
+    /** The owners' stacks of the blockers shown, each blocker's most read first. */
+    private static void printOwnerStacks(PrintWriter out, ParksReport report, List<String> blockers) {
+        List<OwnerStackRow> stacks = ownerStacks(report).stream().filter(o -> blockers.contains(o.blocker())).toList();
+        if (stacks.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("Where the owners held them (the owner's stack read as a wait began, at most one read a millisecond, kept when it"
+                + " still owned the lock after the read; " + report.ownerSamplesStale() + " reads found it had let go):");
+        for (String blocker : blockers) {
+            stacks.stream().filter(o -> o.blocker().equals(blocker)).limit(OWNER_STACKS_SHOWN).forEach(o -> {
+                out.println("  " + Printable.text(blocker + ": " + o.owner() + ", " + o.reads() + (o.reads() == 1 ? " read:" : " reads:")));
+                o.stack().stream().limit(OWNER_FRAMES_SHOWN).forEach(f -> out.println("      at " + Printable.text(f)));
+                if (o.stack().size() > OWNER_FRAMES_SHOWN) {
+                    out.println("      ... " + (o.stack().size() - OWNER_FRAMES_SHOWN) + " more");
+                }
+            });
+        }
+    }
+
+    private static void printHolders(PrintWriter out, List<Holders> holders) {
+        if (holders.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("Who holds up the waits on a blocker with no owner to read (a queue, a condition: no exclusiveOwnerThread), by the"
+                + " threads' frames read after the window:");
+        for (Holders h : holders) {
+            out.println("  " + Printable.text(h.blocker() + ": " + holdersLine(h)));
+        }
+    }
+
+    /** One blocker's waiters and holders: what their frames show, said so, never an owner. */
+    static String holdersLine(Holders h) {
+        MainWait wait = h.waiting();
+        StringBuilder line = new StringBuilder().append(wait.waiters().size())
+                .append(wait.waiters().size() == 1 ? " thread waits" : " threads wait");
+        if (wait.waitFrame() != null) {
+            line.append(" in ").append(frameText(wait.waitFrame()));
+        }
+        if (wait.callerFrame() != null && !wait.callerFrame().equals(wait.waitFrame())) {
+            line.append(" called from ").append(frameText(wait.callerFrame()));
+        }
+        if (h.sharedFrame() == null) {
+            return line.append("; no thread is inside the code that waits without waiting itself: none to name").toString();
+        }
+        String when = h.atOnce() ? "; the virtual ones read again together, at one safepoint"
+                : h.holders().stream().anyMatch(t -> t.thread().virtual()) ? "; virtual threads are read one at a time, so not necessarily all at once"
+                : "";
+        line.append("; inside the same ").append(frameText(h.sharedFrame()))
+                .append(" and not waiting for it (so likely holding what they wait for").append(when).append("): ")
+                .append(h.holders().size()).append(h.holders().size() == 1 ? " thread" : " threads");
+        if (!h.holders().isEmpty()) {
+            line.append(": ").append(h.holders().stream().limit(HOLDERS_NAMED).map(t -> new ThreadCount(t.thread().name(), t.thread().id(),
+                    t.thread().virtual(), 1).label()).collect(Collectors.joining(", ")));
+            if (h.holders().size() > HOLDERS_NAMED) {
+                line.append(", and ").append(h.holders().size() - HOLDERS_NAMED).append(" more");
+            }
+        }
+        return line.toString();
     }
 
     /** Whether the probed classes were put back with the bytes they had. */

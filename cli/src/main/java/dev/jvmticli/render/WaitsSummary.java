@@ -20,12 +20,15 @@ public final class WaitsSummary {
     /**
      * What the dump recorded over its rounds: the pauses (null when not recorded, pausesMissing says
      * why), of which own were the dump's own reads; the contention, monitors and parks (null when not
-     * recorded, contentionMissing says why); traceProbes: whether --trace put probes in (and took them out).
+     * recorded, contentionMissing says why), and who holds up the parks on blockers with no owner to
+     * read, by the threads' frames after the dump; traceProbes: whether --trace put probes in (and took them out).
      */
     public record Waits(PausesReport pauses, List<Pause> own, String pausesMissing, long slowReachNanos,
-                        ContentionSession.Result contention, String contentionMissing, boolean traceProbes) {
+                        ContentionSession.Result contention, List<ParksView.Holders> holders, String contentionMissing,
+                        boolean traceProbes) {
         public Waits {
             own = List.copyOf(own);
+            holders = List.copyOf(holders);
         }
     }
 
@@ -109,8 +112,13 @@ public final class WaitsSummary {
         }
         if (parks != null) {
             for (ParksView.Row r : ParksView.blockers(parks).stream().filter(r -> !r.idle()).toList()) {
-                locks.add(new LockRow(r.noBlocker() ? r.blocker() + " at " + r.site() : r.blocker(), r.totalNanos(), r.waits(), ParksView.owners(r),
-                        ContentionView.counts(r.waiters())));
+                String heldBy = ParksView.owners(r) + ParksView.ownerPlace(parks, r.blocker()).map(p -> "; " + p).orElse("");
+                for (ParksView.Holders h : waits.holders()) {
+                    if (h.blocker().equals(r.blocker())) {
+                        heldBy += "; no owner to read; after the dump, " + ParksView.holdersLine(h);
+                    }
+                }
+                locks.add(new LockRow(r.noBlocker() ? r.blocker() + " at " + r.site() : r.blocker(), r.totalNanos(), r.waits(), heldBy, ContentionView.counts(r.waiters())));
             }
         }
         locks.sort(Comparator.comparingLong(LockRow::waitedNanos).reversed());

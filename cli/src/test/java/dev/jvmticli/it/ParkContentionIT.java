@@ -215,14 +215,14 @@ class ParkContentionIT {
         String what = jdk + ": " + result.out();
 
         assertAll(jdk,
-                () -> checkOwnedLock(sites, record, "lock", "lock-waiter-", "lock-owner", false, what),
+                () -> checkOwnedLock(sites, parks.path("ownerStacks"), record, "lock", "lock-waiter-", "lock-owner", false, what),
                 () -> checkBorrowers(sites, since, until, what),
                 () -> checkIdleWorkers(sites, what),
                 () -> checkSemaphore(sites, record, what),
                 () -> checkNoBlocker(sites, record, what),
                 () -> {
                     if (virtual) {
-                        checkOwnedLock(sites, record, "vlock", "v-waiter-", "v-owner", true, what);
+                        checkOwnedLock(sites, parks.path("ownerStacks"), record, "vlock", "v-waiter-", "v-owner", true, what);
                         checkPinned(parks.path("pinned"), record, what);
                     } else {
                         assertFalse(parks.path("pinned").path("watched").asBoolean(), what);
@@ -323,8 +323,8 @@ class ParkContentionIT {
      * leaves one), so the parks of 1 ms or more are held to the target's waits of 1 ms or more: as many, and
      * their p50, p99 and max.
      */
-    private static void checkOwnedLock(JsonNode sites, List<Wait> record, String kind, String waiterPrefix, String owner, boolean virtual,
-                                       String what) {
+    private static void checkOwnedLock(JsonNode sites, JsonNode ownerStacks, List<Wait> record, String kind, String waiterPrefix, String owner,
+                                       boolean virtual, String what) {
         // JDK 21's virtual threads also park on the scheduler's own locks when they sleep: not this lock's site
         List<JsonNode> rows = rowsOf(sites, waiterPrefix).stream().filter(r -> r.path("site").asText().contains("ParkTruthTarget.waitFor")).toList();
         assertEquals(1, rows.size(), kind + ": one row of its waiters: " + what);
@@ -356,7 +356,40 @@ class ParkContentionIT {
                         count(longParks) + " parks of 1 ms or more, the target's own " + truth.size() + " waits"),
                 () -> assertNear(Latency.percentile(longParks, MS, max, 0.5), percentile(truth, 0.5), 0.1, 2 * MS, "p50"),
                 () -> assertNear(Latency.percentile(longParks, MS, max, 0.99), percentile(truth, 0.99), 0.1, 3 * MS, "p99"),
-                () -> assertNear(max, percentile(truth, 1.0), 0.1, 3 * MS, "max"));
+                () -> assertNear(max, percentile(truth, 1.0), 0.1, 3 * MS, "max"),
+                () -> checkOwnerStacks(ownerStacks, row.path("blocker").asText(), owner, virtual, kind));
+    }
+
+    /**
+     * The owner's stacks read as waits on its lock began: the owner holds the lock in
+     * ParkTruthTarget.holdOwned and nowhere else, and a read is kept only while it still owns the lock,
+     * so nearly every read is there (the rest: between its lock() returning and holdOwned, or
+     * holdOwned and unlock()). A virtual owner's stack is not read.
+     */
+    private static void checkOwnerStacks(JsonNode ownerStacks, String blocker, String owner, boolean virtual, String kind) {
+        long reads = 0;
+        long inHold = 0;
+        List<String> elsewhere = new ArrayList<>();
+        for (JsonNode o : ownerStacks) {
+            if (o.path("blocker").asText().equals(blocker) && o.path("thread").asText().equals(owner)) {
+                reads += o.path("reads").asLong();
+                boolean held = false;
+                for (JsonNode f : o.path("stack")) {
+                    held |= f.asText().startsWith("dev.jvmticli.targets.ParkTruthTarget.holdOwned");
+                }
+                inHold += held ? o.path("reads").asLong() : 0;
+                if (!held) {
+                    elsewhere.add(o.toString());
+                }
+            }
+        }
+        System.out.printf("%s: %d reads of %s's stack as a wait began, %d in holdOwned%n", kind, reads, owner, inHold);
+        if (virtual) {
+            assertEquals(0, reads, kind + ": a virtual owner's stack is not read: " + ownerStacks);
+            return;
+        }
+        assertTrue(reads >= 10, kind + ": " + reads + " reads of the owner's stack: " + ownerStacks);
+        assertTrue(inHold >= 0.9 * reads, kind + ": " + inHold + " of " + reads + " reads in holdOwned; elsewhere: " + elsewhere);
     }
 
     /**

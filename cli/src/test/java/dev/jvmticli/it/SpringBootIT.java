@@ -1,6 +1,8 @@
 package dev.jvmticli.it;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -68,6 +70,9 @@ class SpringBootIT {
     private static final int POOL_SIZE = 4;
     private static final String GET_CONNECTION = "com.zaxxer.hikari.pool.HikariPool.getConnection";
     private static final String COUNT_ORDERS = "dev.jvmticli.springshop.OrderService.countOrdersSlowly";
+    /** Where Hikari's getConnection waits for a connection: its bag's hand-off queue. */
+    private static final String BORROW = "com.zaxxer.hikari.util.ConcurrentBag.borrow";
+    private static final long MS = 1_000_000;
     /** summary.md's first line for the pool exhaustion: how many wait on the pool's queue, how many hold its connections. */
     private static final Pattern MAIN_WAIT = Pattern.compile(
             "^\\*\\*Most threads wait for:\\*\\* (\\d+) threads .*SynchronousQueue.*: (\\d+) threads?: .*OrderService\\.countOrdersSlowly");
@@ -361,9 +366,107 @@ class SpringBootIT {
         });
     }
 
+    /**
+     * The same staged exhaustion over time: contention (parks included) names the pool, the
+     * waiters and the holders. The pool is Hikari's queue, a SynchronousQueue parked on in
+     * ConcurrentBag.borrow under HikariPool.getConnection: its parks of 1 ms or more are as many
+     * as the shop's own record of its getConnection calls of 1 ms or more in the same window,
+     * their total and median the same (the shop's clock also holds Hikari's own work around the
+     * park), every waiter one of the requests' virtual threads. A queue has no
+     * exclusiveOwnerThread: the threads contention names as holding up the pool are read after
+     * the window by their frames (inside countOrdersSlowly, waiting for nothing); at most the
+     * pool's 4, each one the shop records holding a connection between the window's end and the
+     * CLI's exit, while most of the waiters then were still waiting.
+     */
     @ParameterizedTest
     @MethodSource("cases")
     @Order(5)
+    void contentionNamesThePoolItsWaitersAndTheThreadsHoldingItsConnections(Case c) throws Exception {
+        underLoad(c, List.of("/orders/count"), EXHAUSTING_CLIENTS, (server, load) -> {
+            Result result = cli(0, "contention", server.pid(), "--duration", "4s", "--json");
+            long exited = Long.parseLong(server.target().ask("now").substring("now ".length()));
+            JsonNode parks = Json.parse(result.out()).path("parks");
+            long since = parks.path("sinceNanos").asLong();
+            long until = parks.path("untilNanos").asLong();
+            List<JsonNode> rows = new ArrayList<>();
+            parks.path("sites").forEach(r -> {
+                // a virtual thread's timed park may also park on the JDK's own locks under it (JDK 21): not the pool's row
+                if (r.path("site").asText().contains(BORROW) && r.path("blocker").asText().startsWith("java.util.concurrent.SynchronousQueue")) {
+                    rows.add(r);
+                }
+            });
+            String what = c + ": " + result.out();
+            assertEquals(1, rows.size(), "one row of the pool's waits, its SynchronousQueue at " + BORROW + ": " + what);
+            JsonNode pool = rows.get(0);
+            long parked = parksOfAMillisecondOrMore(pool);
+            long parkedNanos = pool.path("totalNanos").asLong();
+            List<long[]> borrows = getConnections(server, since, until);
+            List<long[]> inside = borrows.stream().filter(b -> b[0] >= since && b[1] <= until).toList();
+            long insideWaits = inside.stream().filter(b -> b[1] - b[0] >= MS).count();
+            long insideNanos = inside.stream().mapToLong(b -> b[1] - b[0]).sum();
+            long overlapNanos = borrows.stream().mapToLong(b -> Math.min(b[1], until) - Math.max(b[0], since)).sum();
+            JsonNode holders = null;
+            for (JsonNode h : parks.path("holders")) {
+                holders = h.path("blocker").asText().equals(pool.path("blocker").asText()) ? h : holders;
+            }
+            List<String> held = List.of(server.target().ask("holders " + until + " " + exited).substring("holders".length()).trim().split(" "));
+            System.out.printf("%s, %d clients on /orders/count: contention's row %s at %s: %d parks of 1 ms or more, %.1f ms parked in all,"
+                    + " %d waiters named; the shop's own record: %d getConnection calls of 1 ms or more within the window, %.1f ms in those"
+                    + " calls, %.1f ms in all calls while the window lasted;"
+                    + " holders named after the window: %s; the shop's threads holding a connection between the window's end and the exit: %d%n",
+                    c, EXHAUSTING_CLIENTS, pool.path("blocker").asText(), pool.path("site").asText(), parked, parkedNanos / 1e6,
+                    pool.path("waiters").size(), insideWaits, insideNanos / 1e6, overlapNanos / 1e6,
+                    holders == null ? "none" : holders.path("threads"), held.size());
+            assertAll(c.toString(),
+                    () -> assertEquals("park", pool.path("kind").asText(), what),
+                    () -> assertFalse(pool.path("idle").asBoolean(), what),
+                    () -> assertTrue(insideWaits >= 50, insideWaits + " getConnection calls of 1 ms or more"),
+                    // a borrower handed a connection that another took first polls again: one call, two parks
+                    () -> assertTrue(Math.abs(parked - insideWaits) <= 0.1 * insideWaits + POOL_SIZE,
+                            parked + " parks of 1 ms or more, the shop's own " + insideWaits + " getConnection calls"),
+                    // each park lies within one call and within the window: no more than the calls' time in it, no less than the calls' within it
+                    () -> assertTrue(parkedNanos >= 0.95 * insideNanos && parkedNanos <= 1.01 * overlapNanos, parkedNanos / 1e6
+                            + " ms parked, the shop's own calls " + insideNanos / 1e6 + " ms within the window, " + overlapNanos / 1e6 + " ms in it"),
+                    () -> pool.path("waiters").forEach(w -> assertTrue(w.path("virtual").asBoolean() && w.path("threadId").asLong() > 0, w.toString())));
+            assertTrue(holders != null, "no holders named for the pool: " + what);
+            JsonNode named = holders.path("threads");
+            assertTrue(named.size() >= 1 && named.size() <= POOL_SIZE, named.size() + " threads named holding the pool's " + POOL_SIZE
+                    + " connections: " + holders);
+            assertTrue(holders.path("sharedFrame").asText().startsWith(COUNT_ORDERS), holders.toString());
+            assertTrue(holders.path("waitingAfter").asInt() >= EXHAUSTING_CLIENTS / 2, holders.toString());
+            for (JsonNode t : named) {
+                String thread = t.path("thread").asText() + "#" + t.path("threadId").asLong();
+                assertTrue(held.contains(thread), thread + " is not one the shop records holding a connection between the window's end and"
+                        + " the CLI's exit " + held + ": " + holders);
+            }
+        });
+    }
+
+    /** How many parks of a row lasted 1 ms or more, from its histogram's buckets. */
+    private static long parksOfAMillisecondOrMore(JsonNode row) {
+        long count = 0;
+        for (JsonNode b : row.path("buckets")) {
+            count += b.get(0).asLong() >= MS ? b.get(2).asLong() : 0;
+        }
+        return count;
+    }
+
+    /** The shop's own record: the getConnection calls that ran at some moment of [since, until], {asked, answered} each. */
+    private static List<long[]> getConnections(Server server, long since, long until) {
+        String answer = server.target().ask("borrows " + since + " " + until);
+        assertTrue(answer.startsWith("borrows"), answer);
+        long[] times = Stream.of(answer.substring("borrows".length()).trim().split(" ")).filter(w -> !w.isEmpty()).mapToLong(Long::parseLong)
+                .toArray();
+        List<long[]> borrows = new ArrayList<>();
+        for (int i = 0; i + 1 < times.length; i += 2) {
+            borrows.add(new long[] {times[i], times[i + 1]});
+        }
+        return borrows;
+    }
+
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(6)
     void commandsUnderLoadFailNoRequest(Case c) throws Exception {
         underLoad(c, MIX, CLIENTS, (server, load) -> {
             Path dump = Files.createTempDirectory("spring-dump");

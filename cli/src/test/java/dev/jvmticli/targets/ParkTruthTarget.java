@@ -24,8 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Waits whose truth the target knows, each timed by the thread that waits (System.nanoTime before and
  * after, the clock the agent's probes use):
  * <ul>
- *   <li>{@link OwnedLock}: a ReentrantLock that {@code lock-owner} holds HOLD_MILLIS at a time (then lets go
- *       GAP_MILLIS), while {@code lock-waiter-N} (LOCK_WAITERS of them) each take it and let it go at once;</li>
+ *   <li>{@link OwnedLock}: a ReentrantLock that {@code lock-owner} holds HOLD_MILLIS at a time, in
+ *       {@link #holdOwned} and there only (then lets go GAP_MILLIS), while {@code lock-waiter-N} (LOCK_WAITERS of them) each take it and let it go at once;</li>
  *   <li>a pool of POOL_SIZE connections (an ArrayBlockingQueue of them, as a HikariCP-shaped pool) that
  *       BORROWERS threads ({@code borrower-N}) borrow in {@link ConnectionPool#borrow} under their request
  *       code, holding one USE_MILLIS: waits for another thread;</li>
@@ -154,11 +154,16 @@ public final class ParkTruthTarget {
         }
     }
 
+    /** Where an owner holds its OwnedLock, and nowhere else: the stack contention reads of the owner is here. */
+    static void holdOwned() {
+        pause(HOLD_MILLIS);
+    }
+
     static void own(OwnedLock lock) {
         while (true) {
             lock.lock();
             try {
-                pause(HOLD_MILLIS);
+                holdOwned();
             } finally {
                 lock.unlock();
             }

@@ -3,6 +3,8 @@ package dev.jvmticli.springshop;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Collectors;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.web.context.WebServerApplicationContext;
@@ -17,7 +19,10 @@ import org.springframework.context.ConfigurableApplicationContext;
  * <p>Started by SpringBootIT as its test targets are: it prints {@code READY pid} once it serves,
  * then answers one line per line read from stdin ({@code port}; {@code inventory}: the monitor's
  * enters and the nanoseconds they waited, as the requests themselves measured them, then the same
- * for the enters that found it held), and exits
+ * for the enters that found it held; {@code now}: its System.nanoTime; {@code borrows SINCE UNTIL}:
+ * the getConnection calls of /orders/count that ran at some moment of [SINCE, UNTIL], when each was
+ * asked and answered; {@code holders SINCE UNTIL}: the threads,
+ * {@code name#id}, that held one of the pool's connections at some moment of it), and exits
  * when stdin closes.
  */
 @SpringBootApplication
@@ -26,6 +31,7 @@ public class SpringShop {
         ConfigurableApplicationContext context = SpringApplication.run(SpringShop.class, args);
         int port = ((WebServerApplicationContext) context).getWebServer().getPort();
         Inventory inventory = context.getBean(Inventory.class);
+        PoolRecord pool = context.getBean(PoolRecord.class);
         System.out.println("READY " + ProcessHandle.current().pid());
         System.out.flush();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -35,11 +41,24 @@ public class SpringShop {
                 case "port" -> System.out.println("port " + port);
                 case "inventory" -> System.out.println("inventory " + inventory.enters() + " " + inventory.waitedNanos() + " "
                         + inventory.contendedEnters() + " " + inventory.contendedWaitedNanos());
+                case "now" -> System.out.println("now " + System.nanoTime());
                 case "exit" -> Runtime.getRuntime().halt(0);
-                default -> System.out.println("unknown command " + line);
+                default -> System.out.println(askPool(pool, line.split(" ")));
             }
             System.out.flush();
         }
         Runtime.getRuntime().halt(0);
+    }
+
+    /** {@code borrows SINCE UNTIL}, {@code holders SINCE UNTIL} (PoolRecord's), or says the command is not known. */
+    private static String askPool(PoolRecord pool, String[] words) {
+        if (words[0].equals("borrows") && words.length == 3) {
+            return "borrows" + pool.borrows(Long.parseLong(words[1]), Long.parseLong(words[2])).stream().map(b -> " " + b[0] + " " + b[1])
+                    .collect(Collectors.joining());
+        }
+        if (words[0].equals("holders") && words.length == 3) {
+            return "holders " + String.join(" ", pool.holders(Long.parseLong(words[1]), Long.parseLong(words[2])));
+        }
+        return "unknown command " + String.join(" ", words);
     }
 }
