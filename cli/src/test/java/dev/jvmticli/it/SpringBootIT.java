@@ -369,9 +369,10 @@ class SpringBootIT {
     /**
      * The same staged exhaustion over time: contention (parks included) names the pool, the
      * waiters and the holders. The pool is Hikari's queue, a SynchronousQueue parked on in
-     * ConcurrentBag.borrow under HikariPool.getConnection: its parks of 1 ms or more are as many
-     * as the shop's own record of its getConnection calls of 1 ms or more in the same window,
-     * their total and median the same (the shop's clock also holds Hikari's own work around the
+     * ConcurrentBag.borrow under HikariPool.getConnection: its parks of 1 ms or more at least as
+     * many as the shop's own record of its getConnection calls of 1 ms or more in the same window
+     * (a call polls again when the connection it was handed was taken first) and at most twice as
+     * many as those while it lasted, their total the same (the shop's clock also holds Hikari's own work around the
      * park), every waiter one of the requests' virtual threads. A queue has no
      * exclusiveOwnerThread: the threads contention names as holding up the pool are read after
      * the window by their frames (inside countOrdersSlowly, waiting for nothing); at most the
@@ -404,6 +405,7 @@ class SpringBootIT {
             List<long[]> inside = borrows.stream().filter(b -> b[0] >= since && b[1] <= until).toList();
             long insideWaits = inside.stream().filter(b -> b[1] - b[0] >= MS).count();
             long insideNanos = inside.stream().mapToLong(b -> b[1] - b[0]).sum();
+            long overlapWaits = borrows.stream().filter(b -> b[1] - b[0] >= MS).count();
             long overlapNanos = borrows.stream().mapToLong(b -> Math.min(b[1], until) - Math.max(b[0], since)).sum();
             JsonNode holders = null;
             for (JsonNode h : parks.path("holders")) {
@@ -421,9 +423,11 @@ class SpringBootIT {
                     () -> assertEquals("park", pool.path("kind").asText(), what),
                     () -> assertFalse(pool.path("idle").asBoolean(), what),
                     () -> assertTrue(insideWaits >= 50, insideWaits + " getConnection calls of 1 ms or more"),
-                    // a borrower handed a connection that another took first polls again: one call, two parks
-                    () -> assertTrue(Math.abs(parked - insideWaits) <= 0.1 * insideWaits + POOL_SIZE,
-                            parked + " parks of 1 ms or more, the shop's own " + insideWaits + " getConnection calls"),
+                    // each call of 1 ms or more within the window parks at least once; a borrower handed a connection that another
+                    // took first polls again (one call, two parks: more often on a quiet machine), and Hikari does not say how often
+                    () -> assertTrue(parked >= 0.9 * insideWaits - POOL_SIZE && parked <= 2 * overlapWaits, parked
+                            + " parks of 1 ms or more, the shop's own " + insideWaits + " getConnection calls of 1 ms or more within the window, "
+                            + overlapWaits + " while it lasted"),
                     // each park lies within one call and within the window: no more than the calls' time in it, no less than the calls' within it
                     () -> assertTrue(parkedNanos >= 0.95 * insideNanos && parkedNanos <= 1.01 * overlapNanos, parkedNanos / 1e6
                             + " ms parked, the shop's own calls " + insideNanos / 1e6 + " ms within the window, " + overlapNanos / 1e6 + " ms in it"),

@@ -1,15 +1,18 @@
 package dev.jvmticli.springshop;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
 
 /**
  * The shop's own record of its pool: each getConnection (when it was asked for, when it came) and
  * each holding of a connection (the thread, when it got it and when it gave it back), on
- * System.nanoTime's clock. Lock-free, so that keeping it adds no wait of its own; the last
- * KEPT of each.
+ * System.nanoTime's clock, and the holdings under way. Lock-free, so that keeping it adds no wait
+ * of its own; the last KEPT of each.
  */
 @Component
 public class PoolRecord {
@@ -27,8 +30,10 @@ public class PoolRecord {
     private final ConcurrentLinkedQueue<Holding> holdings = new ConcurrentLinkedQueue<>();
     private final AtomicInteger borrowsKept = new AtomicInteger();
     private final AtomicInteger holdingsKept = new AtomicInteger();
+    private final Map<Thread, Long> holding = new ConcurrentHashMap<>();
 
     void borrowed(long askedNanos, long gotNanos) {
+        holding.put(Thread.currentThread(), gotNanos);
         borrows.add(new Borrow(askedNanos, gotNanos));
         if (borrowsKept.incrementAndGet() > KEPT && borrows.poll() != null) {
             borrowsKept.decrementAndGet();
@@ -39,6 +44,7 @@ public class PoolRecord {
     void held(long fromNanos, long toNanos) {
         Thread t = Thread.currentThread();
         holdings.add(new Holding(t.getName(), t.getId(), fromNanos, toNanos));
+        holding.remove(t);
         if (holdingsKept.incrementAndGet() > KEPT && holdings.poll() != null) {
             holdingsKept.decrementAndGet();
         }
@@ -50,9 +56,15 @@ public class PoolRecord {
                 .toList();
     }
 
-    /** The threads (name#id) that held a connection at some moment of [since, until]. */
+    /**
+     * The threads (name#id) that held a connection at some moment of [since, until], those that
+     * hold one now included (a holding is recorded as it ends).
+     */
+    @SuppressWarnings("deprecation")
     List<String> holders(long since, long until) {
-        return holdings.stream().filter(h -> h.fromNanos() <= until && h.toNanos() >= since).map(h -> h.thread() + "#" + h.threadId())
-                .distinct().toList();
+        Stream<String> ended = holdings.stream().filter(h -> h.fromNanos() <= until && h.toNanos() >= since).map(h -> h.thread() + "#" + h.threadId());
+        Stream<String> holdingNow = holding.entrySet().stream().filter(e -> e.getValue() <= until)
+                .map(e -> e.getKey().getName() + "#" + e.getKey().getId());
+        return Stream.concat(ended, holdingNow).distinct().toList();
     }
 }
