@@ -1,6 +1,7 @@
 package dev.jvmticli.render;
 
 import dev.jvmticli.analysis.ExceptionSites;
+import dev.jvmticli.client.AgentConnector;
 import dev.jvmticli.client.ExceptionsReport;
 import dev.jvmticli.client.MethodRef;
 import java.io.PrintWriter;
@@ -31,9 +32,10 @@ public final class ExceptionsView {
     /** Why a report has no caught and uncaught counts, for the agent's phase ("startup" or "attach"). */
     public static String withoutThrowEvents(String phase) {
         return "startup".equals(phase)
-                ? "caught or uncaught: not counted; the agent was started without exception-events (-agentpath:...=v=4,exception-events)"
-                : "caught or uncaught: needs start-up mode (-agentpath:...=v=4,exception-events); a live attach cannot have JVMTI's"
-                        + " exception events";
+                ? "caught or uncaught: not counted; the agent was started without exception-events (-agentpath:...="
+                        + AgentConnector.AGENT_OPTIONS + ",exception-events)"
+                : "caught or uncaught: needs start-up mode (-agentpath:...=" + AgentConnector.AGENT_OPTIONS
+                        + ",exception-events); a live attach cannot have JVMTI's exception events";
     }
 
     /** One site: the class, the application's frame (null: only JDK frames), where it was made, its estimated and sampled counts, a stack. */

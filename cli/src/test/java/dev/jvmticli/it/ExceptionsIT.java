@@ -103,7 +103,7 @@ class ExceptionsIT {
     }
 
     /**
-     * Started with {@code -agentpath:...=v=4,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
+     * Started with {@code -agentpath:...=v=5,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
      * session: per class how many were thrown, caught and uncaught, exactly as many as the target counted; each caught where the
      * target catches it, and the {@link ExceptionsTarget.Escaped} that ended the target's escaper threads (platform, and on JDK 21+
      * virtual ones too) uncaught, thrown at Escapes.leave.
@@ -112,7 +112,7 @@ class ExceptionsIT {
     @MethodSource("jdks")
     void startUpModeSaysWhichWereCaughtWhereAndWhichEndedTheirThread(Jdks.Jdk jdk) throws Exception {
         String library = CliRun.run("agent-path").out().strip();
-        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class, List.of("-agentpath:" + library + "=v=4,exception-events"))) {
+        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class, List.of("-agentpath:" + library + "=v=5,exception-events"))) {
             String pid = Long.toString(target.pid());
             assertTrue(StartupModeIT.hello(target).capabilities().contains("can_generate_exception_events"));
             Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "10");
@@ -412,7 +412,7 @@ class ExceptionsIT {
         String answer = "";
         while (System.nanoTime() < deadline) {
             try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-                socket.send("{\"v\":4,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
+                socket.send("{\"v\":5,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
                 answer = socket.readLine();
                 if (answer != null && answer.contains("\"not_running\"")) {
                     return;
