@@ -220,7 +220,7 @@ public final class AgentClient implements Closeable {
             while ((left = deadline - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted()) {
                 long untilKeepAlive = connection.lastRequestNanos + KEEP_ALIVE_NANOS - System.nanoTime();
                 if (untilKeepAlive <= 0) {
-                    hello();
+                    keepAliveHello();
                 } else {
                     synchronized (connection) {
                         connection.streams.idle(Math.max(1, Math.min(left, untilKeepAlive) / 1_000_000L));
@@ -232,6 +232,16 @@ public final class AgentClient implements Closeable {
             throw new CliFailure(ExitCode.FAILURE, "interrupted", e);
         } catch (IOException e) {
             throw lost("the interval", e);
+        }
+    }
+
+    /** A hello that an interrupt (Ctrl-C ending a window) lets finish: the window ends after it, its connection still in step. */
+    private void keepAliveHello() {
+        connection.streams.holdInterrupts(true);
+        try {
+            hello();
+        } finally {
+            connection.streams.holdInterrupts(false);
         }
     }
 

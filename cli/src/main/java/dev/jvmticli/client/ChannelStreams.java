@@ -20,6 +20,7 @@ final class ChannelStreams implements AutoCloseable {
     private final SocketChannel channel;
     private final Selector selector;
     private long timeoutMillis;
+    private volatile boolean holdInterrupts;
     private final ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
 
     ChannelStreams(SocketChannel channel, Duration timeout) throws IOException {
@@ -41,11 +42,15 @@ final class ChannelStreams implements AutoCloseable {
     }
 
     /**
-     * Waits up to the timeout for the channel to be ready. An interrupt does not end the wait: an
-     * exchange under way (a keep-alive hello when Ctrl-C ends a window) is still read to its end,
-     * and the interrupt is kept for the caller. A select returns at once while the thread is
-     * interrupted, which would otherwise read as a timeout and lose the connection's report.
+     * Whether an interrupt leaves a wait for the other end going (held) or ends it (as a timeout
+     * would: the shell's cancel interrupts a command and drops its connection). Held around an
+     * exchange that must finish, as the keep-alive hello in a window Ctrl-C may end: the exchange
+     * is read to its end and the interrupt kept for the caller.
      */
+    void holdInterrupts(boolean hold) {
+        holdInterrupts = hold;
+    }
+
     private void await(int operation) throws IOException {
         SelectionKey key = channel.register(selector, operation);
         boolean interrupted = false;
@@ -53,14 +58,15 @@ final class ChannelStreams implements AutoCloseable {
             long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
             for (;;) {
                 long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    throw new SocketTimeoutException("no answer within " + timeoutMillis + " ms");
-                }
-                if (selector.select(left) > 0) {
+                if (left > 0 && selector.select(left) > 0) {
                     selector.selectedKeys().clear();
                     return;
                 }
-                interrupted |= Thread.interrupted();
+                // a select returns at once while the thread is interrupted
+                if (left <= 0 || !holdInterrupts || !channel.isOpen() || !Thread.interrupted()) {
+                    throw new SocketTimeoutException("no answer within " + timeoutMillis + " ms");
+                }
+                interrupted = true;
             }
         } finally {
             key.interestOps(0);

@@ -1,9 +1,11 @@
 package dev.jvmticli.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -23,17 +25,18 @@ class ChannelStreamsTest {
     Path directory;
 
     /**
-     * Ctrl-C while an answer is under way (SIGTERM's hook interrupts the window's thread during a
-     * keep-alive hello): the answer is still read, and the interrupt kept for the window to end on.
+     * Ctrl-C while a keep-alive hello's answer is under way (SIGTERM's hook interrupts the window's
+     * thread): held, the answer is still read, and the interrupt kept for the window to end on.
      * Before, the interrupted select read as "did not answer hello within 10 s" and the report was lost.
      */
     @Test
-    void anInterruptDuringAReadLetsTheAnswerArriveAndIsKept() throws Exception {
+    void anInterruptDuringAHeldReadLetsTheAnswerArriveAndIsKept() throws Exception {
         Path address = directory.resolve("agent.sock");
         try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             server.bind(UnixDomainSocketAddress.of(address));
             SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(address));
             try (SocketChannel agent = server.accept(); ChannelStreams streams = new ChannelStreams(client, Duration.ofSeconds(10))) {
+                streams.holdInterrupts(true);
                 Thread reader = Thread.currentThread();
                 CompletableFuture<Void> answer = CompletableFuture.runAsync(() -> {
                     try {
@@ -56,6 +59,25 @@ class ChannelStreamsTest {
                 assertEquals("{\"ok\":true}\n", new String(line, StandardCharsets.UTF_8));
                 assertTrue(millis >= 400, "waited for the answer: " + millis + " ms");
                 answer.get(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            Files.deleteIfExists(address);
+        }
+    }
+
+    /** Not held (any other exchange), an interrupt ends the wait at once: the shell's cancel, which then drops the connection. */
+    @Test
+    void anInterruptEndsAWaitThatIsNotHeld() throws Exception {
+        Path address = directory.resolve("agent.sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(address));
+            SocketChannel client = SocketChannel.open(UnixDomainSocketAddress.of(address));
+            try (SocketChannel agent = server.accept(); ChannelStreams streams = new ChannelStreams(client, Duration.ofSeconds(10))) {
+                Thread.currentThread().interrupt();
+                long started = System.nanoTime();
+                assertThrows(SocketTimeoutException.class, () -> streams.input.read(new byte[1], 0, 1));
+                assertTrue(Thread.interrupted(), "the interrupt is kept");
+                assertTrue(System.nanoTime() - started < TimeUnit.SECONDS.toNanos(5), "ended before the timeout");
             }
         } finally {
             Files.deleteIfExists(address);
