@@ -46,9 +46,6 @@ final class ContentionCommand implements Callable<Integer> {
         report.validate();
         try (AgentClient client = context.connect(target)) {
             ContentionSession session = ContentionSession.start(client, !noParks);
-            context.err().printf("recording contention for %s (%s)%n", report.duration.toMillis() % 1000 == 0
-                    ? report.duration.toSeconds() + "s" : report.duration.toMillis() + "ms", session.recordsParks() ? "monitors and parks" : "monitors");
-            context.err().flush();
             SamplingWindow.run(context, client, report.duration, () -> print(client, session.stop()));
         }
         return ExitCode.OK.code();
