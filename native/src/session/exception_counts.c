@@ -219,6 +219,17 @@ void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception
     }
 }
 
+/* An entry's "frames", resolved through methods (none without them). */
+static void write_frames(json_writer *w, method_table *methods, const stack_entry *e) {
+    json_key(w, "frames");
+    if (methods != NULL) {
+        method_table_write_frames(methods, w, e->frames, e->depth);
+    } else {
+        json_begin_array(w);
+        json_end_array(w);
+    }
+}
+
 void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     json_field_int(w, "stacksPerSecond", EXCEPTION_STACKS_PER_SECOND);
@@ -264,13 +275,7 @@ void exception_counts_write(exception_counts *t, json_writer *w, method_table *m
             json_field_int(w, "exception", e->key);
             json_field_bool(w, "caught", e->aux);
             json_field_int(w, "count", (int64_t)e->count);
-            json_key(w, "frames");
-            if (methods != NULL) {
-                method_table_write_frames(methods, w, e->frames, e->depth);
-            } else {
-                json_begin_array(w);
-                json_end_array(w);
-            }
+            write_frames(w, methods, e);
             json_end_object(w);
         }
         json_end_array(w);
@@ -284,13 +289,7 @@ void exception_counts_write(exception_counts *t, json_writer *w, method_table *m
         json_begin_object(w);
         json_field_int(w, "exception", e->key);
         json_field_int(w, "count", (int64_t)e->count);
-        json_key(w, "frames");
-        if (methods != NULL) {
-            method_table_write_frames(methods, w, e->frames, e->depth);
-        } else {
-            json_begin_array(w);
-            json_end_array(w);
-        }
+        write_frames(w, methods, e);
         json_end_object(w);
     }
     json_end_array(w);
