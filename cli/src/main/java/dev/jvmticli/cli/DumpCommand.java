@@ -143,17 +143,21 @@ final class DumpCommand implements Callable<Integer> {
             List<DumpSummary.Round> rounds = new ArrayList<>();
             List<Histogram> histograms = new ArrayList<>();
             long profileDeadline = System.nanoTime() + (profile == null ? 0 : profile.toNanos());
-            if (profile != null) {
-                ProfileCommand.start(client, process, "cpu", PROFILE_INTERVAL);
-            }
-            DumpWaits waits = DumpWaits.start(client, !noPauses, !noContention);
-            DumpTrace tracing = traced == null ? null : DumpTrace.start(client, traced, traceThreshold);
-            if (tracing != null && tracing.installed()) {
-                waits.traceProbesIn();
-            } else if (tracing != null) {
-                context.err().println("jvmti-cli: dump goes on without --trace: " + tracing.missing());
-            }
+            DumpWaits waits = null;
+            DumpTrace tracing = null;
+            boolean profiling = false;
             try {
+                if (profile != null) {
+                    ProfileCommand.start(client, process, "cpu", PROFILE_INTERVAL);
+                    profiling = true;
+                }
+                waits = DumpWaits.start(client, !noPauses, !noContention);
+                tracing = traced == null ? null : DumpTrace.start(client, traced, traceThreshold);
+                if (tracing != null && tracing.installed()) {
+                    waits.traceProbesIn();
+                } else if (tracing != null) {
+                    context.err().println("jvmti-cli: dump goes on without --trace: " + tracing.missing());
+                }
                 Snapshot snapshot = waits.read(() -> Snapshot.take(client));
                 for (int round = 1; round <= count; round++) {
                     int number = round;
@@ -172,7 +176,9 @@ final class DumpCommand implements Callable<Integer> {
                 // before the pauses stop, so that putting the classes back is in their log, counted the dump's
                 TraceSummary.Traced traceReport = tracing == null ? null : tracing.stop(client, directory);
                 WaitsSummary.Waits waited = waits.stop(client, directory);
-                ProfileSplit cpu = profile == null ? null : writeProfile(client, directory, profileDeadline);
+                boolean profiled = profiling;
+                profiling = false; // what writes the profile stops it, failing or not
+                ProfileSplit cpu = profiled ? writeProfile(client, directory, profileDeadline) : null;
                 List<HeapPathsView.ClassPaths> grownPaths = heap
                         ? writeGrownPaths(client, directory, histograms, HeapCommand.answerTimeout(context, vm)) : List.of();
                 directory.write("summary.md", 0, "summary", printer -> {
@@ -186,8 +192,15 @@ final class DumpCommand implements Callable<Integer> {
                     }
                 });
             } finally {
+                // what the dump started and did not stop, ended now: a shell keeps its connection, and with it the sessions
                 if (tracing != null) {
-                    tracing.abandon(client); // the dump failed: the classes put back now (a shell keeps its connection open)
+                    tracing.abandon(client);
+                }
+                if (waits != null) {
+                    waits.abandon(client);
+                }
+                if (profiling) {
+                    client.stopQuietly("profile.stop");
                 }
             }
         } catch (CliFailure failure) {

@@ -57,6 +57,7 @@ final class DumpWaits {
     private final String contentionMissing;
     private final List<Read> reads = new ArrayList<>();
     private boolean traceProbes;
+    private boolean stopped;
 
     private DumpWaits(boolean pauses, ContentionSession contention, String pausesMissing, String contentionMissing) {
         this.pauses = pauses;
@@ -122,6 +123,7 @@ final class DumpWaits {
 
     /** Stops the sessions, writes pauses/ and contention/, and returns what summary.md says of them. */
     WaitsSummary.Waits stop(AgentClient client, DumpDirectory directory) {
+        stopped = true;
         PausesReport pauseReport = pauses ? client.call("pauses.stop", Map.of(), PausesReport.class) : null;
         ContentionSession.Result recorded = contention == null ? null : contention.stop();
         List<Pause> own = new ArrayList<>();
@@ -149,6 +151,20 @@ final class DumpWaits {
             directory.writeJson("contention/contention.json", 0, "contention --json", document);
         }
         return new WaitsSummary.Waits(pauseReport, own, pausesMissing, SLOW_REACH_NANOS, recorded, holders, contentionMissing, traceProbes);
+    }
+
+    /** The dump ends another way (a failure, an interrupt): the sessions end without their reports, the probes taken out. */
+    void abandon(AgentClient client) {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        if (pauses) {
+            client.stopQuietly("pauses.stop");
+        }
+        if (contention != null) {
+            contention.stopQuietly();
+        }
     }
 
     /**

@@ -287,6 +287,20 @@ public final class AgentClient implements Closeable {
         return call(request.command(), request.arguments(), type, answerTimeout);
     }
 
+    /**
+     * Ends a session of this connection without reading its report (stopCommand, as
+     * "trace.stop"), as a way out that is not the end: a failure, an interrupt. A session already
+     * gone, or a connection already lost, is no error: the agent ends a lost connection's sessions
+     * itself, and puts back what they changed.
+     */
+    public void stopQuietly(String stopCommand) {
+        try {
+            call(stopCommand, Map.of(), Map.class);
+        } catch (RuntimeException alreadyGone) {
+            // nothing left to stop, or no connection to stop it on
+        }
+    }
+
     /** Sends a command and returns its result as a JSON tree. */
     public JsonNode callRaw(String command, Map<String, ?> arguments) {
         return exchange(command, arguments, () -> mapper().readTree(connection.parser));

@@ -53,6 +53,14 @@ public final class ContentionSession {
         return new Result(monitors, parkReport, parksUnavailable);
     }
 
+    /** Ends the recording without its reports, as a way out that is not the end: the agent puts the classes back. */
+    public void stopQuietly() {
+        client.stopQuietly("contention.stop");
+        if (parks) {
+            client.stopQuietly("parks.stop");
+        }
+    }
+
     private static void startParks(AgentClient client) {
         ParksStarted started = client.call(new ParksStartRequest(ParkProbeClass.bytes()), ParksStarted.class);
         try {
@@ -63,11 +71,7 @@ public final class ContentionSession {
             client.call("parks.install", Map.of(), Map.class);
         } catch (RuntimeException e) {
             if (!(e instanceof AgentError error && error.code().equals("refused"))) {
-                try {
-                    client.call("parks.stop", Map.of(), Map.class);
-                } catch (RuntimeException alreadyGone) {
-                    // the session is gone already, or the connection: the agent puts the classes back either way
-                }
+                client.stopQuietly("parks.stop");
             }
             throw e;
         }

@@ -29,7 +29,7 @@ public final class ExceptionsSession {
             return started;
         } catch (RuntimeException e) {
             if (!(e instanceof AgentError error && error.code().equals("refused"))) {
-                stopQuietly(client);
+                client.stopQuietly("exceptions.stop");
             }
             throw e;
         }
@@ -37,13 +37,5 @@ public final class ExceptionsSession {
 
     public static ExceptionsReport stop(AgentClient client) {
         return client.call("exceptions.stop", Map.of(), ExceptionsReport.class);
-    }
-
-    private static void stopQuietly(AgentClient client) {
-        try {
-            client.call("exceptions.stop", Map.of(), Map.class);
-        } catch (RuntimeException alreadyGone) {
-            // the session is gone already, or the connection: the agent puts Throwable back either way
-        }
     }
 }

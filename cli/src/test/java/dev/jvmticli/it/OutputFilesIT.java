@@ -51,7 +51,7 @@ class OutputFilesIT {
 
     @BeforeAll
     void start() {
-        target = TargetJvm.start(Jdks.current(), AllocTarget.class);
+        target = TargetJvm.start(Jdks.current(), AllocTarget.class).profiled(); // a dump with --profile loads async-profiler
     }
 
     @AfterAll
@@ -179,6 +179,33 @@ class OutputFilesIT {
                 String error = Json.parse(Files.readString(out.resolve("index.json"))).path("errors").path(0).asText();
                 assertEquals(result.err().strip(), "jvmti-cli: " + error);
             }
+        } finally {
+            unmount(mount);
+        }
+    }
+
+    /**
+     * A dump that fails part-way ends every session it started, so the shell, whose connection
+     * outlives the dump, can start each again. Old code: pauses, contention and profile answered
+     * "already running for this client (busy)".
+     */
+    @Test
+    void aDumpThatFailsEndsItsSessionsSoTheShellCanStartThemAgain() throws Exception {
+        Path mount = mountTmpfs("size=24k");
+        try {
+            Path out = mount.resolve("incident");
+            String churn = AllocTarget.class.getName() + ".churn";
+            Result shell = CliRun.run("shell", pid(), "-c", "dump --out " + out + " --profile 10s --trace " + churn
+                    + "; pauses --duration 300ms; contention --duration 300ms; profile --duration 300ms; trace " + churn + " --duration 300ms");
+            assertEquals(1, shell.exit(), shell.toString());
+            List<String> failures = shell.err().lines().filter(line -> line.startsWith("jvmti-cli: ")).toList();
+            assertEquals(1, failures.size(), shell.err());
+            assertTrue(failures.get(0).matches("jvmti-cli: cannot write " + out + "/\\S+: No space left on device"), shell.err());
+            String report = shell.out();
+            assertTrue(report.contains("Stop-the-world pauses from "), report);
+            assertTrue(report.contains("contended monitor enters on "), report);
+            assertTrue(report.contains("jvmti-cli's own work, left out: "), report);
+            assertTrue(report.contains("Traced 1 method(s) in 1 class(es)"), report);
         } finally {
             unmount(mount);
         }
