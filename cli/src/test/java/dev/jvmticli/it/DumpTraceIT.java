@@ -9,8 +9,8 @@ import dev.jvmticli.targets.LatencyTarget;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
-import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
+import dev.jvmticli.testing.TargetJdks.TargetJdk;
 import dev.jvmticli.testing.TargetJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,15 +22,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * `dump --trace`: a trace session over the dump's rounds against LatencyTarget, which times its own
  * calls of Orders.place (the truth): trace/trace.json's percentiles, slowest calls and calls over the
  * threshold against the target's record, summary.md's section near the top against it too, the class
  * put back with the SHA-256 it had; a dump while another client instruments the JVM completes and says
- * so in one line; a dump killed mid-way leaves the class with the bytes it had.
+ * so in one line; a dump killed mid-way leaves the class with the bytes it had. On every JDK 11 to 25
+ * ({@link dev.jvmticli.testing.TargetJdks}: Debian's 11 and 21 in their roots).
  */
 class DumpTraceIT {
     private static final Pattern DURATION = Pattern.compile("([0-9.]+)(ns|us|ms|s)");
@@ -38,17 +40,17 @@ class DumpTraceIT {
     @TempDir
     Path work;
 
-    @Test
-    void tracesOverTheRoundsAndSummaryMdSaysTheLatenciesAndTheSlowestCallsStack() throws Exception {
-        Jdks.Jdk jdk = Jdks.current();
+    @ParameterizedTest
+    @MethodSource("dev.jvmticli.testing.TargetJdks#every")
+    void tracesOverTheRoundsAndSummaryMdSaysTheLatenciesAndTheSlowestCallsStack(TargetJdk jdk) throws Exception {
         Path out = work.resolve("incident");
-        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+        try (TargetJvm target = jdk.start(LatencyTarget.class, List.of())) {
             String pid = Long.toString(target.pid());
             assertEquals("ran 5", target.ask("run 5")); // Orders is loaded
             assertEquals("reset", target.ask("reset"));
             // the probes go in before the first round; the calls (about 2 s of sleeps, longer on a loaded machine) are made
             // between the rounds, 15 s apart
-            Process dump = CliProcess.start(List.of(), jdk, CliProcess.jar(), "dump", pid, "--out", out.toString(), "--count", "2",
+            Process dump = CliProcess.start(List.of(), jdk.cliJdk(), CliProcess.jar(), "dump", pid, "--out", out.toString(), "--count", "2",
                     "--interval", "15s", "--trace", TraceIT.PLACE, "--trace-threshold", "50ms");
             CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> TraceIT.read(dump.getErrorStream()));
             CompletableFuture.runAsync(() -> TraceIT.read(dump.getInputStream()));
@@ -115,10 +117,10 @@ class DumpTraceIT {
      * refused (busy), and there is no trace/. Then a dump killed (SIGTERM) between its rounds, its probes
      * in: the agent puts the class back when the connection closes, with the bytes it had.
      */
-    @Test
-    void refusedWhenBusyInOneLineAndPutBackWhenTheDumpIsKilled() throws Exception {
-        Jdks.Jdk jdk = Jdks.current();
-        try (TargetJvm target = TargetJvm.start(jdk, LatencyTarget.class)) {
+    @ParameterizedTest
+    @MethodSource("dev.jvmticli.testing.TargetJdks#every")
+    void refusedWhenBusyInOneLineAndPutBackWhenTheDumpIsKilled(TargetJdk jdk) throws Exception {
+        try (TargetJvm target = jdk.start(LatencyTarget.class, List.of())) {
             String pid = Long.toString(target.pid());
             assertEquals("ran 5", target.ask("run 5"));
             String original = TraceIT.shortTraceSha(pid);
@@ -130,7 +132,7 @@ class DumpTraceIT {
             assertEquals(2, usage.exit(), usage.toString());
             assertEquals("jvmti-cli: --trace-threshold goes with --trace", usage.err().lines().findFirst().orElse(""));
 
-            Process first = TraceIT.startTrace(jdk, pid, "--duration", "120s");
+            Process first = TraceIT.startTrace(jdk.cliJdk(), pid, "--duration", "120s");
             TraceIT.awaitTracing(first);
             Path busy = work.resolve("busy");
             Result dump = CliRun.run("dump", pid, "--out", busy.toString(), "--count", "1", "--trace", TraceIT.PLACE);
@@ -147,7 +149,7 @@ class DumpTraceIT {
             assertEquals(original, TraceIT.shortTraceSha(pid));
 
             Path killed = work.resolve("killed");
-            Process cut = CliProcess.start(List.of(), jdk, CliProcess.jar(), "dump", pid, "--out", killed.toString(), "--count", "2",
+            Process cut = CliProcess.start(List.of(), jdk.cliJdk(), CliProcess.jar(), "dump", pid, "--out", killed.toString(), "--count", "2",
                     "--interval", "60s", "--trace", TraceIT.PLACE);
             CompletableFuture.runAsync(() -> TraceIT.read(cut.getErrorStream()));
             CompletableFuture.runAsync(() -> TraceIT.read(cut.getInputStream()));

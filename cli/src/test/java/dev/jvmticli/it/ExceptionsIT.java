@@ -23,6 +23,7 @@ import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.RawAgentSocket;
+import dev.jvmticli.testing.TargetJdks.TargetJdk;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -106,16 +107,15 @@ class ExceptionsIT {
      * Started with {@code -agentpath:...=v=5,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
      * session: per class how many were thrown, caught and uncaught, exactly as many as the target counted; each caught where the
      * target catches it, and the {@link ExceptionsTarget.Escaped} that ended the target's escaper threads (platform, and on JDK 21+
-     * virtual ones too) uncaught, thrown at Escapes.leave.
+     * virtual ones too) uncaught, thrown at Escapes.leave. On every JDK 11 to 25, Debian's 11 and 21 in their roots.
      */
     @ParameterizedTest
-    @MethodSource("jdks")
-    void startUpModeSaysWhichWereCaughtWhereAndWhichEndedTheirThread(Jdks.Jdk jdk) throws Exception {
-        String library = CliRun.run("agent-path").out().strip();
-        try (TargetJvm target = TargetJvm.start(jdk, ExceptionsTarget.class, List.of("-agentpath:" + library + "=v=5,exception-events"))) {
+    @MethodSource("dev.jvmticli.testing.TargetJdks#every")
+    void startUpModeSaysWhichWereCaughtWhereAndWhichEndedTheirThread(TargetJdk jdk) throws Exception {
+        try (TargetJvm target = jdk.startWithAgent(ExceptionsTarget.class, "v=5,exception-events")) {
             String pid = Long.toString(target.pid());
             assertTrue(StartupModeIT.hello(target).capabilities().contains("can_generate_exception_events"));
-            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "10");
+            Process cli = startExceptions(jdk.cliJdk(), pid, "--duration", "120s", "--json", "--top", "10");
             CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
             awaitCounting(cli);
             Map<String, Long> made = made(target.ask("run 2000"));
@@ -146,7 +146,7 @@ class ExceptionsIT {
             assertEquals(Map.of(), catches(report, escaped, true));
 
             // the CLI killed while the events fire: the session ends (events off, tables freed) and the target runs on
-            Process killed = startExceptions(jdk, pid, "--duration", "120s");
+            Process killed = startExceptions(jdk.cliJdk(), pid, "--duration", "120s");
             awaitCounting(killed);
             CompletableFuture<String> running = CompletableFuture.supplyAsync(() -> target.ask("run 500"));
             Thread.sleep(200);

@@ -25,7 +25,7 @@ class StartupModeIT {
     }
 
     static Hello hello(TargetJvm target) throws Exception {
-        try (AgentClient client = AgentClient.connect(RawAgentSocket.socketPath(target.pid()), Duration.ofSeconds(10), "target")) {
+        try (AgentClient client = AgentClient.connect(RawAgentSocket.reachedSocketPath(target.pid()), Duration.ofSeconds(10), "target")) {
             return client.hello();
         }
     }

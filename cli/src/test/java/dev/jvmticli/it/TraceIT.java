@@ -9,8 +9,11 @@ import dev.jvmticli.client.AgentClient;
 import dev.jvmticli.client.AgentError;
 import dev.jvmticli.client.TraceInstallRequest;
 import dev.jvmticli.client.ClassBytesRequest;
+import dev.jvmticli.client.TraceReport;
+import dev.jvmticli.client.TraceSession;
 import dev.jvmticli.client.TraceStartRequest;
 import dev.jvmticli.client.TraceStarted;
+import dev.jvmticli.instrument.LatencyProbes;
 import dev.jvmticli.instrument.ProbeClass;
 import dev.jvmticli.targets.LatencyTarget;
 import dev.jvmticli.targets.WideTarget;
@@ -187,6 +190,39 @@ class TraceIT {
         assertSlowest(report, truth, "dev.jvmticli.targets.LatencyTarget.lambda$checkoutVirtually$");
         List<String> stderr = target.stderr().stream().filter(l -> !l.isBlank() && !DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
         assertEquals(List.of(), stderr, "the target's stderr");
+    }
+
+    /**
+     * The report's window is the time the probes were in, from the install to the stop, as exceptions'
+     * is (ExceptionsIT): a client slow between the start and the install (a CLI rewriting many classes
+     * on a loaded machine) makes it no longer, so that calls/s is the calls over the time they were
+     * counted. Here the client waits 2 s there.
+     */
+    @Test
+    void theWindowIsTheTimeTheProbesWereIn() throws Exception {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), LatencyTarget.class)) {
+            assertEquals("ran 5", target.ask("run 5")); // Orders is loaded
+            assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit()); // the agent is loaded
+            try (AgentClient client = AgentProbe.open(target.pid())) {
+                TraceStarted started = client.call(new TraceStartRequest("dev.jvmticli.targets.LatencyTarget$Orders", ProbeClass.bytes()),
+                        TraceStarted.class);
+                Thread.sleep(2000);
+                LatencyProbes.Rewritten rewritten = LatencyProbes.rewrite(started.classes().get(0).bytes(), "place"::equals,
+                        i -> (started.generation() << started.idBits()) | i);
+                ClassBytesRequest.send(client, "trace", 0, rewritten.bytes());
+                long installing = System.nanoTime();
+                client.call(new TraceInstallRequest(rewritten.methods().size(), 0, 1), Map.class);
+                long installed = System.nanoTime();
+                assertEquals("ran " + CALLS, target.ask("run " + CALLS));
+                long stopping = System.nanoTime();
+                TraceReport report = TraceSession.stop(client);
+                long stopped = System.nanoTime();
+                assertTrue(report.durationNanos() >= stopping - installed && report.durationNanos() <= stopped - installing,
+                        "a window of " + report.durationNanos() / 1_000_000 + " ms, the probes in for " + (stopping - installed) / 1_000_000
+                                + " to " + (stopped - installing) / 1_000_000 + " ms");
+                assertEquals(CALLS, report.methods().get(0).calls(), report.toString());
+            }
+        }
     }
 
     /**

@@ -14,7 +14,7 @@ public final class AgentProbe {
     public static AgentClient open(long pid) {
         CommandLog.record("agent client", "a direct connection to JVM " + pid);
         try {
-            return AgentClient.connect(RawAgentSocket.socketPath(pid), Duration.ofSeconds(30), "JVM " + pid);
+            return AgentClient.connect(RawAgentSocket.reachedSocketPath(pid), Duration.ofSeconds(30), "JVM " + pid);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

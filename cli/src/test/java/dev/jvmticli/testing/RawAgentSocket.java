@@ -17,7 +17,7 @@ public final class RawAgentSocket implements AutoCloseable {
     private final InputStream in;
 
     public RawAgentSocket(long pid) throws IOException {
-        Path socket = socketPath(pid);
+        Path socket = reachedSocketPath(pid);
         channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         channel.connect(UnixDomainSocketAddress.of(socket));
         in = Channels.newInputStream(channel);
@@ -25,6 +25,14 @@ public final class RawAgentSocket implements AutoCloseable {
 
     public static Path socketPath(long pid) throws IOException {
         return Path.of("/tmp/.jvmti-cli-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid") + "/" + pid + ".sock");
+    }
+
+    /**
+     * The socket of a running JVM as reached through its root (/proc/PID/root): a JVM in a Debian
+     * root's mount namespace has a /tmp of its own; any other's root is this one's.
+     */
+    public static Path reachedSocketPath(long pid) throws IOException {
+        return Path.of("/proc", Long.toString(pid), "root").resolve(Path.of("/").relativize(socketPath(pid)));
     }
 
     public void send(String text) throws IOException {
