@@ -197,14 +197,14 @@ class ExceptionsIT {
         }
     }
 
-    private static void assertThrownCaughtUncaught(JsonNode report, String exception, long thrown, long caught, long uncaught) {
+    static void assertThrownCaughtUncaught(JsonNode report, String exception, long thrown, long caught, long uncaught) {
         JsonNode row = row(report, exception);
         assertEquals(List.of(thrown, caught, uncaught),
                 List.of(row.get("thrown").asLong(), row.get("caught").asLong(), row.get("uncaught").asLong()), exception + ": " + report);
     }
 
     /** The methods (without their lines) that caught the class's exceptions, or (caught false) threw those nothing caught, with their counts. */
-    private static Map<String, Long> catches(JsonNode report, String exception, boolean caught) {
+    static Map<String, Long> catches(JsonNode report, String exception, boolean caught) {
         Map<String, Long> at = new HashMap<>();
         for (JsonNode c : report.get("catches")) {
             if (c.get("exception").asText().equals(exception) && c.get("caught").asBoolean() == caught) {
