@@ -461,29 +461,19 @@ class RealServersIT {
         underLoad(c, CHECKOUT_MIX, (server, load) -> {
             int stderrBefore = server.target().stderr().size();
             long cliStart = System.nanoTime();
-            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", server.pid(), "--duration", "120s",
-                    "--json", "--top", "20");
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
-            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
-            String counting = err.readLine();
-            long probeIn = System.nanoTime();
-            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
-            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
+            ExceptionsCli cli = ExceptionsCli.start(server.pid(), c);
             assertEquals("outOfStock=0 badQuantity=0 failed=0", server.target().ask("refuse"));
             Thread.sleep(REFUSING.toMillis());
             Map<String, Long> thrown = shopsCount(server.target().ask("accept"));
-            cli.toHandle().destroy(); // SIGTERM: the window ends, the report still comes
-            assertTrue(cli.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            String json = cli.stop(c);
             long cliEnd = System.nanoTime();
-            String json = out.get();
-            assertTrue(json.startsWith("{"), c + ": exit " + cli.exitValue() + ", " + json + "\n" + restOfErr.get());
             server.target().ask("refuse");
             Thread.sleep(TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
             Map<String, Long> thrownWithout = shopsCount(server.target().ask("accept"));
             long withoutEnd = System.nanoTime();
 
             JsonNode report = Json.parse(json);
-            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(probeIn, cliEnd)));
+            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(cli.probeIn(), cliEnd)));
             HttpLoad.Stats wholeRun = load.stats(List.of(new HttpLoad.Window(cliStart, cliEnd)));
             HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
             List<String> rows = new ArrayList<>();
@@ -537,25 +527,15 @@ class RealServersIT {
             load.awaitSucceeded(200, Duration.ofSeconds(30));
             String pid = Long.toString(target.pid());
             long cliStart = System.nanoTime();
-            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", pid, "--duration", "120s", "--json",
-                    "--top", "20");
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
-            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
-            String counting = err.readLine();
-            long probeIn = System.nanoTime();
-            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
-            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
+            ExceptionsCli cli = ExceptionsCli.start(pid, c);
             Map<String, Long> shop = refuseAndFail(target, load, REFUSING.toMillis());
-            cli.toHandle().destroy(); // SIGTERM: the window ends, the report still comes
-            assertTrue(cli.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            String json = cli.stop(c);
             long cliEnd = System.nanoTime();
-            String json = out.get();
-            assertTrue(json.startsWith("{"), c + ": exit " + cli.exitValue() + ", " + json + "\n" + restOfErr.get());
             Map<String, Long> shopWithout = refuseAndFail(target, load, TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
             long withoutEnd = System.nanoTime();
 
             JsonNode report = Json.parse(json);
-            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(probeIn, cliEnd)));
+            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(cli.probeIn(), cliEnd)));
             HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
             List<String> rows = new ArrayList<>();
             report.path("exceptions").forEach(r -> rows.add(r.path("exception").asText() + " thrown " + r.path("thrown") + " caught "
@@ -605,6 +585,30 @@ class RealServersIT {
             Thread.sleep(20);
         }
         return counts;
+    }
+
+    /** An exceptions CLI in a JVM of its own, its probe in: its report to come, when it said it counts, the rest of its stderr to come. */
+    private record ExceptionsCli(Process process, CompletableFuture<String> out, long probeIn, CompletableFuture<String> restOfErr) {
+        static ExceptionsCli start(String pid, Case c) throws IOException {
+            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", pid, "--duration", "120s", "--json",
+                    "--top", "20");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
+            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
+            String counting = err.readLine();
+            long probeIn = System.nanoTime();
+            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
+            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
+            return new ExceptionsCli(cli, out, probeIn, restOfErr);
+        }
+
+        /** SIGTERM: the window ends, the report still comes; the report. */
+        String stop(Case c) throws Exception {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            String json = out.get();
+            assertTrue(json.startsWith("{"), c + ": exit " + process.exitValue() + ", " + json + "\n" + restOfErr.get());
+            return json;
+        }
     }
 
     /** The shop's answer to "accept": {@code outOfStock=N badQuantity=M}. */

@@ -2,7 +2,6 @@ package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A target whose exceptions are thrown again on their way: {@code run N} runs N rounds on the
@@ -235,22 +234,6 @@ public final class RethrowsTarget {
     }
 
     private static long escape(int threads) {
-        AtomicLong escaped = new AtomicLong();
-        for (int i = 0; i < threads; i++) {
-            int thread = i;
-            Thread escaper = new Thread(() -> Escapes.leave(thread), "escaper-" + i);
-            escaper.setUncaughtExceptionHandler((t, e) -> {
-                if (e instanceof Lost) {
-                    escaped.incrementAndGet();
-                }
-            });
-            escaper.start();
-            try {
-                escaper.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return escaped.get();
+        return Escapers.count(threads, thread -> new Thread(() -> Escapes.leave(thread), "escaper-" + thread), Lost.class);
     }
 }
