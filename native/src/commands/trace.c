@@ -19,8 +19,8 @@
  * class the tool names itself): the client's bytecode calls TraceProbe.created(id, this) at the end
  * of each of Throwable's constructors, counted by exception_counts.h; `exceptions.stop` is
  * trace.stop. Where the agent holds can_generate_exception_events (start-up mode, asked for), the
- * session also has the Exception and ExceptionCatch events on from install to its end: each throw,
- * whether a Java frame caught it and which. One instrumentation session at a time, trace or
+ * session also has the Exception and ExceptionCatch events on from install to its end: each
+ * exception object thrown, once, and whether a Java frame caught it in the end, and which. One instrumentation session at a time, trace or
  * exceptions: a second is `busy`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -730,8 +730,10 @@ void cmd_trace_install(command_ctx *ctx) {
     }
     trace.installed = 1;
     if (trace.kind == PROBES_EXCEPTIONS && the_agent.held.can_generate_exception_events) {
-        trace.exceptions.throw_events = 1;
-        err = throw_events_on(&what);
+        err = exception_counts_track_throws(&trace.exceptions, &what);
+        if (err == JVMTI_ERROR_NONE) {
+            err = throw_events_on(&what);
+        }
         if (err != JVMTI_ERROR_NONE) {
             session_end(&engine, ctx->jni);
             command_fail_jvmti(ctx, what, err);

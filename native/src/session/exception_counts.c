@@ -41,7 +41,30 @@ int exception_counts_init(exception_counts *t, JNIEnv *jni, jrawMonitorID lock) 
     return 0;
 }
 
+jvmtiError exception_counts_track_throws(exception_counts *t, const char **what) {
+    jvmtiCapabilities tagging;
+    memset(&tagging, 0, sizeof tagging);
+    tagging.can_tag_objects = 1;
+    *what = "GetEnv(JVMTI)";
+    if ((*the_agent.vm)->GetEnv(the_agent.vm, (void **)&t->tags, JVMTI_VERSION_1_2) != JNI_OK) {
+        t->tags = NULL;
+        return JVMTI_ERROR_INTERNAL;
+    }
+    *what = "AddCapabilities(can_tag_objects)";
+    jvmtiError err = (*t->tags)->AddCapabilities(t->tags, &tagging);
+    if (err != JVMTI_ERROR_NONE) {
+        (void)(*t->tags)->DisposeEnvironment(t->tags);
+        t->tags = NULL;
+        return err;
+    }
+    t->throw_events = 1;
+    return JVMTI_ERROR_NONE;
+}
+
 void exception_counts_free(exception_counts *t, JNIEnv *jni) {
+    if (t->tags != NULL) {
+        (void)(*t->tags)->DisposeEnvironment(t->tags); /* its tags with it */
+    }
     for (int i = 0; t->classes != NULL && i < t->class_count; i++) {
         if (jni != NULL) {
             (*jni)->DeleteGlobalRef(jni, t->classes[i].klass);
@@ -168,55 +191,138 @@ void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable
     inside_probe = 0;
 }
 
-/* What one JVMTI event says of an exception. */
-typedef enum { THROWN, THROWN_UNCAUGHT, CAUGHT } throw_event;
+/* How an exception object thrown since the events went on was counted, kept in its tag (never 0):
+ * its class (-1: past the bound, counted in unlisted_events), its state, and the catches rows it
+ * counts in (-1: none, counted in dropped_catches): the catching method's when caught, and its
+ * first throw's uncaught row, made at that throw. */
+typedef enum { NOT_THROWN = 0, UNWINDING = 1, CAUGHT = 2, UNCAUGHT = 3 } thrown_state;
 
-/* Counts one event about exception under the lock; the catches table keeps, for CAUGHT the catching
- * method and for THROWN_UNCAUGHT the throwing one (method at location). */
-static void count_event(exception_counts *t, JNIEnv *jni, jobject exception, throw_event event, jmethodID method, jlocation location) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    if (inside_probe || jni == t->agent_jni || exception == NULL) {
+typedef struct {
+    int class_index;
+    thrown_state state;
+    int caught_slot;
+    int uncaught_slot;
+} thrown_object;
+
+#define SLOT_BITS 12
+#define SLOT_MASK ((1 << SLOT_BITS) - 1)
+_Static_assert(EXCEPTION_CATCH_SLOTS < SLOT_MASK, "a catches slot + 1 fits its tag field");
+
+static jlong tag_of(const thrown_object *o) {
+    return (jlong)o->state | (jlong)(o->caught_slot + 1) << 2 | (jlong)(o->uncaught_slot + 1) << (2 + SLOT_BITS)
+            | (jlong)(o->class_index + 1) << (2 + 2 * SLOT_BITS);
+}
+
+static thrown_object object_of(jlong tag) {
+    thrown_object o;
+    o.state = (thrown_state)(tag & 3);
+    o.caught_slot = (int)((tag >> 2) & SLOT_MASK) - 1;
+    o.uncaught_slot = (int)((tag >> (2 + SLOT_BITS)) & SLOT_MASK) - 1;
+    o.class_index = (int)(tag >> (2 + 2 * SLOT_BITS)) - 1;
+    return o;
+}
+
+static int slot_of(exception_counts *t, const stack_entry *e) {
+    return e == NULL ? -1 : (int)(e - t->catches.slots);
+}
+
+static void add(uint64_t *count, int delta) {
+    *count += (uint64_t)(int64_t)delta;
+}
+
+/* Adds delta (1 or -1) to what o's state counts: the class's caught or uncaught, and its row. */
+static void count_state(exception_counts *t, const thrown_object *o, int delta) {
+    if (o->state != CAUGHT && o->state != UNCAUGHT) {
         return;
     }
-    inside_probe = 1;
-    jclass klass = (*jni)->GetObjectClass(jni, exception);
-    if (klass != NULL && (*jvmti)->RawMonitorEnter(jvmti, t->lock) == JVMTI_ERROR_NONE) {
-        int index = class_index(t, jni, klass);
-        if (index < 0) {
-            t->unlisted_events++;
-        } else {
-            exception_class *c = &t->classes[index];
-            c->thrown += event != CAUGHT;
-            c->uncaught += event == THROWN_UNCAUGHT;
-            c->caught += event == CAUGHT;
-        }
-        if (index >= 0 && event != THROWN) {
-            jvmtiFrameInfo frame = { method, location };
-            stack_entry *e = stack_table_find_or_add(&t->catches, index, event == CAUGHT, &frame, 1);
-            if (e == NULL) {
-                t->dropped_catches++;
-            } else {
-                e->count++;
-            }
-        }
-        (*jvmti)->RawMonitorExit(jvmti, t->lock);
+    exception_class *c = &t->classes[o->class_index];
+    int slot = o->state == CAUGHT ? o->caught_slot : o->uncaught_slot;
+    add(o->state == CAUGHT ? &c->caught : &c->uncaught, delta);
+    add(slot < 0 ? &t->dropped_catches : &t->catches.slots[slot].count, delta);
+}
+
+/* The object's counts moved from before to after, once its tag says after. Under the lock. */
+static void recount(exception_counts *t, jobject exception, const thrown_object *before, const thrown_object *after) {
+    if ((*t->tags)->SetTag(t->tags, exception, tag_of(after)) != JVMTI_ERROR_NONE) {
+        return;
     }
+    if (after->class_index < 0) {
+        t->unlisted_events += before->state == NOT_THROWN;
+        return;
+    }
+    t->classes[after->class_index].thrown += before->state == NOT_THROWN;
+    if (before->state != NOT_THROWN) {
+        count_state(t, before, -1);
+    }
+    count_state(t, after, 1);
+}
+
+/* A first throw: the class, and the uncaught row of the throwing method. Under the lock. */
+static thrown_object first_throw(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location) {
+    thrown_object o = { -1, NOT_THROWN, -1, -1 };
+    jclass klass = (*jni)->GetObjectClass(jni, exception);
     if (klass != NULL) {
+        o.class_index = class_index(t, jni, klass);
         (*jni)->DeleteLocalRef(jni, klass);
     }
+    if (o.class_index >= 0) {
+        jvmtiFrameInfo frame = { method, location };
+        o.uncaught_slot = slot_of(t, stack_table_find_or_add(&t->catches, o.class_index, 0, &frame, 1));
+    }
+    return o;
+}
+
+static void end_event(exception_counts *t) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    (*jvmti)->RawMonitorExit(jvmti, t->lock);
     inside_probe = 0;
+}
+
+/* Takes the lock and reads exception's tag (0: not thrown since the events went on); 0, or -1 when
+ * the event is not to be counted (the agent's own, the probe's, a tag that cannot be read). */
+static int begin_event(exception_counts *t, JNIEnv *jni, jobject exception, jlong *tag) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if (inside_probe || jni == t->agent_jni || exception == NULL || t->tags == NULL
+            || (*jvmti)->RawMonitorEnter(jvmti, t->lock) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    inside_probe = 1;
+    if ((*t->tags)->GetTag(t->tags, exception, tag) != JVMTI_ERROR_NONE) {
+        end_event(t);
+        return -1;
+    }
+    return 0;
 }
 
 void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
                              jmethodID catch_method) {
+    jlong tag = 0;
+    if (begin_event(t, jni, exception, &tag) != 0) {
+        return;
+    }
+    thrown_object before = tag == 0 ? first_throw(t, jni, exception, method, location) : object_of(tag);
+    thrown_object after = before;
     int uncaught = catch_method == NULL || (t->virtual_thread_run != NULL && catch_method == t->virtual_thread_run);
-    count_event(t, jni, exception, uncaught ? THROWN_UNCAUGHT : THROWN, method, location);
+    after.state = uncaught ? UNCAUGHT : UNWINDING;
+    after.caught_slot = -1;
+    recount(t, exception, &before, &after);
+    end_event(t);
 }
 
 void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location) {
-    if (t->virtual_thread_run == NULL || method != t->virtual_thread_run) {
-        count_event(t, jni, exception, CAUGHT, method, location);
+    jlong tag = 0;
+    if ((t->virtual_thread_run != NULL && method == t->virtual_thread_run) || begin_event(t, jni, exception, &tag) != 0) {
+        return;
     }
+    thrown_object before = object_of(tag);
+    if (tag != 0 && before.class_index >= 0) {
+        thrown_object after = before;
+        jvmtiFrameInfo frame = { method, location };
+        after.state = CAUGHT;
+        after.caught_slot = slot_of(t, stack_table_find_or_add(&t->catches, before.class_index, 1, &frame, 1));
+        recount(t, exception, &before, &after);
+    }
+    end_event(t);
 }
 
 /* An entry's "frames", resolved through methods (none without them). */
@@ -268,7 +374,7 @@ void exception_counts_write(exception_counts *t, json_writer *w, method_table *m
         json_begin_array_field(w, "catches");
         for (size_t i = 0; t->catches.slots != NULL && i < t->catches.capacity; i++) {
             const stack_entry *e = &t->catches.slots[i];
-            if (e->hash == 0) {
+            if (e->hash == 0 || e->count == 0) { /* a first throw's uncaught row, unused */
                 continue;
             }
             json_begin_object(w);

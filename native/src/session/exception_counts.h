@@ -9,8 +9,12 @@
  * counted. Callers hold nothing: the table takes lock (their session's raw monitor) itself.
  *
  * In start-up mode with the exception-events option the same table also counts JVMTI's Exception
- * and ExceptionCatch events by class: thrown, caught (and the catching method) and uncaught (and the
- * throwing method), the same rules holding for their callbacks. */
+ * and ExceptionCatch events by class, once for each exception object however often it is thrown
+ * (a finally block, a catch that throws it on, a synchronized block's exit all throw it again):
+ * thrown at its first throw, and caught (at the catching method) or uncaught (at that first throw)
+ * by where it last went, a later throw of the same object undoing its earlier catch. The objects
+ * are told apart by tags of a JVMTI environment of the session's own (tags), disposed of with it,
+ * so that no tag outlives the session. The same rules hold for their callbacks. */
 #ifndef JVMTICLI_EXCEPTION_COUNTS_H
 #define JVMTICLI_EXCEPTION_COUNTS_H
 
@@ -57,24 +61,32 @@ typedef struct {
     uint64_t dropped_catches; /* no slot left in catches */
     uint64_t unlisted_events; /* events about classes past EXCEPTION_MAX_CLASSES */
     jmethodID virtual_thread_run; /* java.lang.VirtualThread.run(Runnable) (JDK 21+), or NULL */
+    jvmtiEnv *tags;         /* with throw_events: each thrown object's tag says how it was counted */
 } exception_counts;
 
 /* 0, or -1 (no memory, or Throwable.detailMessage not found). */
 int exception_counts_init(exception_counts *t, JNIEnv *jni, jrawMonitorID lock);
 void exception_counts_free(exception_counts *t, JNIEnv *jni);
 
+/* Has the events counted as well, from now on: 0, or the error (with *what naming the call) when
+ * the session's tagging environment cannot be had. */
+jvmtiError exception_counts_track_throws(exception_counts *t, const char **what);
+
 /* Counts one Throwable at the end of its Throwable constructor. */
 void exception_counts_record(exception_counts *t, JNIEnv *jni, jobject throwable);
 
 /* The JVMTI Exception event (start-up mode, when the agent holds can_generate_exception_events):
  * a throw of exception from method at location; catch_method NULL when no Java frame of the thread
- * catches it. Counted as thrown, and as uncaught at the throwing method when nothing catches it, or
- * only VirtualThread.run does: it catches what ends a virtual thread, for its uncaught exception
- * handler, as the JVM itself does for a platform thread (and its catch is not counted as one). */
+ * catches it. Its first throw is counted as thrown; a later one undoes how it was counted since.
+ * Uncaught, at its first throw's method, when nothing catches it, or only VirtualThread.run does:
+ * it catches what ends a virtual thread, for its uncaught exception handler, as the JVM itself does
+ * for a platform thread (and its catch is not counted as one). */
 void exception_counts_thrown(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location,
                              jmethodID catch_method);
 
-/* The JVMTI ExceptionCatch event: exception caught in method, its handler at location. */
+/* The JVMTI ExceptionCatch event: exception caught in method, its handler at location; counted as
+ * caught there until the object is thrown again. One not thrown since the events went on is not
+ * counted. */
 void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception, jmethodID method, jlocation location);
 
 /* Writes "exceptions": [{name, count, sampled, messages, nullMessages}], "unlisted",
@@ -83,7 +95,7 @@ void exception_counts_caught(exception_counts *t, JNIEnv *jni, jobject exception
  * the probe's own left out), into the object w is in; frames index methods. */
 void exception_counts_write(exception_counts *t, json_writer *w, method_table *methods);
 /* With throw_events set, each exception also has thrown, caught and uncaught, and "catches":
- * [{exception, caught, count, frames}] (one frame: the catching method, or the throwing one of an
- * uncaught exception), "droppedCatches"; "throwEvents" says which. */
+ * [{exception, caught, count, frames}] (one frame: the catching method, or the first throw's method
+ * of an uncaught exception), "droppedCatches"; "throwEvents" says which. */
 
 #endif

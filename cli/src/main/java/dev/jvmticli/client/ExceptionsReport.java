@@ -13,9 +13,11 @@ import java.util.List;
  * <p>
  * throwEvents: the agent had JVMTI's Exception and ExceptionCatch events on (start-up mode with the
  * exception-events option); then each class also has thrown, caught and uncaught (null otherwise),
- * and catches, per class, the methods that caught them (caught) and the methods that threw those no
- * Java frame caught (not caught), one frame each; droppedCatches: those that found no room;
- * unlistedEvents: events about classes past the agent's bound.
+ * each exception object counted once, at its first throw, by where it went in the end (a later throw
+ * of the same object undoes its earlier catch), and catches, per class, the methods that caught them
+ * last (caught) and the methods that first threw those no Java frame caught (not caught), one frame
+ * each; droppedCatches: those that found no room; unlistedEvents: exceptions thrown of classes past
+ * the agent's bound.
  */
 public record ExceptionsReport(long durationNanos, String restoreFailure, TraceReport.Cost cost, List<TraceReport.ClassState> classes,
                                int stacksPerSecond, long unlisted, long droppedStacks, List<ExceptionClass> exceptions,

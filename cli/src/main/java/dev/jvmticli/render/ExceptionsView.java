@@ -25,7 +25,7 @@ public final class ExceptionsView {
                            boolean nullMessages, Long thrown, Long caught, Long uncaught) {
     }
 
-    /** Where a class's exceptions were caught (caught: the catching method), or thrown from when no Java frame caught them. */
+    /** Where a class's exceptions were caught in the end (caught: the catching method), or first thrown when no Java frame caught them. */
     public record CatchRow(String exception, boolean caught, String at, long count) {
     }
 
@@ -204,11 +204,16 @@ public final class ExceptionsView {
         }
         if (events) {
             printCatches(out, catchRows(report), top);
+            long unfinished = rows.stream().mapToLong(r -> r.thrown() - r.caught() - r.uncaught()).sum();
+            if (unfinished > 0) {
+                out.printf("%d thrown exception(s) neither caught nor uncaught when the window ended (still on their way out, or a native"
+                        + " frame took them)%n", unfinished);
+            }
             if (report.droppedCatches() > 0) {
                 out.printf("%d catch(es) not listed by method (the table was full; counted above)%n", report.droppedCatches());
             }
             if (report.unlistedEvents() > 0) {
-                out.printf("%d throw(s) and catch(es) of classes past the agent's bound (not counted above)%n", report.unlistedEvents());
+                out.printf("%d thrown exception(s) of classes past the agent's bound (not counted above)%n", report.unlistedEvents());
             }
         }
         TraceView.printCost(out, report.cost(), report.restoreFailure(), report.classes());
@@ -219,13 +224,14 @@ public final class ExceptionsView {
         List<CatchRow> caught = rows.stream().filter(CatchRow::caught).limit(top).toList();
         List<CatchRow> uncaught = rows.stream().filter(r -> !r.caught()).limit(top).toList();
         if (!caught.isEmpty()) {
-            out.printf("%nCaught in (JVMTI ExceptionCatch: the method whose handler took it):%n");
+            out.printf("%nCaught in (JVMTI ExceptionCatch: the method whose handler took it last; one that threw it on does not count):%n");
             for (CatchRow r : caught) {
                 out.printf("  %d  %s  caught in %s%n", r.count(), Printable.text(r.exception()), Printable.text(r.at()));
             }
         }
         if (!uncaught.isEmpty()) {
-            out.printf("%nUncaught (no Java frame of its thread caught it: it ended the thread, or native code took it):%n");
+            out.printf("%nUncaught (no Java frame of its thread caught it: it ended the thread, or native code took it), by where it was"
+                    + " first thrown:%n");
             for (CatchRow r : uncaught) {
                 out.printf("  %d  %s  thrown at %s%n", r.count(), Printable.text(r.exception()), Printable.text(r.at()));
             }

@@ -15,6 +15,7 @@ import dev.jvmticli.client.TraceStarted;
 import dev.jvmticli.instrument.ExceptionProbes;
 import dev.jvmticli.instrument.ProbeClass;
 import dev.jvmticli.targets.ExceptionsTarget;
+import dev.jvmticli.targets.RethrowsTarget;
 import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliProcess;
 import dev.jvmticli.testing.CliRun;
@@ -157,14 +158,53 @@ class ExceptionsIT {
         }
     }
 
-    private static void assertThrownCaughtUncaught(JsonNode report, String exception, long thrown, long caught, long uncaught) {
+    /**
+     * In start-up mode each exception object counts once, at its first throw, by where it went in the end, however often JVMTI
+     * sees it thrown on its way (a finally block, a catch that throws it on, try-with-resources, synchronized blocks, a second
+     * thread): {@link RethrowsTarget}'s four classes thrown and caught as often as the target caught them, each caught in
+     * RethrowsTarget.run only, and its {@link RethrowsTarget.Lost}s uncaught at their first throw, Escapes.leave, never caught.
+     */
+    @ParameterizedTest
+    @MethodSource("jdks")
+    void startUpModeCountsARethrownExceptionOnceByWhereItEnded(Jdks.Jdk jdk) throws Exception {
+        String library = CliRun.run("agent-path").out().strip();
+        try (TargetJvm target = TargetJvm.start(jdk, RethrowsTarget.class, List.of("-agentpath:" + library + "=v=5,exception-events"))) {
+            String pid = Long.toString(target.pid());
+            assertEquals("ran refused=5 suspicious=5 sealed=5 handed=5", target.ask("run 5")); // the lambdas linked before the window
+            Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "20");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(cli.getInputStream()));
+            awaitCounting(cli);
+            assertEquals("ran refused=300 suspicious=300 sealed=300 handed=300", target.ask("run 300"));
+            assertEquals("escaped 6", target.ask("escape 6"));
+            cli.toHandle().destroy();
+            assertTrue(cli.waitFor(60, TimeUnit.SECONDS));
+            JsonNode report = Json.parse(out.get());
+
+            String rethrows = "dev.jvmticli.targets.RethrowsTarget";
+            for (String caught : List.of("Refused", "Suspicious", "Sealed", "Handed")) {
+                String exception = rethrows + "$" + caught;
+                assertCount(report, exception, 300);
+                assertThrownCaughtUncaught(report, exception, 300, 300, 0);
+                assertEquals(Map.of(rethrows + ".run", 300L), catches(report, exception, true), exception + ": " + report.get("catches"));
+                assertEquals(Map.of(), catches(report, exception, false), exception + ": " + report.get("catches"));
+            }
+            String lost = rethrows + "$Lost";
+            assertThrownCaughtUncaught(report, lost, 6, 0, 6);
+            assertEquals(Map.of(rethrows + "$Escapes.leave", 6L), catches(report, lost, false), report.get("catches").toString());
+            assertEquals(Map.of(), catches(report, lost, true), report.get("catches").toString());
+            assertEquals(0, report.get("droppedCatches").asLong(), report.toString());
+            assertEquals(List.of(), target.stderr().stream().filter(l -> !l.isBlank()).toList(), "the target's stderr");
+        }
+    }
+
+    static void assertThrownCaughtUncaught(JsonNode report, String exception, long thrown, long caught, long uncaught) {
         JsonNode row = row(report, exception);
         assertEquals(List.of(thrown, caught, uncaught),
                 List.of(row.get("thrown").asLong(), row.get("caught").asLong(), row.get("uncaught").asLong()), exception + ": " + report);
     }
 
     /** The methods (without their lines) that caught the class's exceptions, or (caught false) threw those nothing caught, with their counts. */
-    private static Map<String, Long> catches(JsonNode report, String exception, boolean caught) {
+    static Map<String, Long> catches(JsonNode report, String exception, boolean caught) {
         Map<String, Long> at = new HashMap<>();
         for (JsonNode c : report.get("catches")) {
             if (c.get("exception").asText().equals(exception) && c.get("caught").asBoolean() == caught) {

@@ -86,6 +86,12 @@ class RealServersIT {
             return server.equals("Tomcat") ? "TomcatShop$CatalogServlet" : "JettyShop$CatalogHandler";
         }
 
+        /** The server's method that catches what a servlet or handler throws, and answers the request with a 500. */
+        String containerCatch() {
+            return server.equals("Tomcat") ? "org.apache.catalina.core.StandardWrapperValve.invoke"
+                    : "org.eclipse.jetty.server.internal.HttpChannelState$HandlerInvoker.run";
+        }
+
         /** The server's own method that each request goes through once. */
         String requestHandler() {
             return server.equals("Tomcat") ? "org.apache.catalina.connector.CoyoteAdapter.service" : "org.eclipse.jetty.server.Server.handle";
@@ -455,29 +461,19 @@ class RealServersIT {
         underLoad(c, CHECKOUT_MIX, (server, load) -> {
             int stderrBefore = server.target().stderr().size();
             long cliStart = System.nanoTime();
-            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", server.pid(), "--duration", "120s",
-                    "--json", "--top", "20");
-            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
-            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
-            String counting = err.readLine();
-            long probeIn = System.nanoTime();
-            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
-            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
-            assertEquals("outOfStock=0 badQuantity=0", server.target().ask("refuse"));
+            ExceptionsCli cli = ExceptionsCli.start(server.pid(), c);
+            assertEquals("outOfStock=0 badQuantity=0 failed=0", server.target().ask("refuse"));
             Thread.sleep(REFUSING.toMillis());
             Map<String, Long> thrown = shopsCount(server.target().ask("accept"));
-            cli.toHandle().destroy(); // SIGTERM: the window ends, the report still comes
-            assertTrue(cli.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            String json = cli.stop(c);
             long cliEnd = System.nanoTime();
-            String json = out.get();
-            assertTrue(json.startsWith("{"), c + ": exit " + cli.exitValue() + ", " + json + "\n" + restOfErr.get());
             server.target().ask("refuse");
             Thread.sleep(TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
             Map<String, Long> thrownWithout = shopsCount(server.target().ask("accept"));
             long withoutEnd = System.nanoTime();
 
             JsonNode report = Json.parse(json);
-            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(probeIn, cliEnd)));
+            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(cli.probeIn(), cliEnd)));
             HttpLoad.Stats wholeRun = load.stats(List.of(new HttpLoad.Window(cliStart, cliEnd)));
             HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
             List<String> rows = new ArrayList<>();
@@ -505,6 +501,114 @@ class RealServersIT {
                     .filter(l -> !l.isBlank() && !ExceptionsIT.DYNAMIC_AGENT_WARNING.matcher(l).find()).toList();
             assertEquals(List.of(), stderr, c + ": the server's stderr while exceptions ran");
         });
+    }
+
+    /**
+     * exceptions in start-up mode ({@code -agentpath:...=v=5,exception-events}, a server JVM of its own) while the load runs and the
+     * shop refuses checkouts and fails some: each exception object counted once, however often it was thrown on its way (the shop's
+     * OutOfStock is thrown on by Shop.reserveOrder; the PaymentFailed that leaves the shop through Shop.checkout's finally is thrown
+     * again by the server's own frames, Tomcat's filter chain's catch and finally blocks). What the shop caught is caught in
+     * Shop.checkout, as often as the shop counted it; what the shop threw out is caught by the server's method that answers it with
+     * a 500, as often as the shop threw it and the load got a 500. No other request failed. The load's p50 and p99 while counted
+     * and in a window as long after (the shop refusing and failing as before, the events off) are printed.
+     */
+    @ParameterizedTest
+    @MethodSource("cases")
+    @Order(9)
+    void startUpModeSaysWhatTheShopCaughtAndWhatEscapedToTheServer(Case c) throws Exception {
+        String library = CliRun.run("agent-path").out().strip();
+        Path base = Files.createTempDirectory("tomcat-shop-startup");
+        List<String> options = List.of("-agentpath:" + library + "=v=5,exception-events");
+        String classPath = System.getProperty("java.class.path");
+        try (TargetJvm target = c.server().equals("Tomcat")
+                ? TargetJvm.start(c.jdk(), classPath, TomcatShop.class, options, base.toString())
+                : TargetJvm.start(c.jdk(), classPath, JettyShop.class, options);
+             HttpLoad load = HttpLoad.start(URI.create("http://127.0.0.1:" + target.ask("port") + "/"), CHECKOUT_MIX, CLIENTS, LONGEST_LOAD)) {
+            load.awaitSucceeded(200, Duration.ofSeconds(30));
+            String pid = Long.toString(target.pid());
+            long cliStart = System.nanoTime();
+            ExceptionsCli cli = ExceptionsCli.start(pid, c);
+            Map<String, Long> shop = refuseAndFail(target, load, REFUSING.toMillis());
+            String json = cli.stop(c);
+            long cliEnd = System.nanoTime();
+            Map<String, Long> shopWithout = refuseAndFail(target, load, TimeUnit.NANOSECONDS.toMillis(cliEnd - cliStart));
+            long withoutEnd = System.nanoTime();
+
+            JsonNode report = Json.parse(json);
+            HttpLoad.Stats whileCounted = load.stats(List.of(new HttpLoad.Window(cli.probeIn(), cliEnd)));
+            HttpLoad.Stats without = load.stats(List.of(new HttpLoad.Window(cliEnd, withoutEnd)));
+            List<String> rows = new ArrayList<>();
+            report.path("exceptions").forEach(r -> rows.add(r.path("exception").asText() + " thrown " + r.path("thrown") + " caught "
+                    + r.path("caught") + " uncaught " + r.path("uncaught")));
+            System.out.printf("%s, start-up mode: exceptions for %.1f s: the shop %s (%s in as long without a session); counted %s;"
+                            + " caught in %s; the load while counted: %s; without a session right after: %s; %s%n",
+                    c, report.path("durationNanos").asLong() / 1e9, shop, shopWithout, rows, report.path("catches"), whileCounted, without,
+                    report.path("cost"));
+            String outOfStock = "dev.jvmticli.targets.Shop$OutOfStock";
+            String badQuantity = "java.lang.NumberFormatException";
+            String failed = "dev.jvmticli.targets.Shop$PaymentFailed";
+            long caught = shop.get("outOfStock");
+            assertTrue(caught > 0 && shop.get("badQuantity") == caught && shop.get("failed") > 0, c + ": " + shop);
+            ExceptionsIT.assertThrownCaughtUncaught(report, outOfStock, caught, caught, 0);
+            assertEquals(Map.of("dev.jvmticli.targets.Shop.checkout", caught), ExceptionsIT.catches(report, outOfStock, true), c + ": " + rows);
+            ExceptionsIT.assertThrownCaughtUncaught(report, badQuantity, caught, caught, 0);
+            assertEquals(Map.of("dev.jvmticli.targets.Shop.checkout", caught), ExceptionsIT.catches(report, badQuantity, true), c + ": " + rows);
+            ExceptionsIT.assertThrownCaughtUncaught(report, failed, shop.get("failed"), shop.get("failed"), 0);
+            assertEquals(Map.of(c.containerCatch(), shop.get("failed")), ExceptionsIT.catches(report, failed, true), c + ": " + rows);
+
+            long meant = load.count(s -> s.startNanos() < cliEnd && MEANT_TO_FAIL.equals(s.failure()));
+            assertEquals(shop.get("failed"), meant, c + ": the 500s the load got while counted");
+            HttpLoad.Stats all = load.stats(List.of(new HttpLoad.Window(Long.MIN_VALUE, Long.MAX_VALUE)));
+            assertEquals(shop.get("failed") + shopWithout.get("failed"), all.failures(),
+                    c + ": only the checkouts the shop failed failed: " + all.firstFailures());
+            JsonNode throwable = report.path("classes").get(0);
+            assertEquals(throwable.path("sha256").asText(), throwable.path("restoredSha256").asText(), c + ": " + report.path("classes"));
+        } finally {
+            deleteTree(base);
+        }
+    }
+
+    /** The load's record of a checkout the shop failed. */
+    private static final String MEANT_TO_FAIL = "/checkout: HTTP 500";
+
+    /**
+     * The shop refuses checkouts and fails some for millis; then its counts, once the load has had the 500 of every checkout it
+     * failed (the server's catch came before it).
+     */
+    private static Map<String, Long> refuseAndFail(TargetJvm target, HttpLoad load, long millis) throws InterruptedException {
+        int before = load.count(s -> MEANT_TO_FAIL.equals(s.failure()));
+        assertEquals("outOfStock=0 badQuantity=0 failed=0", target.ask("refuse-failing"));
+        Thread.sleep(millis);
+        Map<String, Long> counts = shopsCount(target.ask("accept"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (load.count(s -> MEANT_TO_FAIL.equals(s.failure())) - before < counts.get("failed") && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        return counts;
+    }
+
+    /** An exceptions CLI in a JVM of its own, its probe in: its report to come, when it said it counts, the rest of its stderr to come. */
+    private record ExceptionsCli(Process process, CompletableFuture<String> out, long probeIn, CompletableFuture<String> restOfErr) {
+        static ExceptionsCli start(String pid, Case c) throws IOException {
+            Process cli = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "exceptions", pid, "--duration", "120s", "--json",
+                    "--top", "20");
+            CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(cli.getInputStream()));
+            BufferedReader err = new BufferedReader(new InputStreamReader(cli.getErrorStream(), StandardCharsets.UTF_8));
+            String counting = err.readLine();
+            long probeIn = System.nanoTime();
+            CompletableFuture<String> restOfErr = CompletableFuture.supplyAsync(() -> String.join("\n", err.lines().toList()));
+            assertTrue(counting != null && counting.startsWith("counting exceptions for "), c + ": " + counting);
+            return new ExceptionsCli(cli, out, probeIn, restOfErr);
+        }
+
+        /** SIGTERM: the window ends, the report still comes; the report. */
+        String stop(Case c) throws Exception {
+            process.toHandle().destroy();
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), c + ": exceptions did not end in 60 s");
+            String json = out.get();
+            assertTrue(json.startsWith("{"), c + ": exit " + process.exitValue() + ", " + json + "\n" + restOfErr.get());
+            return json;
+        }
     }
 
     /** The shop's answer to "accept": {@code outOfStock=N badQuantity=M}. */

@@ -46,6 +46,8 @@ class ExceptionsViewTest {
         ExceptionsView.print(new PrintWriter(text), report, 5, "startup");
         assertTrue(text.toString().contains("THROWN  CAUGHT  UNCAUGHT"), text.toString());
         assertTrue(text.toString().contains("  2  shop.Escaped  thrown at shop.Worker.leave:30"), text.toString());
+        // 50 IllegalStateExceptions thrown, 48 caught: 2 whose end the window did not see
+        assertTrue(text.toString().contains("\n2 thrown exception(s) neither caught nor uncaught when the window ended"), text.toString());
         assertTrue(!text.toString().contains("caught or uncaught:"), text.toString());
     }
 

@@ -1,7 +1,6 @@
 package dev.jvmticli.targets;
 
 import dev.jvmticli.testing.TargetMain;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -120,24 +119,10 @@ public final class ExceptionsTarget {
     }
 
     private static long escape(int threads, boolean virtual) {
-        AtomicLong escaped = new AtomicLong();
-        for (int i = 0; i < threads; i++) {
-            int thread = i;
+        return Escapers.count(threads, thread -> {
             Runnable leave = () -> Escapes.leave(thread);
-            Thread escaper = virtual ? virtual("escaper-" + i, leave) : new Thread(leave, "escaper-" + i);
-            escaper.setUncaughtExceptionHandler((t, e) -> {
-                if (e instanceof Escaped) {
-                    escaped.incrementAndGet();
-                }
-            });
-            escaper.start();
-            try {
-                escaper.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        return escaped.get();
+            return virtual ? virtual("escaper-" + thread, leave) : new Thread(leave, "escaper-" + thread);
+        }, Escaped.class);
     }
 
     /** Thread.ofVirtual().name(name).unstarted(body), through reflection. */

@@ -58,6 +58,18 @@ public final class Shop {
         }
     }
 
+    /** The shop's exception that it does not catch: the servlet container or Jetty answers the request with a 500. */
+    public static final class PaymentFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PaymentFailed(long order) {
+            super("order " + order + " not paid");
+        }
+    }
+
+    /** While failing, every FAIL_EVERY-th refused checkout throws a PaymentFailed out of the shop. */
+    private static final int FAIL_EVERY = 20;
+
     private static final Inventory INVENTORY = new Inventory();
     private static final ReentrantLock LEDGER = new ReentrantLock();
     private static final Orders ORDERS = new Orders();
@@ -70,7 +82,10 @@ public final class Shop {
     private static final AtomicLong ORDERS_SEEN = new AtomicLong();
     private static final AtomicLong OUT_OF_STOCK = new AtomicLong();
     private static final AtomicLong BAD_QUANTITIES = new AtomicLong();
+    private static final AtomicLong FAILED = new AtomicLong();
+    private static final AtomicLong NOTED = new AtomicLong();
     private static boolean refusing;
+    private static boolean failing;
 
     private Shop() {
     }
@@ -115,9 +130,11 @@ public final class Shop {
     }
 
     /**
-     * While refusing: one {@link OutOfStock} made by {@link #take} and one NumberFormatException
-     * that Integer.parseInt makes for {@link #quantity}, both caught and counted, and the answer
-     * "refused" (a 200 all the same); else "checked out".
+     * While refusing: one {@link OutOfStock} made by {@link #take} (thrown on by {@link #reserveOrder})
+     * and one NumberFormatException that Integer.parseInt makes for {@link #quantity}, both caught and
+     * counted, and the answer "refused" (a 200 all the same); else "checked out". While failing too,
+     * every FAIL_EVERY-th order then throws a {@link PaymentFailed} out of the shop, through this
+     * method's finally, counted before it is thrown.
      */
     public static String checkout() {
         REFUSALS.readLock().lock();
@@ -127,7 +144,7 @@ public final class Shop {
             }
             long order = ORDERS_SEEN.incrementAndGet();
             try {
-                take(order);
+                reserveOrder(order);
             } catch (OutOfStock e) {
                 OUT_OF_STOCK.incrementAndGet();
             }
@@ -136,9 +153,23 @@ public final class Shop {
             } catch (NumberFormatException e) {
                 BAD_QUANTITIES.incrementAndGet();
             }
+            if (failing && order % FAIL_EVERY == 0) {
+                FAILED.incrementAndGet();
+                charge(order);
+            }
             return "refused";
         } finally {
             REFUSALS.readLock().unlock();
+        }
+    }
+
+    /** Notes the order refused and throws its OutOfStock on. */
+    static void reserveOrder(long order) throws OutOfStock {
+        try {
+            take(order);
+        } catch (OutOfStock e) {
+            NOTED.incrementAndGet();
+            throw e;
         }
     }
 
@@ -146,20 +177,29 @@ public final class Shop {
         throw new OutOfStock(order);
     }
 
+    static void charge(long order) {
+        throw new PaymentFailed(order);
+    }
+
     static int quantity(String field) {
         return Integer.parseInt(field);
     }
 
-    /** Starts or stops refusing checkouts; the counts of what was thrown since the last start. */
-    private static String refuse(boolean on) {
+    /**
+     * Starts (failing too, or not) or stops refusing checkouts; the counts of what was thrown since
+     * the last start: caught (outOfStock, badQuantity) and thrown out of the shop (failed).
+     */
+    private static String refuse(boolean on, boolean fail) {
         REFUSALS.writeLock().lock();
         try {
             if (on) {
                 OUT_OF_STOCK.set(0);
                 BAD_QUANTITIES.set(0);
+                FAILED.set(0);
             }
             refusing = on;
-            return "outOfStock=" + OUT_OF_STOCK.get() + " badQuantity=" + BAD_QUANTITIES.get();
+            failing = fail;
+            return "outOfStock=" + OUT_OF_STOCK.get() + " badQuantity=" + BAD_QUANTITIES.get() + " failed=" + FAILED.get();
         } finally {
             REFUSALS.writeLock().unlock();
         }
@@ -184,15 +224,17 @@ public final class Shop {
 
     /**
      * The target's commands besides TargetMain's: "port"; "deadlocked": how many of the pair hold
-     * their first monitor, then their names, comma-separated; "refuse" and "accept": checkouts start
-     * or stop throwing, answered {@code outOfStock=N badQuantity=M} (thrown since "refuse").
+     * their first monitor, then their names, comma-separated; "refuse", "refuse-failing" and
+     * "accept": checkouts start (also failing some, or not) or stop throwing, answered
+     * {@code outOfStock=N badQuantity=M failed=K} (thrown since the last start).
      */
     public static String answer(String command, int port) {
         return switch (command) {
             case "port" -> Integer.toString(port);
             case "deadlocked" -> DEADLOCKED.size() + " " + String.join(",", DEADLOCKED);
-            case "refuse" -> refuse(true);
-            case "accept" -> refuse(false);
+            case "refuse" -> refuse(true, false);
+            case "refuse-failing" -> refuse(true, true);
+            case "accept" -> refuse(false, false);
             default -> "unknown " + command;
         };
     }
