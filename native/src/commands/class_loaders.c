@@ -499,7 +499,11 @@ static void write_answer(command_ctx *ctx, jclass *classes, jint class_count, he
         json_field_int(w, "instancesHeldByOwnStatics", (int64_t)facts->own_static_instances);
         json_field_int(w, "threads", facts->threads);
         json_field_bool(w, "reachable", facts->node == 0 || g->nodes[facts->node].root != 0);
-        json_field_bool(w, "looksDead", stacks_read && looks_dead(facts, g));
+        if (looks_dead(facts, g) && !stacks_read) {
+            json_field_null(w, "looksDead"); /* unknown: its code may be on a stack not read */
+        } else {
+            json_field_bool(w, "looksDead", looks_dead(facts, g));
+        }
         json_end_object(w);
     }
     json_end_array(w);

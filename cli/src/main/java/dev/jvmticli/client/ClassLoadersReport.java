@@ -20,13 +20,16 @@ public record ClassLoadersReport(long elapsedNanos, HeapReport.Safepoints safepo
      * classes counts the classes it defined but hidden classes and array classes, counted apart;
      * instances the reachable instances of its classes that something other than its own classes'
      * static fields holds (instancesHeldByOwnStatics the others); threads the threads, platform or
-     * virtual, with one of its methods on their stack. reachable: the collector would keep it. looksDead: a
-     * reachable loader the JDK does not keep itself, with classes, no instance held from outside and
-     * no thread in its code.
+     * virtual, with one of its methods on their stack. reachable: the collector would keep it.
+     * looksDead: a reachable loader the JDK does not keep itself, with classes, no instance held from
+     * outside and no thread in its code; null when it would look dead but a thread's stack was not read.
      */
     public record Loader(long id, String loaderClass, Long loaderClassDefinedBy, String name, Long parent, boolean builtin,
                          long classes, long hiddenClasses, long arrayClasses, long instances, long instancesHeldByOwnStatics,
-                         long threads, boolean reachable, boolean looksDead) {
+                         long threads, boolean reachable, Boolean looksDead) {
+        public boolean saidDead() {
+            return Boolean.TRUE.equals(looksDead);
+        }
     }
 
     /**

@@ -19,7 +19,7 @@ public final class ClassLoadersView {
 
     public static void print(PrintWriter out, ClassLoadersReport report, Map<Long, ClassLoaderMetaspace.Metaspace> metaspace, int top) {
         Map<Long, ClassLoadersReport.Loader> byId = byId(report);
-        long dead = report.loaders().stream().filter(ClassLoadersReport.Loader::looksDead).count();
+        long dead = report.loaders().stream().filter(ClassLoadersReport.Loader::saidDead).count();
         long unreachable = report.loaders().stream().filter(l -> !l.reachable()).count();
         out.printf(Locale.ROOT, "%d class loaders, %d classes loaded; %d look%s dead but %s reachable, %d %s unreachable (freed when a collection next unloads classes)%n",
                 report.loaders().size(), report.loadedClasses(), dead, dead == 1 ? "s" : "", dead == 1 ? "is" : "are", unreachable,
@@ -102,7 +102,7 @@ public final class ClassLoadersView {
     static List<ClassLoadersReport.Loader> shown(ClassLoadersReport report, Map<Long, ClassLoaderMetaspace.Metaspace> metaspace, int top) {
         List<ClassLoadersReport.Loader> loaders = new ArrayList<>(report.loaders());
         loaders.sort(Comparator.comparing((ClassLoadersReport.Loader l) -> !l.builtin())
-                .thenComparing(l -> !l.looksDead())
+                .thenComparing(l -> !l.saidDead())
                 .thenComparing(l -> metaspace.containsKey(l.id()) ? -metaspace.get(l.id()).chunkBytes() : 0L)
                 .thenComparing(l -> -l.classes())
                 .thenComparing(ClassLoadersReport.Loader::id));
@@ -115,6 +115,9 @@ public final class ClassLoadersView {
         }
         if (!l.reachable()) {
             return "unreachable";
+        }
+        if (l.looksDead() == null) {
+            return "unknown";
         }
         return l.looksDead() ? "LOOKS DEAD" : "in use";
     }
