@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -205,6 +206,31 @@ class ClassLoadersIT {
             Result bad = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--max-virtual-threads", "-1");
             assertEquals(2, bad.exit(), bad.toString());
             assertTrue(bad.err().startsWith("jvmti-cli: --max-virtual-threads must be between 0 and 100000000\n"), bad.err());
+        }
+    }
+
+    /**
+     * With -Djdk.trackAllThreads=false the JDK lists only the virtual thread the target's executor
+     * started: the two started alone are counted as not read, and the leaked loader is unknown, not dead.
+     */
+    @Test
+    void virtualThreadsTheJdkDoesNotListAreSaidNotRead() {
+        Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new IllegalStateException("no JDK 21+ installed"));
+        try (TargetJvm target = TargetJvm.start(jdk, LoadersTarget.class, List.of("-Xmx256m", "-Djdk.trackAllThreads=false"))) {
+            Result result = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            JsonNode virtual = doc.path("virtualThreads");
+            assertEquals(1, virtual.path("found").asLong(), virtual.toString());
+            assertEquals(1, virtual.path("read").asLong(), virtual.toString());
+            assertEquals(2, virtual.path("untracked").asLong(), virtual.toString());
+            for (JsonNode row : doc.path("loaders")) {
+                JsonNode loader = row.path("loader");
+                if (loader.path("name").asText().equals("leaked")) {
+                    assertTrue(loader.path("looksDead").isNull(), loader.toString());
+                }
+                assertFalse(loader.path("looksDead").asBoolean(), loader.toString());
+            }
         }
     }
 
