@@ -815,12 +815,15 @@ function _picocli_jvmti-cli_memory() {
 
   local commands=""
   local flag_opts="'--json' '--native' '--classloaders' '-h' '--help' '-V' '--version' '--verbose'"
-  local arg_opts="'--max-objects' '--duration' '--top' '--max-recording' '--timeout'"
+  local arg_opts="'--max-objects' '--max-virtual-threads' '--duration' '--top' '--max-recording' '--timeout'"
 
   type compopt &>/dev/null && compopt +o default
 
   case ${prev_word} in
     '--max-objects')
+      return
+      ;;
+    '--max-virtual-threads')
       return
       ;;
     '--duration')

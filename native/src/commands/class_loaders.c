@@ -6,8 +6,11 @@
  * a loader is reachable when the collector would keep it, and its path runs through what keeps
  * it (a static field of a class of a live loader, a thread, ...). A loader looks dead when none
  * of its classes has an instance that something other than its own classes' static fields holds,
- * and no platform thread has one of its methods on its stack. The loaders the JDK itself keeps
- * (boot, platform, app) are never said to.
+ * and no thread has one of its methods on its stack: the platform threads' stacks from one
+ * GetAllStackTraces, the virtual threads' (JDK 21+, found through the JDK's thread containers,
+ * virtual_threads.h) one GetStackTrace each, up to maxVirtualThreads of them. When a stack was not
+ * read, no loader is said to look dead. The loaders the JDK itself keeps (boot, platform, app) are
+ * never said to.
  *
  * The metaspace each loader takes is the JVM's own figure: VM.classloader_stats and
  * VM.classloaders run through the attach listener just before the walk; the CLI matches their
@@ -17,6 +20,7 @@
 
 #include "agent.h"
 #include "answer.h"
+#include "capabilities.h"
 #include "diagnostic_command.h"
 #include "events.h"
 #include "frames.h"
@@ -24,6 +28,7 @@
 #include "heap_path.h"
 #include "jni_util.h"
 #include "safepoint_totals.h"
+#include "virtual_threads.h"
 
 #define OBJECTS_MIN 10000
 #define OBJECTS_MAX 200000000
@@ -32,6 +37,7 @@
 #define DEPTH_MAX 10000
 #define FRAMES_PER_THREAD 1024
 #define LOADERS_MAX 100000
+#define VIRTUAL_THREADS_MAX 100000000
 #define DCMD_MAX_ANSWER (16 * 1024 * 1024)
 #define DCMD_TIMEOUT_SECONDS 30
 
@@ -41,7 +47,7 @@ typedef struct {
     uint32_t classes, hidden, arrays;
     uint64_t instances;       /* reachable instances of its classes, held from outside its own classes' statics */
     uint64_t own_static_instances;
-    uint32_t threads;         /* platform threads with one of its methods on their stack */
+    uint32_t threads;         /* threads, platform or virtual, with one of its methods on their stack */
     int builtin;
 } loader_facts;
 
@@ -232,8 +238,28 @@ static void count_instances(const heap_graph *g, loader_table *t) {
     }
 }
 
+/* Counts the thread whose stack this is for each loader with a method on it; seen: t->count bytes. */
+static void count_stack(JNIEnv *jni, const heap_graph *g, loader_table *t, uint8_t *seen, const jvmtiFrameInfo *frames, jint count) {
+    memset(seen, 0, t->count);
+    for (jint f = 0; f < count; f++) {
+        jclass declaring = NULL;
+        jlong tag = 0;
+        if ((*the_agent.jvmti)->GetMethodDeclaringClass(the_agent.jvmti, frames[f].method, &declaring) != JVMTI_ERROR_NONE) {
+            continue;
+        }
+        if ((*g->jvmti)->GetTag(g->jvmti, declaring, &tag) == JVMTI_ERROR_NONE && tag > 0 && (uint64_t)tag <= g->class_count) {
+            uint32_t loader = t->of_class[tag - 1];
+            if (!seen[loader]) {
+                seen[loader] = 1;
+                t->loaders[loader].threads++;
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, declaring);
+    }
+}
+
 /* Which loaders' methods are on the platform threads' stacks (one safepoint, GetAllStackTraces). */
-static jvmtiError count_threads(JNIEnv *jni, const heap_graph *g, loader_table *t) {
+static jvmtiError count_platform_threads(JNIEnv *jni, const heap_graph *g, loader_table *t, uint8_t *seen) {
     jvmtiStackInfo *stacks = NULL;
     jint thread_count = 0;
     jvmtiError err = (*the_agent.jvmti)->GetAllStackTraces(the_agent.jvmti, FRAMES_PER_THREAD, &stacks, &thread_count);
@@ -241,35 +267,130 @@ static jvmtiError count_threads(JNIEnv *jni, const heap_graph *g, loader_table *
         return err;
     }
     jni_reserve_locals(jni, thread_count);
-    uint8_t *seen = calloc(t->count, 1);
-    for (jint i = 0; i < thread_count && seen != NULL; i++) {
-        memset(seen, 0, t->count);
-        if ((*jni)->IsSameObject(jni, stacks[i].thread, the_agent.server_thread)) {
-            continue;
-        }
-        for (jint f = 0; f < stacks[i].frame_count; f++) {
-            jclass declaring = NULL;
-            jlong tag = 0;
-            if ((*the_agent.jvmti)->GetMethodDeclaringClass(the_agent.jvmti, stacks[i].frame_buffer[f].method, &declaring) != JVMTI_ERROR_NONE) {
-                continue;
-            }
-            if ((*g->jvmti)->GetTag(g->jvmti, declaring, &tag) == JVMTI_ERROR_NONE && tag > 0 && (uint64_t)tag <= g->class_count) {
-                uint32_t loader = t->of_class[tag - 1];
-                if (!seen[loader]) {
-                    seen[loader] = 1;
-                    t->loaders[loader].threads++;
-                }
-            }
-            (*jni)->DeleteLocalRef(jni, declaring);
+    for (jint i = 0; i < thread_count; i++) {
+        if (!(*jni)->IsSameObject(jni, stacks[i].thread, the_agent.server_thread)) {
+            count_stack(jni, g, t, seen, stacks[i].frame_buffer, stacks[i].frame_count);
         }
     }
     for (jint i = 0; i < thread_count; i++) {
         (*jni)->DeleteLocalRef(jni, stacks[i].thread);
     }
     agent_deallocate(stacks);
-    jvmtiError result = seen == NULL ? JVMTI_ERROR_OUT_OF_MEMORY : JVMTI_ERROR_NONE;
-    free(seen);
-    return result;
+    return JVMTI_ERROR_NONE;
+}
+
+/* What was read of the virtual threads' stacks, and what it took. */
+typedef struct {
+    int present;             /* the JVM has virtual threads (JDK 21+) */
+    const char *error;       /* why they could not all be listed or read; NULL */
+    jlong found, read, ended;
+    jlong past_bound;        /* found past maxVirtualThreads: not read */
+    jlong untracked;         /* the JDK counts them but keeps no list (jdk.trackAllThreads=false): not read */
+    int64_t elapsed;
+    int counted;             /* the safepoint totals were read before and after */
+    safepoint_totals before, after;
+} virtual_stacks;
+
+static int virtual_stacks_complete(const virtual_stacks *v) {
+    return v->error == NULL && v->past_bound == 0 && v->untracked == 0;
+}
+
+typedef struct {
+    JNIEnv *jni;
+    const heap_graph *g;
+    loader_table *t;
+    uint8_t *seen;
+    jvmtiFrameInfo *frames;  /* FRAMES_PER_THREAD */
+    int64_t max;
+    virtual_stacks *v;
+} virtual_reader;
+
+static int read_virtual_thread(void *context, jthread thread) {
+    virtual_reader *r = context;
+    virtual_stacks *v = r->v;
+    v->found++;
+    if (v->read + v->ended >= r->max) {
+        v->past_bound++;
+        return 0;
+    }
+    jint count = 0;
+    jvmtiError err = (*the_agent.jvmti)->GetStackTrace(the_agent.jvmti, thread, 0, FRAMES_PER_THREAD, r->frames, &count);
+    if (err == JVMTI_ERROR_THREAD_NOT_ALIVE) {
+        v->ended++;
+    } else if (err != JVMTI_ERROR_NONE) {
+        v->error = "a virtual thread's stack could not be read (GetStackTrace failed)";
+    } else {
+        v->read++;
+        count_stack(r->jni, r->g, r->t, r->seen, r->frames, count);
+    }
+    return 0;
+}
+
+static int virtual_read_failed(void *context) {
+    const virtual_reader *r = context;
+    return r->v->error != NULL;
+}
+
+/* Which loaders' methods are on the virtual threads' stacks: the first max of them found, one
+ * GetStackTrace each (no safepoint: it stops that virtual thread alone). */
+static void count_virtual_threads(JNIEnv *jni, const heap_graph *g, loader_table *t, uint8_t *seen, int64_t max, virtual_stacks *v) {
+    const virtual_thread_layout *layout = NULL;
+    if (virtual_threads_prepare(jni, &layout) != NULL) {
+        return; /* before JDK 21 */
+    }
+    v->present = 1;
+    if (!capabilities_has_virtual_threads(&the_agent.held)) {
+        v->error = "the target JVM did not grant the agent can_support_virtual_threads";
+        return;
+    }
+    jvmtiFrameInfo *frames = malloc(FRAMES_PER_THREAD * sizeof *frames);
+    jobject root = virtual_threads_root(jni);
+    if (frames == NULL || root == NULL) {
+        v->error = frames == NULL ? "the agent could not allocate room for a stack" : "the JDK's thread containers could not be read";
+        free(frames);
+        (*jni)->DeleteLocalRef(jni, root);
+        return;
+    }
+    v->counted = safepoint_totals_read(jni, &v->before) == 0;
+    int64_t started = events_now_nanos();
+    int tracked = 0;
+    jlong in_root = virtual_threads_root_count(jni, root, &tracked);
+    if (!tracked) {
+        v->untracked = in_root;
+    }
+    virtual_reader reader = { jni, g, t, seen, frames, max, v };
+    virtual_thread_visitor visitor = { read_virtual_thread, NULL, virtual_read_failed, &reader, 0, 0 };
+    if (virtual_threads_walk(jni, root, &visitor) != 0 && v->error == NULL) {
+        v->error = "the JDK's thread containers could not be read";
+    } else if (v->untracked < 0 && v->error == NULL) {
+        v->error = "how many virtual threads the JDK keeps no list of could not be told";
+    }
+    v->elapsed = events_now_nanos() - started;
+    v->counted = v->counted && safepoint_totals_read(jni, &v->after) == 0;
+    free(frames);
+    (*jni)->DeleteLocalRef(jni, root);
+}
+
+static void virtual_stacks_write(json_writer *w, const virtual_stacks *v, int64_t max) {
+    if (!v->present) {
+        return;
+    }
+    json_begin_object_field(w, "virtualThreads");
+    json_field_int(w, "found", v->found);
+    json_field_int(w, "read", v->read);
+    json_field_int(w, "ended", v->ended);
+    json_field_int(w, "pastBound", v->past_bound);
+    json_field_int(w, "untracked", v->untracked < 0 ? 0 : v->untracked);
+    json_field_int(w, "maxVirtualThreads", max);
+    json_field_int(w, "maxFrames", FRAMES_PER_THREAD);
+    json_field_int(w, "elapsedNanos", v->elapsed);
+    if (v->counted) {
+        safepoint_totals_write(w, &v->before, &v->after);
+    }
+    if (v->error != NULL) {
+        json_field_cstring(w, "error", v->error);
+    }
+    json_end_object(w);
 }
 
 static int looks_dead(const loader_facts *facts, const heap_graph *g) {
@@ -324,14 +445,14 @@ static void write_loader_object(json_writer *w, JNIEnv *jni, jobject loader, hea
 }
 
 typedef struct {
-    int64_t max_paths, max_depth;
+    int64_t max_paths, max_depth, max_virtual_threads;
     char *stats, *tree;           /* the diagnostic commands' texts, read before the walk */
     char stats_error[512], tree_error[512];
 } answer_inputs;
 
 static void write_answer(command_ctx *ctx, jclass *classes, jint class_count, heap_graph *g, loader_table *t, const answer_inputs *in,
                          const safepoint_totals *before, const safepoint_totals *after, int counted, int64_t elapsed,
-                         jvmtiError threads_error) {
+                         jvmtiError threads_error, const virtual_stacks *virtual) {
     JNIEnv *jni = ctx->jni;
     jclass loader_class = (*jni)->FindClass(jni, "java/lang/ClassLoader");
     jfieldID name_field = loader_class == NULL ? NULL : (*jni)->GetFieldID(jni, loader_class, "name", "Ljava/lang/String;");
@@ -354,8 +475,12 @@ static void write_answer(command_ctx *ctx, jclass *classes, jint class_count, he
     json_field_int(w, "agentBytes", (int64_t)g->agent_bytes);
     json_field_int(w, "loadedClasses", class_count);
     if (threads_error != JVMTI_ERROR_NONE) {
-        json_field_cstring(w, "threadsError", "the platform threads' stacks could not be read (GetAllStackTraces failed)");
+        json_field_cstring(w, "threadsError", threads_error == JVMTI_ERROR_OUT_OF_MEMORY
+                           ? "the threads' stacks could not be read (the agent could not allocate its table of loaders seen)"
+                           : "the platform threads' stacks could not be read (GetAllStackTraces failed)");
     }
+    virtual_stacks_write(w, virtual, in->max_virtual_threads);
+    int stacks_read = threads_error == JVMTI_ERROR_NONE && virtual_stacks_complete(virtual);
     json_begin_array_field(w, "loaders");
     for (uint32_t i = 0; i < t->count; i++) {
         const loader_facts *facts = &t->loaders[i];
@@ -374,13 +499,17 @@ static void write_answer(command_ctx *ctx, jclass *classes, jint class_count, he
         json_field_int(w, "instancesHeldByOwnStatics", (int64_t)facts->own_static_instances);
         json_field_int(w, "threads", facts->threads);
         json_field_bool(w, "reachable", facts->node == 0 || g->nodes[facts->node].root != 0);
-        json_field_bool(w, "looksDead", threads_error == JVMTI_ERROR_NONE && looks_dead(facts, g));
+        if (looks_dead(facts, g) && !stacks_read) {
+            json_field_null(w, "looksDead"); /* unknown: its code may be on a stack not read */
+        } else {
+            json_field_bool(w, "looksDead", looks_dead(facts, g));
+        }
         json_end_object(w);
     }
     json_end_array(w);
     json_begin_array_field(w, "deadPaths");
     int64_t written = 0;
-    for (uint32_t i = 0; i < t->count && written < in->max_paths && threads_error == JVMTI_ERROR_NONE; i++) {
+    for (uint32_t i = 0; i < t->count && written < in->max_paths && stacks_read; i++) {
         if (looks_dead(&t->loaders[i], g)) {
             json_begin_object(w);
             json_field_int(w, "loader", t->loaders[i].node);
@@ -411,9 +540,11 @@ void cmd_class_loaders(command_ctx *ctx) {
     in.max_paths = request_int(ctx->req, "maxPaths", 5);
     in.max_depth = request_int(ctx->req, "maxDepth", 30);
     int64_t max_objects = request_int(ctx->req, "maxObjects", 1000000);
+    in.max_virtual_threads = request_int(ctx->req, "maxVirtualThreads", 100000);
     if (in.max_paths < 0 || in.max_paths > PATHS_MAX || in.max_depth < 1 || in.max_depth > DEPTH_MAX
-            || max_objects < OBJECTS_MIN || max_objects > OBJECTS_MAX) {
-        command_fail(ctx, "bad_request", "classloaders takes maxPaths from 0 to 100, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000");
+            || max_objects < OBJECTS_MIN || max_objects > OBJECTS_MAX || in.max_virtual_threads < 0 || in.max_virtual_threads > VIRTUAL_THREADS_MAX) {
+        command_fail(ctx, "bad_request", "classloaders takes maxPaths from 0 to 100, maxDepth from 1 to 10000, maxObjects from 10000 to 200000000,"
+                     " maxVirtualThreads from 0 to 100000000");
         return;
     }
     JNIEnv *jni = ctx->jni;
@@ -471,8 +602,15 @@ void cmd_class_loaders(command_ctx *ctx) {
             command_fail_jvmti(ctx, "GetObjectsWithTags", err);
         } else {
             count_instances(&g, &t);
-            jvmtiError threads_error = count_threads(jni, &g, &t);
-            write_answer(ctx, classes, class_count, &g, &t, &in, &before, &after, counted, elapsed, threads_error);
+            virtual_stacks virtual;
+            memset(&virtual, 0, sizeof virtual);
+            uint8_t *seen = calloc(t.count, 1);
+            jvmtiError threads_error = seen == NULL ? JVMTI_ERROR_OUT_OF_MEMORY : count_platform_threads(jni, &g, &t, seen);
+            if (seen != NULL) {
+                count_virtual_threads(jni, &g, &t, seen, in.max_virtual_threads, &virtual);
+            }
+            free(seen);
+            write_answer(ctx, classes, class_count, &g, &t, &in, &before, &after, counted, elapsed, threads_error, &virtual);
         }
     }
     heap_graph_end(&g);

@@ -1,5 +1,5 @@
 /* The `vthreads` command: every virtual thread with its facts, carrier and, on request, its stack
- * and lock facts. See vthreads.h for how they are found.
+ * and lock facts. See virtual_threads.h for how they are found.
  *
  * Answer: {"time", "lockSource", "lockFactsComplete", "threads": [...], "stacks": [...],
  * "summary": {...}}. Threads are streamed as they are found; a stack is written once in "stacks"
@@ -21,8 +21,6 @@
  * thread. The owner of a monitor a snapshot names is not part of it; the CLI matches it against the
  * monitors the threads own. Without either source (JDK 21-24, live attach) only park blockers are
  * known ("lockFactsComplete": false). */
-#include "vthreads.h"
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,101 +36,14 @@
 #include "thread_set.h"
 #include "thread_snapshot.h"
 #include "thread_state.h"
+#include "virtual_threads.h"
 
-#define CONTAINER_DEPTH_MAX 64
 #define STACK_SLOTS 8192          /* power of two */
 #define STACKS_MAX (STACK_SLOTS / 2)
 #define FRAMES_MAX (1 << 20)
 #define AT_ONCE_MAX 4096
 
-static struct {
-    int ready;
-    jclass containers;
-    jmethodID root;
-    jmethodID container_threads;
-    jmethodID container_children;
-    jmethodID stream_to_array;
-    jclass virtual_thread;
-    jfieldID continuation;   /* Thread.cont: set while a continuation is mounted; NULL when not found */
-    jfieldID carrier;
-    jfieldID vt_state;
-    jint pinned;
-    jint timed_pinned;
-    jint parked;             /* VirtualThread.PARKED and TIMED_PARKED: -1 when not found */
-    jint timed_parked;
-    jint running;            /* VirtualThread.RUNNING: -1 when not found */
-    jint blocking;           /* VirtualThread.BLOCKING (JDK 24+, where monitors unmount): -1 before */
-} vt;
-
-static jint static_int(JNIEnv *jni, jclass klass, const char *field) {
-    jfieldID id = (*jni)->GetStaticFieldID(jni, klass, field, "I");
-    if (jni_failed(jni, id)) {
-        return -1;
-    }
-    jint value = (*jni)->GetStaticIntField(jni, klass, id);
-    return jni_cleared_exception(jni) ? -1 : value;
-}
-
-/* Looks up what the walk needs. Returns NULL, or why virtual threads cannot be listed. */
-static const char *prepare(JNIEnv *jni) {
-    if (vt.ready) {
-        return NULL;
-    }
-    vt.containers = jni_global_class(jni, "jdk/internal/vm/ThreadContainers");
-    jclass container = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadContainer");
-    if (jni_failed(jni, container)) container = NULL;
-    vt.virtual_thread = jni_global_class(jni, "java/lang/VirtualThread");
-    if (vt.containers == NULL || container == NULL || vt.virtual_thread == NULL) {
-        if (container != NULL) (*jni)->DeleteLocalRef(jni, container);
-        vthreads_release(jni);
-        return "no virtual threads in this JVM (they need JDK 21 or later)";
-    }
-    jclass stream = (*jni)->FindClass(jni, "java/util/stream/Stream");
-    jclass thread = (*jni)->FindClass(jni, "java/lang/Thread");
-    int ok = !jni_failed(jni, stream) && !jni_failed(jni, thread);
-    if (ok) {
-        vt.root = (*jni)->GetStaticMethodID(jni, vt.containers, "root", "()Ljdk/internal/vm/ThreadContainer;");
-        vt.container_threads = (*jni)->GetMethodID(jni, container, "threads", "()Ljava/util/stream/Stream;");
-        vt.container_children = (*jni)->GetMethodID(jni, container, "children", "()Ljava/util/stream/Stream;");
-        vt.stream_to_array = (*jni)->GetMethodID(jni, stream, "toArray", "()[Ljava/lang/Object;");
-        vt.carrier = (*jni)->GetFieldID(jni, vt.virtual_thread, "carrierThread", "Ljava/lang/Thread;");
-        vt.vt_state = (*jni)->GetFieldID(jni, vt.virtual_thread, "state", "I");
-        ok = !jni_cleared_exception(jni) && vt.root != NULL && vt.container_threads != NULL && vt.container_children != NULL
-            && vt.stream_to_array != NULL && vt.carrier != NULL && vt.vt_state != NULL;
-    }
-    if (ok) {
-        vt.pinned = static_int(jni, vt.virtual_thread, "PINNED");
-        vt.timed_pinned = static_int(jni, vt.virtual_thread, "TIMED_PINNED");
-        vt.parked = static_int(jni, vt.virtual_thread, "PARKED");
-        vt.timed_parked = static_int(jni, vt.virtual_thread, "TIMED_PARKED");
-        vt.running = static_int(jni, vt.virtual_thread, "RUNNING");
-        vt.blocking = static_int(jni, vt.virtual_thread, "BLOCKING");
-        vt.continuation = (*jni)->GetFieldID(jni, thread, "cont", "Ljdk/internal/vm/Continuation;");
-        if (jni_cleared_exception(jni)) {
-            vt.continuation = NULL; /* then carriers are always looked for by the walk */
-        }
-    }
-    (*jni)->DeleteLocalRef(jni, container);
-    if (stream != NULL) (*jni)->DeleteLocalRef(jni, stream);
-    if (thread != NULL) (*jni)->DeleteLocalRef(jni, thread);
-    if (!ok) {
-        vthreads_release(jni);
-        return "this JDK's thread containers are not laid out as expected: virtual threads cannot be listed";
-    }
-    vt.ready = 1;
-    return NULL;
-}
-
-void vthreads_release(JNIEnv *jni) {
-    jobject refs[] = { vt.containers, vt.virtual_thread };
-    for (size_t i = 0; i < sizeof refs / sizeof refs[0]; i++) {
-        if (refs[i] != NULL) {
-            (*jni)->DeleteGlobalRef(jni, refs[i]);
-        }
-    }
-    memset(&vt, 0, sizeof vt);
-}
-AGENT_RELEASE(vthreads_release)
+static const virtual_thread_layout *vt;
 
 /* ---- the distinct stacks of one answer ---- */
 
@@ -249,8 +160,8 @@ static int state_kind(jint state) {
 }
 
 static mount_facts mount_facts_read(JNIEnv *jni, jthread thread) {
-    mount_facts facts = { 0, (*jni)->GetIntField(jni, thread, vt.vt_state) };
-    jthread carrier = (*jni)->GetObjectField(jni, thread, vt.carrier);
+    mount_facts facts = { 0, (*jni)->GetIntField(jni, thread, vt->state) };
+    jthread carrier = (*jni)->GetObjectField(jni, thread, vt->carrier);
     if (carrier != NULL) {
         facts.carrier_id = thread_java_id(jni, carrier);
         (*jni)->DeleteLocalRef(jni, carrier);
@@ -266,10 +177,10 @@ static mount_facts mount_facts_read(JNIEnv *jni, jthread thread) {
  * from its frames (a class initializer or a native frame under the wait). One on its way off its
  * carrier (PARKING, TIMED_PARKING, BLOCKING, ...) is not pinned. */
 static int is_pinned(mount_facts facts, jint jvmti_state) {
-    if ((vt.pinned >= 0 && facts.vt_state == vt.pinned) || (vt.timed_pinned >= 0 && facts.vt_state == vt.timed_pinned)) {
+    if ((vt->pinned >= 0 && facts.vt_state == vt->pinned) || (vt->timed_pinned >= 0 && facts.vt_state == vt->timed_pinned)) {
         return 1;
     }
-    return vt.blocking < 0 && facts.carrier_id != 0 && vt.running >= 0 && facts.vt_state == vt.running
+    return vt->blocking < 0 && facts.carrier_id != 0 && vt->running >= 0 && facts.vt_state == vt->running
         && (jvmti_state & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_WAITING)) != 0;
 }
 
@@ -295,8 +206,8 @@ static int may_wait_for_lock(JNIEnv *jni, jthread thread, jint state, int mounte
  * would pass over too, told from two field reads without the JVMTI call for its state (the most of
  * a walk of sleeping threads). 0 when it cannot be told so. */
 static int parked_without_blocker(JNIEnv *jni, jthread thread) {
-    jint state = (*jni)->GetIntField(jni, thread, vt.vt_state);
-    return ((vt.parked >= 0 && state == vt.parked) || (vt.timed_parked >= 0 && state == vt.timed_parked))
+    jint state = (*jni)->GetIntField(jni, thread, vt->state);
+    return ((vt->parked >= 0 && state == vt->parked) || (vt->timed_parked >= 0 && state == vt->timed_parked))
         && !locks_has_park_blocker(jni, thread);
 }
 
@@ -376,7 +287,8 @@ static void write_thread(answer *a, jthread thread, const thread_moment *m, moun
 }
 
 /* Takes the moments of the pending threads and writes them; their references are dropped. */
-static void flush(answer *a) {
+static void flush(void *context) {
+    answer *a = context;
     JNIEnv *jni = a->ctx->jni;
     if (a->pending == 0) {
         return;
@@ -412,7 +324,8 @@ static void flush(answer *a) {
 }
 
 /* Looks at one virtual thread. Returns 1 when its reference is kept (pending, for flush). */
-static int visit(answer *a, jthread thread) {
+static int visit(void *context, jthread thread) {
+    answer *a = context;
     JNIEnv *jni = a->ctx->jni;
     json_writer *w = a->ctx->out;
     if (++a->seen % 8192 == 0) {
@@ -459,87 +372,9 @@ static int visit(answer *a, jthread thread) {
     return 1;
 }
 
-/* The stream's elements as an Object[]: one call into Java rather than two per element through an
- * iterator (JNI calls that add up at 100,000 threads, docs/performance.md). NULL when it failed. */
-static jobjectArray stream_elements(JNIEnv *jni, jobject container, jmethodID stream_of) {
-    jobject stream = (*jni)->CallObjectMethod(jni, container, stream_of);
-    if (jni_failed(jni, stream)) {
-        return NULL;
-    }
-    jobjectArray elements = (*jni)->CallObjectMethod(jni, stream, vt.stream_to_array);
-    (*jni)->DeleteLocalRef(jni, stream);
-    return jni_failed(jni, elements) ? NULL : elements;
-}
-
-/* Calls visit for each virtual thread of the container and, depth first, of its children. */
-static void walk(answer *a, jobject container, int depth) {
-    JNIEnv *jni = a->ctx->jni;
-    if (depth > CONTAINER_DEPTH_MAX || a->failed || a->ctx->out->failed) {
-        return;
-    }
-    for (int pass = depth == 0 && a->root_counted ? 1 : 0; pass < 2; pass++) {
-        if ((*jni)->PushLocalFrame(jni, MOMENT_BATCH + JNI_COMMAND_LOCALS) != 0) {
-            jni_cleared_exception(jni);
-            a->failed = 1;
-            return;
-        }
-        jobjectArray elements = stream_elements(jni, container, pass == 0 ? vt.container_threads : vt.container_children);
-        jsize n = elements == NULL ? 0 : (*jni)->GetArrayLength(jni, elements);
-        a->failed |= elements == NULL;
-        for (jsize i = 0; i < n && !a->failed && !a->ctx->out->failed; i++) {
-            jobject item = (*jni)->GetObjectArrayElement(jni, elements, i);
-            if (jni_failed(jni, item)) {
-                continue;
-            }
-            if (pass == 1) {
-                walk(a, item, depth + 1);
-            } else if ((*jni)->IsInstanceOf(jni, item, vt.virtual_thread) && visit(a, item)) {
-                /* java.lang.VirtualThread only, whose fields visit reads: not Thread.isVirtual(), which
-                 * is also true of the BoundVirtualThread a JVM without continuations uses */
-                continue; /* kept for flush */
-            }
-            (*jni)->DeleteLocalRef(jni, item);
-        }
-        flush(a); /* the pending references belong to this local frame */
-        (*jni)->PopLocalFrame(jni, NULL);
-    }
-}
-
-/* The root container class's static field NAME of TYPE, or NULL when it has none. */
-static jobject root_static(JNIEnv *jni, jclass root_class, const char *name, const char *type) {
-    jfieldID field = (*jni)->GetStaticFieldID(jni, root_class, name, type);
-    if (jni_failed(jni, field)) {
-        return NULL;
-    }
-    jobject value = (*jni)->GetStaticObjectField(jni, root_class, field);
-    return jni_failed(jni, value) ? NULL : value;
-}
-
-/* How many virtual threads the root container holds as the JDK keeps them: the set of
- * TrackingRootContainer, or CountingRootContainer's count (jdk.trackAllThreads=false), looked up on
- * the root's own class, which is initialized. One call instead of a walk of each. -1 when unknown. */
-static jlong root_virtual_count(JNIEnv *jni, jobject root) {
-    jclass root_class = (*jni)->GetObjectClass(jni, root);
-    jobject set = root_static(jni, root_class, "VTHREADS", "Ljava/util/Set;");
-    jobject adder = set == NULL ? root_static(jni, root_class, "VTHREAD_COUNT", "Ljava/util/concurrent/atomic/LongAdder;") : NULL;
-    jobject counter = set != NULL ? set : adder;
-    jlong count = -1;
-    if (counter != NULL) {
-        jclass counter_class = (*jni)->GetObjectClass(jni, counter);
-        jmethodID method = (*jni)->GetMethodID(jni, counter_class, set != NULL ? "size" : "sum", set != NULL ? "()I" : "()J");
-        jint size = 0;
-        if (jni_failed(jni, method)) {
-            count = -1;
-        } else if (set != NULL) {
-            count = jni_call_int(jni, set, method, &size) == 0 ? size : -1;
-        } else if (jni_call_long(jni, adder, method, &count) != 0) {
-            count = -1;
-        }
-        (*jni)->DeleteLocalRef(jni, counter_class);
-        (*jni)->DeleteLocalRef(jni, counter);
-    }
-    (*jni)->DeleteLocalRef(jni, root_class);
-    return count;
+static int stopped(void *context) {
+    const answer *a = context;
+    return a->failed || a->ctx->out->failed;
 }
 
 /* Whether any platform thread has a continuation mounted: when none has, no virtual thread is
@@ -547,13 +382,13 @@ static jlong root_virtual_count(JNIEnv *jni, jobject root) {
 static int any_mounted(JNIEnv *jni) {
     jint count = 0;
     jthread *threads = NULL;
-    if (vt.continuation == NULL || (*the_agent.jvmti)->GetAllThreads(the_agent.jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
+    if (vt->continuation == NULL || (*the_agent.jvmti)->GetAllThreads(the_agent.jvmti, &count, &threads) != JVMTI_ERROR_NONE) {
         return 1;
     }
     jni_reserve_locals(jni, count);
     int mounted = 0;
     for (jint i = 0; i < count; i++) {
-        jobject continuation = (*jni)->GetObjectField(jni, threads[i], vt.continuation);
+        jobject continuation = (*jni)->GetObjectField(jni, threads[i], vt->continuation);
         if (continuation != NULL) {
             mounted = 1;
             (*jni)->DeleteLocalRef(jni, continuation);
@@ -635,7 +470,7 @@ void cmd_vthreads(command_ctx *ctx) {
         command_fail(ctx, "bad_request", "atOnce takes the frames of the threads listed, without locks or summary");
         return;
     }
-    const char *why = prepare(jni);
+    const char *why = virtual_threads_prepare(jni, &vt);
     if (why == NULL && !capabilities_has_virtual_threads(&the_agent.held)) {
         why = "the target JVM did not grant the agent can_support_virtual_threads";
     }
@@ -659,22 +494,24 @@ void cmd_vthreads(command_ctx *ctx) {
         command_fail(ctx, "out_of_memory", "cannot allocate room for the stacks");
         return;
     }
-    jobject root = (*jni)->CallStaticObjectMethod(jni, vt.containers, vt.root);
-    if (jni_failed(jni, root)) {
+    jobject root = virtual_threads_root(jni);
+    if (root == NULL) {
         answer_free(jni, &a);
         command_fail(ctx, "internal", "ThreadContainers.root() failed");
         return;
     }
     /* when no carrier has one mounted, a search for the mounted ones finds none in the root, where
      * most live: the root's are then counted as the JDK keeps them, not walked one by one */
-    jlong root_count = a.mounted_only && !any_mounted(jni) ? root_virtual_count(jni, root) : -1;
+    int tracked = 0;
+    jlong root_count = a.mounted_only && !any_mounted(jni) ? virtual_threads_root_count(jni, root, &tracked) : -1;
     a.root_counted = root_count >= 0;
     command_result(ctx);
     json_writer *w = ctx->out;
     json_begin_object(w);
     json_field_int(w, "time", frames_wall_millis());
     json_begin_array_field(w, "threads");
-    walk(&a, root, 0);
+    virtual_thread_visitor visitor = { visit, flush, stopped, &a, MOMENT_BATCH, a.root_counted };
+    a.failed |= virtual_threads_walk(jni, root, &visitor) != 0;
     if (a.at_once && !a.failed) {
         write_together(&a);
     }
@@ -705,7 +542,7 @@ void cmd_vthreads(command_ctx *ctx) {
 void cmd_blockers(command_ctx *ctx) {
     JNIEnv *jni = ctx->jni;
     jvmtiEnv *jvmti = the_agent.jvmti;
-    if (prepare(jni) != NULL || !thread_snapshot_available(jni)) {
+    if (virtual_threads_prepare(jni, &vt) != NULL || !thread_snapshot_available(jni)) {
         command_fail(ctx, "unsupported", "this JVM has no jdk.internal.vm.ThreadSnapshot (JDK 25+)");
         return;
     }

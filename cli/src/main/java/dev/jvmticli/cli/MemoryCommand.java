@@ -66,6 +66,11 @@ final class MemoryCommand implements Callable<Integer> {
             description = "With --classloaders: refuse a heap with more objects reachable than this, or 4 references an object: the bound on the agent's memory in the target (default: 1000000).")
     Long maxObjects;
 
+    @Option(names = "--max-virtual-threads", paramLabel = "N",
+            description = {"With --classloaders: read the stacks of this many virtual threads at most, one at a time after the walk",
+                "(default: 100000); past it they are counted, not read, and no loader is said to look dead."})
+    Long maxVirtualThreads;
+
     @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "With --native: how long the window is (default: 10s); Ctrl-C ends it early and still reports.")
     Duration duration;
@@ -89,8 +94,11 @@ final class MemoryCommand implements Callable<Integer> {
         if (!nativeWindow && (duration != null || maxRecording != null) || !nativeWindow && !classLoaders && top != null) {
             throw new CliFailure(ExitCode.USAGE, "--duration and --max-recording are options of memory --native, --top of memory --native and --classloaders");
         }
-        if (!classLoaders && maxObjects != null) {
-            throw new CliFailure(ExitCode.USAGE, "--max-objects is an option of memory --classloaders");
+        if (!classLoaders && (maxObjects != null || maxVirtualThreads != null)) {
+            throw new CliFailure(ExitCode.USAGE, "--max-objects and --max-virtual-threads are options of memory --classloaders");
+        }
+        if (maxVirtualThreads != null && (maxVirtualThreads < 0 || maxVirtualThreads > 100_000_000)) {
+            throw new CliFailure(ExitCode.USAGE, "--max-virtual-threads must be between 0 and 100000000");
         }
         if (maxObjects != null && (maxObjects < 10_000 || maxObjects > 200_000_000)) {
             throw new CliFailure(ExitCode.USAGE, "--max-objects must be between 10000 and 200000000");
@@ -156,7 +164,8 @@ final class MemoryCommand implements Callable<Integer> {
     private int classLoaders(TargetProcess process) {
         ClassLoadersReport report;
         try (AgentClient client = context.connect(process)) {
-            report = client.call(new ClassLoadersRequest(DEAD_PATHS, MAX_DEPTH, maxObjects != null ? maxObjects : 1_000_000),
+            report = client.call(new ClassLoadersRequest(DEAD_PATHS, MAX_DEPTH, maxObjects != null ? maxObjects : 1_000_000,
+                            maxVirtualThreads != null ? maxVirtualThreads : 100_000),
                     ClassLoadersReport.class, HeapCommand.answerTimeout(context, client.vm()));
         }
         Map<Long, ClassLoaderMetaspace.Metaspace> metaspace = ClassLoaderMetaspace.of(report);

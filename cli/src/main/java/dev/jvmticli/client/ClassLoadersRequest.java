@@ -10,8 +10,9 @@ import java.util.Map;
  * @param maxDepth   the objects to name on a path, counted from the loader
  * @param maxObjects the walk stops (and the request fails) past this many objects, or four references per object:
  *                   the bound on the memory the agent takes in the target
+ * @param maxVirtualThreads the virtual threads whose stacks are read at most; those found past it are counted, not read
  */
-public record ClassLoadersRequest(int maxPaths, int maxDepth, long maxObjects) implements AgentRequest {
+public record ClassLoadersRequest(int maxPaths, int maxDepth, long maxObjects, long maxVirtualThreads) implements AgentRequest {
     @Override
     public String command() {
         return "classloaders";
@@ -19,6 +20,6 @@ public record ClassLoadersRequest(int maxPaths, int maxDepth, long maxObjects) i
 
     @Override
     public Map<String, Object> arguments() {
-        return Map.of("maxPaths", maxPaths, "maxDepth", maxDepth, "maxObjects", maxObjects);
+        return Map.of("maxPaths", maxPaths, "maxDepth", maxDepth, "maxObjects", maxObjects, "maxVirtualThreads", maxVirtualThreads);
     }
 }

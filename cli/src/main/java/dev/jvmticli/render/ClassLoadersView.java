@@ -3,6 +3,7 @@ package dev.jvmticli.render;
 import dev.jvmticli.analysis.ClassLoaderMetaspace;
 import dev.jvmticli.client.ClassLoadersReport;
 import dev.jvmticli.client.HeapPathsReport;
+import dev.jvmticli.client.HeapReport;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,7 +19,7 @@ public final class ClassLoadersView {
 
     public static void print(PrintWriter out, ClassLoadersReport report, Map<Long, ClassLoaderMetaspace.Metaspace> metaspace, int top) {
         Map<Long, ClassLoadersReport.Loader> byId = byId(report);
-        long dead = report.loaders().stream().filter(ClassLoadersReport.Loader::looksDead).count();
+        long dead = report.loaders().stream().filter(ClassLoadersReport.Loader::saidDead).count();
         long unreachable = report.loaders().stream().filter(l -> !l.reachable()).count();
         out.printf(Locale.ROOT, "%d class loaders, %d classes loaded; %d look%s dead but %s reachable, %d %s unreachable (freed when a collection next unloads classes)%n",
                 report.loaders().size(), report.loadedClasses(), dead, dead == 1 ? "s" : "", dead == 1 ? "is" : "are", unreachable,
@@ -56,16 +57,52 @@ public final class ClassLoadersView {
         }
         if (report.threadsError() != null) {
             out.println("no loader is said to look dead: " + report.threadsError());
+        } else if (report.virtualThreads() != null && !report.virtualThreads().allRead()) {
+            ClassLoadersReport.VirtualThreads v = report.virtualThreads();
+            out.println("no loader is said to look dead: " + (v.error() != null ? v.error()
+                    : (v.pastBound() + v.untracked()) + " virtual threads' stacks were not read"));
         }
         out.println();
         out.println(pause(report));
+        if (report.virtualThreads() != null) {
+            out.println(virtualThreads(report.virtualThreads()));
+        }
+    }
+
+    /** What was read of the virtual threads' stacks, and the safepoints the JVM counted meanwhile. */
+    static String virtualThreads(ClassLoadersReport.VirtualThreads v) {
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                "virtual threads' stacks, read one at a time after the walk (up to %d frames each): %d of %d found read in %s ms",
+                v.maxFrames(), v.read(), v.found() + v.untracked(), Sizes.millis(v.elapsedNanos())));
+        HeapReport.Safepoints s = v.safepoints();
+        if (s == null) {
+            line.append(", pause unknown (the JVM keeps no safepoint times)");
+        } else if (s.count() == 0) {
+            line.append(", no safepoint meanwhile");
+        } else {
+            line.append(String.format(Locale.ROOT, ", %d safepoint%s meanwhile (any cause): target paused %d ms", s.count(),
+                    s.count() == 1 ? "" : "s", s.pausedMillis()));
+        }
+        if (v.ended() > 0) {
+            line.append("; ").append(v.ended()).append(" ended before theirs was read");
+        }
+        if (v.pastBound() > 0) {
+            line.append("; ").append(v.pastBound()).append(" past --max-virtual-threads ").append(v.maxVirtualThreads()).append(" not read");
+        }
+        if (v.untracked() > 0) {
+            line.append("; ").append(v.untracked()).append(" not read: the JDK keeps no list of them (-Djdk.trackAllThreads=false)");
+        }
+        if (v.error() != null) {
+            line.append("; ").append(v.error());
+        }
+        return line.toString();
     }
 
     /** The loaders in a table's order: the JDK's first, then the ones that look dead, then by metaspace and classes; the first top. */
     static List<ClassLoadersReport.Loader> shown(ClassLoadersReport report, Map<Long, ClassLoaderMetaspace.Metaspace> metaspace, int top) {
         List<ClassLoadersReport.Loader> loaders = new ArrayList<>(report.loaders());
         loaders.sort(Comparator.comparing((ClassLoadersReport.Loader l) -> !l.builtin())
-                .thenComparing(l -> !l.looksDead())
+                .thenComparing(l -> !l.saidDead())
                 .thenComparing(l -> metaspace.containsKey(l.id()) ? -metaspace.get(l.id()).chunkBytes() : 0L)
                 .thenComparing(l -> -l.classes())
                 .thenComparing(ClassLoadersReport.Loader::id));
@@ -78,6 +115,9 @@ public final class ClassLoadersView {
         }
         if (!l.reachable()) {
             return "unreachable";
+        }
+        if (l.looksDead() == null) {
+            return "unknown";
         }
         return l.looksDead() ? "LOOKS DEAD" : "in use";
     }
@@ -138,6 +178,7 @@ public final class ClassLoadersView {
         doc.put("metaspaceError", report.classLoaderStats() == null ? report.classLoaderStatsError()
                 : report.classLoaderTree() == null ? report.classLoaderTreeError() : null);
         doc.put("threadsError", report.threadsError());
+        doc.put("virtualThreads", report.virtualThreads());
         return doc;
     }
 

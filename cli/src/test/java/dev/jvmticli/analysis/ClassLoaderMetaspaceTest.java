@@ -73,7 +73,7 @@ class ClassLoaderMetaspaceTest {
     }
 
     private static ClassLoadersReport report(String stats, String tree, List<ClassLoadersReport.Loader> loaders) {
-        return new ClassLoadersReport(0, null, 0, 0, 0, 0, 0, null, loaders, List.of(), stats, null, tree, null);
+        return new ClassLoadersReport(0, null, 0, 0, 0, 0, 0, null, null, loaders, List.of(), stats, null, tree, null);
     }
 
     @Test

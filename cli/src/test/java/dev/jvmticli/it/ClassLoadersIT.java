@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -28,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * `memory --classloaders` against a target whose loaders' fates it made: the live ones in use, the
  * dropped ones unreachable and never called leaks, the leaked one named with its path from the
  * static field that holds its class; classes and metaspace the rows of jcmd's VM.classloader_stats
- * read right after.
+ * read right after. From JDK 21 the loaders whose code only virtual threads run, parked or on their
+ * carrier, are in use with as many threads as the target started in their code.
  */
 class ClassLoadersIT {
     static final String TARGET = "dev.jvmticli.targets.LoadersTarget";
@@ -56,19 +58,20 @@ class ClassLoadersIT {
             String stats = jcmd(jdk, target.pid(), "VM.classloader_stats");
             assertEquals(0, result.exit(), result.toString());
             String classloaders = jcmd(jdk, target.pid(), "VM.classloaders", "fold=false");
-            checkAgainstTheTargetAndJcmd(Json.parse(result.out()), stats, classloaders);
+            checkAgainstTheTargetAndJcmd(jdk.feature(), Json.parse(result.out()), stats, classloaders);
 
             Result text = CliRun.run("memory", Long.toString(target.pid()), "--classloaders");
             assertEquals(0, text.exit(), text.toString());
-            checkText(text.out());
+            checkText(jdk.feature(), text.out());
         }
     }
 
     /**
-     * The JSON of memory --classloaders against the loaders' fates LoadersTarget made, and against
-     * jcmd's VM.classloader_stats (stats) and VM.classloaders fold=false (classloaders) read right after.
+     * The JSON of memory --classloaders against the loaders' fates LoadersTarget made on a JDK of
+     * this feature release, and against jcmd's VM.classloader_stats (stats) and VM.classloaders
+     * fold=false (classloaders) read right after.
      */
-    static void checkAgainstTheTargetAndJcmd(JsonNode doc, String stats, String classloaders) {
+    static void checkAgainstTheTargetAndJcmd(int feature, JsonNode doc, String stats, String classloaders) {
         assertTrue(doc.path("safepoints").path("count").asLong() >= 1, "the walk is a safepoint: " + doc.path("safepoints"));
 
         Map<String, JsonNode> byName = new HashMap<>();
@@ -89,6 +92,23 @@ class ClassLoadersIT {
             assertEquals(2, live.path("instances").asLong(), "the kept Plugin and its Helper: " + live);
             assertTrue(live.path("reachable").asBoolean(), live.toString());
             assertFalse(live.path("looksDead").asBoolean(), live.toString());
+        }
+        int virtualLoaders = feature >= 21 ? 2 : 0;
+        if (feature >= 21) {
+            JsonNode virtual = doc.path("virtualThreads");
+            assertEquals(3, virtual.path("found").asLong(), "the target's virtual threads, no more: " + virtual);
+            assertEquals(3, virtual.path("read").asLong(), virtual.toString());
+            assertEquals(0, virtual.path("pastBound").asLong() + virtual.path("untracked").asLong() + virtual.path("ended").asLong(), virtual.toString());
+            assertTrue(virtual.path("safepoints").isObject(), virtual.toString());
+            for (Map.Entry<String, Integer> ran : Map.of("virtual-parked", 2, "virtual-spinning", 1).entrySet()) {
+                JsonNode loader = byName.get(ran.getKey()).path("loader");
+                assertEquals(0, loader.path("instances").asLong(), "no instance but its own statics': " + loader);
+                assertEquals(ran.getValue().longValue(), loader.path("threads").asLong(), "the virtual threads in its code: " + loader);
+                assertTrue(loader.path("reachable").asBoolean(), loader.toString());
+                assertFalse(loader.path("looksDead").asBoolean(), loader.toString());
+            }
+        } else {
+            assertTrue(doc.path("virtualThreads").isNull(), "no virtual threads before JDK 21: " + doc.path("virtualThreads"));
         }
         JsonNode leaked = byName.get("leaked").path("loader");
         assertTrue(leaked.path("reachable").asBoolean(), leaked.toString());
@@ -135,7 +155,7 @@ class ClassLoadersIT {
             rows.put(m.group(1), new long[] {Long.parseLong(m.group(2)), Long.parseLong(m.group(3)), Long.parseLong(m.group(4))});
             pluginRows += m.group(5).equals(LOADER_CLASS) ? 1 : 0;
         }
-        assertEquals(3 + dropped + 1, pluginRows, stats);
+        assertEquals(3 + dropped + 1 + virtualLoaders, pluginRows, stats);
         for (String name : List.of("live-0", "live-1", "live-2", "leaked")) {
             JsonNode row = byName.get(name);
             JsonNode metaspace = row.path("metaspace");
@@ -150,18 +170,23 @@ class ClassLoadersIT {
         }
     }
 
-    /** The text form: the leaked loader, its path from the static field and the pause. */
-    static void checkText(String out) {
+    /** The text form: the leaked loader, its path from the static field and the pause; from JDK 21 the virtual threads read. */
+    static void checkText(int feature, String out) {
         assertTrue(out.contains("looks dead but reachable: \"leaked\" " + LOADER_CLASS), out);
         assertTrue(out.contains("  static field " + TARGET + ".REGISTRY, which keeps about "), out);
         assertTrue(out.contains("  " + TARGET + "$Plugin.class (its defining loader)\n  -> " + LOADER_CLASS + "\n"), out);
         assertTrue(out.contains("target paused"), out);
+        assertEquals(feature >= 21, out.contains("virtual threads' stacks, read one at a time after the walk (up to 1024 frames each): 3 of 3 found read in "), out);
     }
 
-    /** --max-objects below what the heap holds: one line, exit 1; the agent answers after. */
+    /**
+     * --max-objects below what the heap holds: one line, exit 1; the agent answers after. From JDK 21,
+     * --max-virtual-threads 1 reads one of the target's three and says no loader looks dead, not
+     * even the leaked one: a loader's code may be on the stacks not read.
+     */
     @ParameterizedTest
     @MethodSource("jdks")
-    void aHeapPastTheBoundIsRefused(Jdks.Jdk jdk) {
+    void theBoundsAreHeld(Jdks.Jdk jdk) {
         try (TargetJvm target = TargetJvm.start(jdk, LoadersTarget.class, List.of("-Xmx256m"))) {
             Result refused = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--max-objects", "10000");
             assertEquals(1, refused.exit(), refused.toString());
@@ -169,6 +194,43 @@ class ClassLoadersIT {
             assertEquals(1, refused.err().lines().count(), refused.err());
             Result after = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
             assertEquals(0, after.exit(), after.toString());
+            if (jdk.feature() >= 21) {
+                Result bounded = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--max-virtual-threads", "1");
+                assertEquals(0, bounded.exit(), bounded.toString());
+                assertTrue(bounded.out().contains("0 look dead but are reachable"), bounded.out());
+                assertTrue(Pattern.compile(" unknown +\"leaked\" ").matcher(bounded.out()).find(), "may be in use by a thread not read: " + bounded.out());
+                assertTrue(bounded.out().contains("no loader is said to look dead: 2 virtual threads' stacks were not read"), bounded.out());
+                assertTrue(bounded.out().contains(": 1 of 3 found read in "), bounded.out());
+                assertTrue(bounded.out().contains("; 2 past --max-virtual-threads 1 not read"), bounded.out());
+            }
+            Result bad = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--max-virtual-threads", "-1");
+            assertEquals(2, bad.exit(), bad.toString());
+            assertTrue(bad.err().startsWith("jvmti-cli: --max-virtual-threads must be between 0 and 100000000\n"), bad.err());
+        }
+    }
+
+    /**
+     * With -Djdk.trackAllThreads=false the JDK lists only the virtual thread the target's executor
+     * started: the two started alone are counted as not read, and the leaked loader is unknown, not dead.
+     */
+    @Test
+    void virtualThreadsTheJdkDoesNotListAreSaidNotRead() {
+        Jdks.Jdk jdk = Jdks.atLeast(21).orElseThrow(() -> new IllegalStateException("no JDK 21+ installed"));
+        try (TargetJvm target = TargetJvm.start(jdk, LoadersTarget.class, List.of("-Xmx256m", "-Djdk.trackAllThreads=false"))) {
+            Result result = CliRun.run("memory", Long.toString(target.pid()), "--classloaders", "--json");
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            JsonNode virtual = doc.path("virtualThreads");
+            assertEquals(1, virtual.path("found").asLong(), virtual.toString());
+            assertEquals(1, virtual.path("read").asLong(), virtual.toString());
+            assertEquals(2, virtual.path("untracked").asLong(), virtual.toString());
+            for (JsonNode row : doc.path("loaders")) {
+                JsonNode loader = row.path("loader");
+                if (loader.path("name").asText().equals("leaked")) {
+                    assertTrue(loader.path("looksDead").isNull(), loader.toString());
+                }
+                assertFalse(loader.path("looksDead").asBoolean(), loader.toString());
+            }
         }
     }
 

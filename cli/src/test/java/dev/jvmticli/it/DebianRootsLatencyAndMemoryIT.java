@@ -233,10 +233,10 @@ class DebianRootsLatencyAndMemoryIT {
             String stats = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.classloader_stats");
             String classloaders = DebianRoots.toolOutput(jdk, target.pid(), "jcmd", pid, "VM.classloaders", "fold=false");
             assertEquals(0, result.exit(), jdk + ": " + result);
-            ClassLoadersIT.checkAgainstTheTargetAndJcmd(Json.parse(result.out()), stats, classloaders);
+            ClassLoadersIT.checkAgainstTheTargetAndJcmd(jdk.feature(), Json.parse(result.out()), stats, classloaders);
             Result text = CliRun.run("memory", pid, "--classloaders");
             assertEquals(0, text.exit(), jdk + ": " + text);
-            ClassLoadersIT.checkText(text.out());
+            ClassLoadersIT.checkText(jdk.feature(), text.out());
         }
     }
 
