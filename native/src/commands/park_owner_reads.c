@@ -1,7 +1,6 @@
 #include "park_owner_reads.h"
 
 #include <stddef.h>
-#include <time.h>
 
 #include "agent.h"
 #include "aggregate.h"
@@ -125,29 +124,14 @@ int owner_reads_open(JNIEnv *jni, owner_stack_keeper keep, const char **failure)
 }
 
 void owner_reads_quiesce(JNIEnv *jni) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    if (jni == NULL || reads.helper == NULL) {
-        return;
-    }
-    (*jvmti)->RawMonitorEnter(jvmti, reads.lock);
-    reads.run = 0;
-    (*jvmti)->RawMonitorNotifyAll(jvmti, reads.lock);
-    (*jvmti)->RawMonitorExit(jvmti, reads.lock);
-    for (int waited = 0; !__atomic_load_n(&reads.done, __ATOMIC_SEQ_CST); waited++) {
-        if (waited == 5000) {
-            return; /* not gone after 5 s: owner_reads_close keeps what it uses */
-        }
-        struct timespec pause = { 0, 1000 * 1000 };
-        nanosleep(&pause, NULL);
+    if (jni == NULL || reads.helper == NULL || own_threads_stop(jni, reads.lock, &reads.run, &reads.done, &reads.helper) != 0) {
+        return; /* not gone: owner_reads_close keeps what it uses */
     }
     for (; reads.queued > 0; reads.queued--) {
         forget(jni, reads.queue[reads.first]);
         reads.first = (reads.first + 1) % OWNER_READS_QUEUE;
         count_dropped();
     }
-    own_threads_remove(reads.helper);
-    (*jni)->DeleteGlobalRef(jni, reads.helper);
-    reads.helper = NULL;
 }
 
 int owner_reads_close(void) {
