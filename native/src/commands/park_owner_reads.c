@@ -37,8 +37,11 @@ static void forget(JNIEnv *jni, owner_read r) {
 
 void owner_reads_request(JNIEnv *jni, jobject blocker, jthread owner) {
     jvmtiEnv *jvmti = the_agent.jvmti;
-    owner_read r = { (*jni)->NewGlobalRef(jni, blocker), (*jni)->NewGlobalRef(jni, owner) };
-    if (r.blocker == NULL || r.owner == NULL) {
+    owner_read r = { (*jni)->NewGlobalRef(jni, blocker), NULL };
+    if (r.blocker != NULL) {
+        r.owner = (*jni)->NewGlobalRef(jni, owner);
+    }
+    if (r.owner == NULL) {
         (void)jni_cleared_exception(jni); /* the OutOfMemoryError NewGlobalRef threw */
         forget(jni, r);
         count_dropped();
