@@ -7,7 +7,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * each other with LockSupport.park(blocker)/unpark (every hand-off is one park: the probes' worst case),
  * two more doing the same with LockSupport.park() and no blocker (a latch written by hand), and four
  * threads taking a ReentrantLock in turns around a short critical section (parks as real contention
- * makes them). Prints STARTED, then after the warm-up and the measuring window "OPS <hand-offs per
+ * makes them; with a third argument {@code virtual}, JDK 21+, those four are virtual threads, so the
+ * owners whose stacks contention reads are virtual). Prints STARTED, then after the warm-up and the measuring window "OPS <hand-offs per
  * second> <lock acquisitions per second> <hand-offs without a blocker per second>" and DONE, and waits
  * to be killed.
  */
@@ -57,6 +58,14 @@ public final class ParkBench {
         }
     }
 
+    /** An unstarted virtual thread (JDK 21+), by reflection: the bench compiles for Java 11. */
+    static Thread virtual(String name, Runnable body) throws Exception {
+        Class<?> builder = Class.forName("java.lang.Thread$Builder");
+        Object virtual = Thread.class.getMethod("ofVirtual").invoke(null);
+        virtual = builder.getMethod("name", String.class).invoke(virtual, name);
+        return (Thread) builder.getMethod("unstarted", Runnable.class).invoke(virtual, body);
+    }
+
     public static void main(String[] args) throws Exception {
         long warmMillis = Long.parseLong(args[0]);
         long measureMillis = Long.parseLong(args[1]);
@@ -79,8 +88,9 @@ public final class ParkBench {
         for (Thread t : barePair) {
             t.start();
         }
+        boolean virtualLockers = args.length > 2 && args[2].equals("virtual");
         for (int i = 0; i < 4; i++) {
-            Thread t = new Thread(ParkBench::takeLock, "locker-" + i);
+            Thread t = virtualLockers ? virtual("locker-" + i, ParkBench::takeLock) : new Thread(ParkBench::takeLock, "locker-" + i);
             t.setDaemon(true);
             t.start();
         }

@@ -5,15 +5,19 @@
 # one ReentrantLock in turns): its throughput without the tool, with `contention --no-parks` (monitor
 # events only) and with `contention` (the park probes too), rounds in alternating order; per part the
 # median rate of each mode and the median of the rounds' ratios (each round's modes ran next to one
-# another, so a ratio sees less of the machine's drift than a ratio of medians). Not a test: the
-# numbers depend on the machine and on what else runs on it. Needs `mvn -B package -DskipTests` first.
-#   bench/park-overhead.sh [rounds] [measure-seconds] [java home]
+# another, so a ratio sees less of the machine's drift than a ratio of medians). With `virtual` (a JDK
+# 21+) the four lock takers are virtual threads: the owners whose stacks contention reads are virtual.
+# Not a test: the numbers depend on the machine and on what else runs on it. Needs
+# `mvn -B package -DskipTests` first.
+#   bench/park-overhead.sh [rounds] [measure-seconds] [java home] [platform|virtual]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 rounds=${1:-3}
 measure=${2:-10}
-java=${3:+$3/bin/}${3:-${JAVA_HOME:+$JAVA_HOME/bin/}}java
+home=${3:-${JAVA_HOME:-}}
+java=${home:+$home/bin/}java
+lockers=${4:-platform}
 warm=5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -22,9 +26,12 @@ javac --release 11 -d "$work" "$here/ParkBench.java"
 run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s bare-hand-offs/s"
   local out
   out=$(mktemp "$work/out.XXXXXX")
-  "$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) >"$out" &
+  "$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) "$lockers" >"$out" &
   local jvm=$!
-  while ! grep -q STARTED "$out" 2>/dev/null; do sleep 0.05; done
+  while ! grep -q STARTED "$out" 2>/dev/null; do
+    kill -0 "$jvm" 2>/dev/null || { cat "$out" >&2; exit 1; } # it never started
+    sleep 0.05
+  done
   local cli=
   if [[ $1 != plain ]]; then
     # attach first, then record during the warm-up, so that the measured window is all recording
@@ -63,3 +70,4 @@ part "hand-offs, park(blocker)" 1
 part "ReentrantLock, 4 threads" 2
 part "hand-offs, park() without a blocker" 3
 echo "last report with the park probes:"; head -12 "$work/parks.txt" | cut -c1-200
+grep -A1 '^Where the owners' "$work/parks.txt" | cut -c1-200

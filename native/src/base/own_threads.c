@@ -1,6 +1,7 @@
 #include "own_threads.h"
 
 #include <stddef.h>
+#include <time.h>
 
 #include "agent.h"
 
@@ -35,5 +36,24 @@ int own_threads_contains(JNIEnv *jni, jthread thread) {
             return 1;
         }
     }
+    return 0;
+}
+
+int own_threads_stop(JNIEnv *jni, jrawMonitorID lock, int *run, const int *done, jthread *helper) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    (*jvmti)->RawMonitorEnter(jvmti, lock);
+    *run = 0;
+    (*jvmti)->RawMonitorNotifyAll(jvmti, lock);
+    (*jvmti)->RawMonitorExit(jvmti, lock);
+    for (int waited = 0; !__atomic_load_n(done, __ATOMIC_SEQ_CST); waited++) {
+        if (waited == 5000) {
+            return -1;
+        }
+        struct timespec pause = { 0, 1000 * 1000 };
+        nanosleep(&pause, NULL);
+    }
+    own_threads_remove(*helper);
+    (*jni)->DeleteGlobalRef(jni, *helper);
+    *helper = NULL;
     return 0;
 }

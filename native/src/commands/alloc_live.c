@@ -16,7 +16,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "collection_ledger.h"
@@ -240,24 +239,9 @@ int live_open(JNIEnv *jni, jrawMonitorID lock, int cleared_in_pauses, uint64_t b
 }
 
 void live_quiesce(JNIEnv *jni) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
-    if (jni == NULL || live.pruner == NULL) {
-        return;
+    if (jni != NULL && live.pruner != NULL) {
+        (void)own_threads_stop(jni, live.lock, &live.run, &live.done, &live.pruner); /* not gone: live_close keeps what it uses */
     }
-    (*jvmti)->RawMonitorEnter(jvmti, live.lock);
-    live.run = 0;
-    (*jvmti)->RawMonitorNotifyAll(jvmti, live.lock);
-    (*jvmti)->RawMonitorExit(jvmti, live.lock);
-    for (int waited = 0; !__atomic_load_n(&live.done, __ATOMIC_SEQ_CST); waited++) {
-        if (waited == 5000) {
-            return; /* not gone after 5 s: live_close keeps what it uses */
-        }
-        struct timespec pause = { 0, 1000 * 1000 };
-        nanosleep(&pause, NULL);
-    }
-    own_threads_remove(live.pruner);
-    (*jni)->DeleteGlobalRef(jni, live.pruner);
-    live.pruner = NULL;
 }
 
 void live_survivors(JNIEnv *jni, void (*visit)(void *arg, const stack_entry *stack, uint64_t bytes, uint32_t age, jweak ref), void *arg) {

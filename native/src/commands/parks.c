@@ -35,6 +35,7 @@
 #include "jni_util.h"
 #include "latency_histogram.h"
 #include "method_table.h"
+#include "park_owner_reads.h"
 #include "probe_class.h"
 #include "session.h"
 #include "thread_facts.h"
@@ -343,42 +344,23 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     agent_deallocate(signature);
 }
 
-/* Whether the current thread is a virtual thread; when it cannot tell, as if it were. */
-static int current_is_virtual(JNIEnv *jni) {
-    jthread self = NULL;
-    if (refs.virtual_thread == NULL) {
-        return 0;
-    }
-    if ((*the_agent.jvmti)->GetCurrentThread(the_agent.jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
-        return 1;
-    }
-    int is_virtual = (*jni)->IsInstanceOf(jni, self, refs.virtual_thread);
-    (*jni)->DeleteLocalRef(jni, self);
-    return is_virtual;
-}
-
-/* The owner's stack as a wait on blocker begins (a handshake with the owner: GetStackTrace of
- * another thread), at most once a millisecond in the whole session, never under the session's lock.
- * Kept only when the owner still owns the blocker after the read: its stack is then where it holds
- * the lock, not where it went once it let go. Platform threads only, waiter and owner: a virtual
- * thread's park may begin inside the JDK's own mounting machinery, and the one run that read virtual
- * owners from there stalled a JDK 21 target for seconds. */
+/* The owner's stack as a wait on blocker begins, read at most once a millisecond in the whole
+ * session, and not here: the probe queues the read for the owner reads' helper (park_owner_reads.h),
+ * which reads any owner, platform or virtual, from outside the parking thread. */
 static void sample_owner(JNIEnv *jni, jobject blocker, jthread owner) {
-    jvmtiEnv *jvmti = the_agent.jvmti;
     jlong now = now_nanos();
     jlong last = __atomic_load_n(&parks.last_owner_sample, __ATOMIC_RELAXED);
     if (now - last < PARK_OWNER_SAMPLE_EVERY_NANOS
             || !__atomic_compare_exchange_n(&parks.last_owner_sample, &last, now, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
         return;
     }
-    if (refs.virtual_thread != NULL && ((*jni)->IsInstanceOf(jni, owner, refs.virtual_thread) || current_is_virtual(jni))) {
-        return;
-    }
-    jvmtiFrameInfo frames[STACK_MAX_FRAMES];
-    jint depth = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, owner, 0, STACK_MAX_FRAMES, frames, &depth) != JVMTI_ERROR_NONE || depth == 0) {
-        return;
-    }
+    owner_reads_request(jni, blocker, owner);
+}
+
+/* On the owner reads' helper: keeps the owner's stack only when it still owns the blocker after the
+ * read, so that the stack is where it holds the lock, not where it went once it let go. */
+static void keep_owner_stack(JNIEnv *jni, jobject blocker, jthread owner, const jvmtiFrameInfo *frames, jint depth) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
     jobject still = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
     int owns = still != NULL && (*jni)->IsSameObject(jni, still, owner);
     if (still != NULL) (*jni)->DeleteLocalRef(jni, still);
@@ -556,6 +538,12 @@ static int open_session(command_ctx *ctx) {
         free_tables(ctx->jni);
         return -1;
     }
+    const char *failure = NULL;
+    if (owner_reads_open(ctx->jni, keep_owner_stack, &failure) != 0) {
+        free_tables(ctx->jni);
+        command_fail(ctx, "internal", failure);
+        return -1;
+    }
     parks.since = now_nanos(); /* until the install, which begins the window again */
     return 0;
 }
@@ -575,6 +563,7 @@ static int armed(command_ctx *ctx) {
 
 static void quiesce(JNIEnv *jni) {
     parks.until = now_nanos();
+    owner_reads_quiesce(jni);
     if (parks.installed && jni != NULL) {
         parks.restore_error = instrument_restore(parks.classes, parks.class_count, &parks.restore_failure);
         parks.installed = parks.restore_error != JVMTI_ERROR_NONE;
@@ -584,6 +573,9 @@ static void quiesce(JNIEnv *jni) {
 static int close_session(void) {
     if (parks.installed) {
         return -1; /* still in the JVM's classes: the probes may run; the session stays taken */
+    }
+    if (owner_reads_close() != 0) {
+        return -1; /* the owner reads' helper did not stop: the tables it writes must outlive it */
     }
     free_tables(events_jni());
     return 0;
@@ -696,6 +688,7 @@ static void write_pinned(json_writer *w, method_table *methods) {
 
 static void write_owner_stacks(json_writer *w, method_table *methods) {
     json_field_int(w, "ownerSamplesStale", (int64_t)__atomic_load_n(&parks.owner_samples_stale, __ATOMIC_RELAXED));
+    json_field_int(w, "ownerReadsDropped", (int64_t)owner_reads_dropped());
     json_begin_array_field(w, "ownerStacks");
     for (size_t i = 0; methods != NULL && i < parks.owner_stacks.capacity; i++) {
         const stack_entry *e = &parks.owner_stacks.slots[i];

@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
  * A profile's samples split into the target's and jvmti-cli's own work, by one rule:
  * <ul>
  * <li>every sample of the agent's thread (its OS thread id, as the agent gives it) is the tool's, and so is
- *     every sample of the threads its sessions start beside a profile (a dump's contention recording and
- *     safepoint log reader; alloc --live's pruner), by the names the agent gives them ({@link #HELPERS});</li>
+ *     every sample of the threads its sessions start beside a profile (a dump's contention recording, its
+ *     parks' owner reads and safepoint log reader; alloc --live's pruner), by the names the agent gives them
+ *     ({@link #HELPERS});</li>
  * <li>a sample of the VM thread taken while one of the agent's requests ran (the agent dumps the VM
  *     thread's stacks before and after each request and keeps what each stack gained) is the tool's
  *     when the VM thread was running a VM operation ({@code VM_Operation::evaluate} on its stack) that
@@ -37,8 +38,9 @@ public record ProfileSplit(Profile target, Profile agentThread, Profile vmOperat
     /** The label of the tool's own work: the root frame of its samples in collapsed stacks and flame graphs. */
     public static final String OWN_WORK_FRAME = "[jvmti-cli's own work, not the target's]";
 
-    /** The threads the agent's sessions start: Java threads (contention, alloc --live) and the safepoint log's reader (pauses). */
-    static final java.util.Set<String> HELPERS = java.util.Set.of("jvmti-cli contention", "jvmti-cli alloc --live", "jvmti-cli pause");
+    /** The threads the agent's sessions start: Java threads (contention, its parks' owner reads, alloc --live) and the safepoint log's reader (pauses). */
+    static final java.util.Set<String> HELPERS = java.util.Set.of("jvmti-cli contention", "jvmti-cli park owners", "jvmti-cli alloc --live",
+            "jvmti-cli pause");
 
     private static final String EVALUATE = "VM_Operation::evaluate";
     private static final String HISTOGRAM_WORKER = "ParHeapInspectTask::work";

@@ -9,13 +9,14 @@ import java.util.List;
  * {@code [method index, bci, line]}, innermost first (the park method itself first). The window is
  * [sinceNanos, untilNanos] on the target's monotonic clock (System.nanoTime's on Linux): a park that
  * began before it, or ended after, is not counted. ownerStacks: the stacks of the owners of
- * exclusively owned blockers (a ReentrantLock's exclusiveOwnerThread), read as a wait began, at most
- * one a millisecond, each kept only when the owner still owned the blocker after the read
- * (ownerSamplesStale counts those that were not).
+ * exclusively owned blockers (a ReentrantLock's exclusiveOwnerThread), platform or virtual, read by a
+ * thread of the agent's as a wait began, at most one a millisecond, each kept only when the owner still
+ * owned the blocker after the read (ownerSamplesStale counts those that were not; ownerReadsDropped the
+ * reads not made: that thread was 16 behind, or the window ended first).
  */
 public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
                           List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods, long ownerSamplesStale,
-                          List<OwnerStack> ownerStacks) {
+                          long ownerReadsDropped, List<OwnerStack> ownerStacks) {
     public ParksReport {
         ownerStacks = ownerStacks == null ? List.of() : ownerStacks; // an agent before owner stacks answers none
     }

@@ -301,6 +301,7 @@ public final class ParksView {
         doc.put("pinned", pinned);
         doc.put("holders", holders.stream().map(ParksView::holdersDocument).toList());
         doc.put("ownerSamplesStale", report.ownerSamplesStale());
+        doc.put("ownerReadsDropped", report.ownerReadsDropped());
         doc.put("ownerStacks", ownerStacks(report));
         doc.put("classes", report.classes());
         if (report.restoreFailure() != null) {
@@ -416,7 +417,8 @@ public final class ParksView {
         }
         out.println();
         out.println("Where the owners held them (the owner's stack read as a wait began, at most one read a millisecond, kept when it"
-                + " still owned the lock after the read; " + report.ownerSamplesStale() + " reads found it had let go):");
+                + " still owned the lock after the read; " + report.ownerSamplesStale() + " reads found it had let go"
+                + (report.ownerReadsDropped() == 0 ? "" : ", " + report.ownerReadsDropped() + " were not made: the reading thread was behind") + "):");
         for (String blocker : blockers) {
             stacks.stream().filter(o -> o.blocker().equals(blocker)).limit(OWNER_STACKS_SHOWN).forEach(o -> {
                 out.println("  " + Printable.text(blocker + ": " + o.owner() + ", " + o.reads() + (o.reads() == 1 ? " read:" : " reads:")));

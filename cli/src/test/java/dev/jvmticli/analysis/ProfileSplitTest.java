@@ -40,14 +40,14 @@ class ProfileSplitTest {
         assertEquals(engine.samples(), split.target().samples() + split.ownSamples());
     }
 
-    /** The threads the agent's sessions start beside a profile (a dump's contention and pauses) are the tool's, by their names. */
+    /** The threads the agent's sessions start beside a profile (a dump's contention, its parks' owner reads, pauses) are the tool's, by their names. */
     @Test
     void theAgentsHelperThreadsAreTheTools() {
         Profile engine = Profile.parse(List.of("[worker tid=5];Burn.spin_[j] 50", "[jvmti-cli contention tid=8];owner_lookups 2",
-                "[jvmti-cli pause tid=12];read_log;poll 3", "[jvmti-cli agent tid=7];server_loop 1"));
+                "[jvmti-cli park owners tid=9];read_owner 4", "[jvmti-cli pause tid=12];read_log;poll 3", "[jvmti-cli agent tid=7];server_loop 1"));
         ProfileSplit split = ProfileSplit.of(engine, new ProfileReport.OwnWork(7, 0, 0, List.of(), 0, 0));
-        assertEquals(6, split.agentThread().samples());
-        assertEquals(5, split.helperSamples());
+        assertEquals(10, split.agentThread().samples());
+        assertEquals(9, split.helperSamples());
         assertEquals(50, split.target().samples());
     }
 

@@ -129,11 +129,12 @@ class DumpIT {
                         && !idle.contains("`jdk.internal.misc.Unsafe.park(Native Method)` (frame 0) |"),
                 "the frame that tells the idle pool apart from the other parked threads, and its threads:\n" + groups);
         String busiest = summary.substring(summary.indexOf("## Busiest threads"), summary.indexOf("## Stacks of the busiest"));
-        // the agent's thread and its contention recording's helper
+        // the agent's thread and its contention recording's helpers (the monitors' owner look-ups, the parks' owner reads)
         assertTrue((busiest + groups).lines().filter(l -> l.startsWith("| "))
-                        .noneMatch(l -> l.contains("`jvmti-cli agent`") || l.contains("`jvmti-cli contention`")),
+                        .noneMatch(l -> l.contains("`jvmti-cli agent`") || l.contains("`jvmti-cli contention`") || l.contains("`jvmti-cli park owners`")),
                 "the tool's own threads are in no row of the target's:\n" + busiest + groups);
-        assertTrue(busiest.matches("(?s).*The agent's own threads, `jvmti-cli agent` #\\d+, `jvmti-cli contention` #\\d+, busy with this dump.*"),
+        assertTrue(busiest.matches(
+                        "(?s).*The agent's own threads, `jvmti-cli agent` #\\d+, `jvmti-cli contention` #\\d+, `jvmti-cli park owners` #\\d+, busy with this dump.*"),
                 busiest);
         // the summary's table is round 1's, measured from its CPU reading to round 2's: the whole --interval (the wait
         // starts after the first reading and ends at the deadline, never a fraction of a millisecond short), within

@@ -133,15 +133,15 @@ class ProfileOwnWorkAndWallIT {
         String tables = String.join("\n", hottest.lines().filter(l -> l.startsWith("|")).toList());
         String profileTxt = Files.readString(out.resolve("profile/profile.txt"));
         String profileTables = profileTxt.substring(profileTxt.indexOf("\n\n") + 2);
-        // the agent's thread, and its dump's contention and pauses helpers, which run beside the profile
+        // the agent's thread, and its dump's contention, park owner reads and pauses helpers, which run beside the profile
         for (String own : List.of("HeapInspection", "RecordInstanceClosure", "ParHeapInspectTask", "jvmti-cli agent", "jvmti-cli contention",
-                "jvmti-cli pause")) {
+                "jvmti-cli park owners", "jvmti-cli pause")) {
             assertFalse(tables.contains(own), own + " in the summary's profile tables: " + hottest);
             assertFalse(profileTables.contains(own), own + " in profile.txt: " + profileTxt);
         }
         for (String line : Files.readAllLines(out.resolve("profile/collapsed.txt"))) {
             if (HISTOGRAM_LINE.test(line) || line.contains("[jvmti-cli agent tid=") || line.contains("[jvmti-cli contention tid=")
-                    || line.contains("[jvmti-cli pause tid=")) {
+                    || line.contains("[jvmti-cli park owners tid=") || line.contains("[jvmti-cli pause tid=")) {
                 assertTrue(line.startsWith(ProfileSplit.OWN_WORK_FRAME + ";"), "a tool's stack not labelled: " + line);
             }
         }

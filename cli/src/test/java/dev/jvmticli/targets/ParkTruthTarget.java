@@ -40,7 +40,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       static initializer parks PIN_MILLIS: a park a virtual thread cannot unmount from on any JDK.</li>
  * </ul>
  * Answers {@code write PATH}: every wait recorded so far, a line each: what (lock, vlock, borrow, permit,
- * pinned, latch: each park of the latch), thread name, nanoTime before, nanoTime after, the owner's name at the start (or -).
+ * pinned, latch: each park of the latch), thread name, nanoTime before, nanoTime after, the owner's name at the start (or -);
+ * and {@code now}: its System.nanoTime, to cut the record to a span of its own.
  */
 public final class ParkTruthTarget {
     public static final int HOLD_MILLIS = 30;
@@ -307,6 +308,7 @@ public final class ParkTruthTarget {
             threads.add(virtual("v-pinned", ParkTruthTarget::pinAgainAndAgain));
         }
         threads.forEach(Thread::start);
-        TargetMain.serve(line -> line.startsWith("write ") ? write(Path.of(line.substring("write ".length()))) : "unknown " + line);
+        TargetMain.serve(line -> line.startsWith("write ") ? write(Path.of(line.substring("write ".length())))
+                : line.equals("now") ? Long.toString(System.nanoTime()) : "unknown " + line);
     }
 }
