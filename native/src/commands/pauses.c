@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -102,6 +103,7 @@ static struct {
     char remove_error[ERROR_MAX];
     int profiling;          /* async-profiler's ttsp mode runs */
     int recording_fd;       /* the memfd async-profiler writes its JFR into, or -1 */
+    char stop_error[ERROR_MAX]; /* async-profiler's answer to the session's stop, or "" when it stopped */
 } session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1, .recording_fd = -1 };
 
 static int64_t wall_millis(void) {
@@ -307,6 +309,7 @@ static int start_late_threads(command_ctx *ctx) {
     const char *library = request_string(ctx->req, "library");
     char message[512];
     session.profiling = 0;
+    session.stop_error[0] = '\0';
     if (library == NULL) {
         return 0;
     }
@@ -396,19 +399,31 @@ static int open_log(command_ctx *ctx) {
 static void quiesce(JNIEnv *jni) {
     session.stopped_millis = wall_millis();
     if (session.profiling) {
-        (void)profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+        /* it fails when something else (asprof, jcmd JVMTI.agent_load of the same library) stopped it first */
+        const char *error = profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
+        snprintf(session.stop_error, sizeof session.stop_error, "%s", error == NULL ? "" : error);
     }
     remove_output(1);
 }
 
 /* async-profiler's recording of the threads that ran while the JVM was reaching its safepoints,
- * with the agent thread's OS thread id: its samples are the tool's. */
+ * with the agent thread's OS thread id (its samples are the tool's), how the stop went, and when
+ * async-profiler last wrote the recording (its stop finishes it: the time it stopped sampling). */
 static void write_late_threads(command_ctx *ctx) {
     json_writer *w = ctx->out;
     json_begin_object_field(w, "lateThreads");
     json_field_cstring(w, "profiler", profiler_library_version());
     json_field_int(w, "intervalNanos", LATE_INTERVAL_NANOS);
     json_field_int(w, "agentTid", (int64_t)syscall(SYS_gettid));
+    if (session.stop_error[0] == '\0') {
+        json_field_null(w, "stopError");
+    } else {
+        json_field_cstring(w, "stopError", session.stop_error);
+    }
+    struct stat st;
+    if (fstat(session.recording_fd, &st) == 0) {
+        json_field_int(w, "recordingWrittenMillis", (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
+    }
     profiler_recording_write(w, session.recording_fd, LATE_RECORDING_MAX_BYTES);
     json_end_object(w);
 }
@@ -448,6 +463,12 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_begin_array_field(w, "pauses");
     for (size_t i = 0; i < session.count; i++) {
         const pause_record *p = &session.pauses[i];
+        /* The output is added before the window begins (and async-profiler starts) and taken away
+         * after it ends (and async-profiler stops): a pause that ended outside it is not the window's,
+         * and async-profiler may not have been sampling while it was reached. */
+        if (p->end_millis < session.started_millis || p->end_millis > session.stopped_millis) {
+            continue;
+        }
         json_begin_object(w);
         json_field_cstring(w, "operation", p->operation);
         json_field_int(w, "endMillis", p->end_millis);

@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Which threads each slow-to-reach safepoint waited for: async-profiler's time-to-safepoint
@@ -21,10 +22,12 @@ import java.util.Map;
  * the wall clock to the millisecond only: the offset is the largest of endMillis less endUptime,
  * within a millisecond of the true one), and widened by {@link #CLOCK_SLACK_NANOS} on each side.
  * The waiting VM thread's samples and jvmti-cli's own threads' (the agent thread, by its OS
- * thread id, and its helpers, by name) are left out and counted apart.
+ * thread id, its helpers and async-profiler's own thread, by name) are left out and counted apart.
  */
 public final class LatePauses {
     static final long CLOCK_SLACK_NANOS = 1_000_000;
+    /** async-profiler's own Java thread (its JFR timer): it runs for jvmti-cli, not for the target. */
+    static final Set<String> PROFILER_THREADS = Set.of("Async-profiler Timer");
 
     /** A stack sampled this many times, its frames innermost first. */
     public record Stack(long samples, List<String> frames) {
@@ -35,13 +38,13 @@ public final class LatePauses {
     }
 
     /**
-     * One slow pause: whether its safepoint began before async-profiler's sampling did (then no window
-     * of it can be in the recording), the window of async-profiler's it matched (null: none did), the
-     * target's threads sampled in it, most sampled first, and the samples left out as the tool's own
-     * or the waiting VM thread's.
+     * One slow pause: whether its safepoint began before async-profiler's sampling did, or after
+     * something else stopped it (then no window of it can be in the recording), the window of
+     * async-profiler's it matched (null: none did), the target's threads sampled in it, most sampled
+     * first, and the samples left out as the tool's own or the waiting VM thread's.
      */
-    public record Late(boolean beganBeforeSampling, TtspRecording.Window window, long samples, long ownSamples, long vmThreadSamples,
-                       List<LateThread> threads) {
+    public record Late(boolean beganBeforeSampling, boolean beganAfterSamplingStopped, TtspRecording.Window window, long samples,
+                       long ownSamples, long vmThreadSamples, List<LateThread> threads) {
     }
 
     private LatePauses() {
@@ -50,6 +53,7 @@ public final class LatePauses {
     /** Each pause slower to reach than thresholdNanos, with the threads it waited for (keyed by identity: a pause of the report). */
     public static Map<Pause, Late> of(PausesReport report, TtspRecording.Recording recording, long thresholdNanos, long agentTid) {
         long wallOffset = report.pauses().stream().mapToLong(p -> p.endMillis() * 1_000_000L - p.endUptimeNanos()).max().orElse(0);
+        long samplingStoppedNanos = samplingStoppedEarlyNanos(report.lateThreads());
         Map<Pause, Late> late = new IdentityHashMap<>();
         for (Pause pause : Pauses.slowToReach(report, thresholdNanos)) {
             long start = pause.endUptimeNanos() - pause.totalNanos() + wallOffset;
@@ -57,10 +61,20 @@ public final class LatePauses {
                     start + pause.reachingNanos() + CLOCK_SLACK_NANOS, pause.reachingNanos());
             // the window's start (startedMillis) is read once async-profiler has started
             boolean beganBefore = start < report.startedMillis() * 1_000_000L;
-            late.put(pause, window == null ? new Late(beganBefore, null, 0, 0, 0, List.of())
+            late.put(pause, window == null ? new Late(beganBefore, start > samplingStoppedNanos, null, 0, 0, 0, List.of())
                     : threads(beganBefore, window, recording.samples(), agentTid));
         }
         return late;
+    }
+
+    /**
+     * When something other than this command stopped async-profiler (its stop then failed), the
+     * time it last wrote the recording (its stop finishes it) in wall-clock nanoseconds; otherwise
+     * never (Long.MAX_VALUE).
+     */
+    private static long samplingStoppedEarlyNanos(PausesReport.LateThreads late) {
+        return late == null || late.stopError() == null || late.recordingWrittenMillis() == null ? Long.MAX_VALUE
+                : late.recordingWrittenMillis() * 1_000_000L;
     }
 
     /** The window that overlaps [from, to] most, by more than half of itself and of reachingNanos; or null. */
@@ -89,7 +103,7 @@ public final class LatePauses {
             }
             if (s.osThreadId() == window.osThreadId()) {
                 vmThread++;
-            } else if (s.osThreadId() == agentTid || ProfileSplit.HELPERS.contains(s.thread())) {
+            } else if (s.osThreadId() == agentTid || ProfileSplit.HELPERS.contains(s.thread()) || PROFILER_THREADS.contains(s.thread())) {
                 own++;
             } else {
                 target++;
@@ -104,6 +118,6 @@ public final class LatePauses {
             threads.add(new LateThread(names.get(tid), tid, sorted.stream().mapToLong(Stack::samples).sum(), sorted));
         });
         threads.sort(Comparator.comparingLong(LateThread::samples).reversed());
-        return new Late(beganBefore, window, target, own, vmThread, List.copyOf(threads));
+        return new Late(beganBefore, false, window, target, own, vmThread, List.copyOf(threads));
     }
 }

@@ -22,10 +22,12 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
      * async-profiler's time-to-safepoint recording (JFR, as base64 pieces; recordingError says why
      * it is missing or cut): a sample per intervalNanos of CPU of each thread running while the JVM
      * was bringing its threads to a safepoint, and each such window. agentTid is the OS thread id of
-     * the agent's thread: its samples are the tool's.
+     * the agent's thread: its samples are the tool's. stopError is async-profiler's answer to the
+     * session's stop when it failed (something else had stopped it), else null; recordingWrittenMillis
+     * when async-profiler last wrote the recording (its stop finishes it), null if unknown.
      */
     public record LateThreads(String profiler, long intervalNanos, long agentTid, long recordingBytes, List<String> recording,
-                              String recordingError) {
+                              String recordingError, String stopError, Long recordingWrittenMillis) {
         public LateThreads {
             recording = recording == null ? List.of() : List.copyOf(recording);
         }

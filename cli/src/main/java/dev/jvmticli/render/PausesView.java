@@ -73,9 +73,12 @@ public final class PausesView {
             }
         }
         if (late != null && late.error() != null && !slow.isEmpty()) {
-            out.println("  Which threads arrived last is not known: async-profiler's recording could not be read: " + Printable.text(late.error()));
+            out.println("  Which threads arrived last is not known: " + Printable.text(late.error()));
         } else if (late == null && !slow.isEmpty()) {
             out.println("  Which threads arrived last is not known: the JVM's log does not say (--late-threads samples them).");
+        }
+        if (report.lateThreads() != null && report.lateThreads().stopError() != null) {
+            out.println(stoppedElsewhere(report.lateThreads()));
         }
         warnings(out, report);
         out.flush();
@@ -88,23 +91,33 @@ public final class PausesView {
     private static LateRead late(PausesReport report, long slowNanos) {
         PausesReport.LateThreads late = report.lateThreads();
         if (late.recordingError() != null) {
-            return new LateRead(null, late.recordingError());
+            return new LateRead(null, "async-profiler's recording (" + late.recordingBytes() + " bytes) could not be read: " + late.recordingError());
         }
         if (late.recording().isEmpty()) {
-            return new LateRead(null, "async-profiler wrote nothing into it");
+            return new LateRead(null, "async-profiler's recording has " + late.recordingBytes() + " bytes; "
+                    + (late.stopError() == null ? "its start and stop succeeded" : "its stop failed: " + late.stopError()));
         }
         try {
             TtspRecording.Recording recording = TtspRecording.read(late.recording());
             return new LateRead(LatePauses.of(report, recording, slowNanos, late.agentTid()), null);
         } catch (IOException | RuntimeException e) {
-            return new LateRead(null, String.valueOf(e.getMessage()));
+            return new LateRead(null, "async-profiler's recording (" + late.recordingBytes() + " bytes) could not be read: " + e.getMessage());
         }
+    }
+
+    /** async-profiler's stop failed: something other than this command had stopped it, when it last wrote its recording. */
+    private static String stoppedElsewhere(PausesReport.LateThreads late) {
+        return "async-profiler was no longer sampling at the end of the window: its stop failed (" + Printable.text(late.stopError())
+                + "), so something other than this command had stopped it"
+                + (late.recordingWrittenMillis() == null ? "" : ", by " + clock(late.recordingWrittenMillis()) + " (its recording's last write)")
+                + "; no thread is sampled after that";
     }
 
     /** The threads a slow pause waited for, the most sampled first (top of them), each with its most sampled stack. */
     private static void printLateThreads(PrintWriter out, LatePauses.Late late, int top) {
         if (late.window() == null) {
             out.println(late.beganBeforeSampling() ? "      it began before async-profiler's sampling did"
+                    : late.beganAfterSamplingStopped() ? "      it began after async-profiler had been stopped"
                     : "      async-profiler recorded no window of waiting that matches this one");
             return;
         }
@@ -124,7 +137,7 @@ public final class PausesView {
         }
     }
 
-        private static void warnings(PrintWriter out, PausesReport report) {
+    private static void warnings(PrintWriter out, PausesReport report) {
         if (report.dropped() > 0) {
             out.printf("%d more pauses were logged but not kept (the agent keeps at most 50,000 per session)%n", report.dropped());
         }
@@ -188,6 +201,8 @@ public final class PausesView {
             sampling.put("profiler", report.lateThreads().profiler());
             sampling.put("intervalNanos", report.lateThreads().intervalNanos());
             sampling.put("recordingBytes", report.lateThreads().recordingBytes());
+            sampling.put("recordingWrittenMillis", report.lateThreads().recordingWrittenMillis());
+            sampling.put("stopError", report.lateThreads().stopError());
             sampling.put("error", late.error());
             doc.put("lateThreads", sampling);
         }
@@ -198,6 +213,7 @@ public final class PausesView {
     private static Map<String, Object> lateDocument(LatePauses.Late late) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("beganBeforeSampling", late.beganBeforeSampling());
+        doc.put("beganAfterSamplingStopped", late.beganAfterSamplingStopped());
         doc.put("windowStartNanos", late.window() == null ? null : late.window().startNanos());
         doc.put("windowNanos", late.window() == null ? null : late.window().durationNanos());
         doc.put("samples", late.samples());

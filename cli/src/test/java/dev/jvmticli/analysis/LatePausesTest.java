@@ -57,6 +57,7 @@ class LatePausesTest {
         samples.addAll(samples(SLOW_WINDOW, 3, VM_THREAD, "VM Thread", List.of("SafepointSynchronize::begin")));
         samples.addAll(samples(SLOW_WINDOW, 1, AGENT, "jvmti-cli agent", List.of("poll")));
         samples.addAll(samples(SLOW_WINDOW, 1, 51, "jvmti-cli pause", List.of("read")));
+        samples.addAll(samples(SLOW_WINDOW, 1, 52, "Async-profiler Timer", List.of("Profiler::timerLoop")));
         samples.addAll(samples(FAST_WINDOW, 1, 8, "worker", WORK));
         TtspRecording.Recording recording = new TtspRecording.Recording(List.of(SLOW_WINDOW, FAST_WINDOW), samples);
 
@@ -66,7 +67,7 @@ class LatePausesTest {
         LatePauses.Late slow = late.get(SLOW);
         assertSame(SLOW_WINDOW, slow.window());
         assertEquals(402, slow.samples());
-        assertEquals(2, slow.ownSamples());
+        assertEquals(3, slow.ownSamples());
         assertEquals(3, slow.vmThreadSamples());
         assertEquals(List.of(new LatePauses.LateThread("late-loop", 7, 400, List.of(new LatePauses.Stack(400, SPIN))),
                 new LatePauses.LateThread("worker", 8, 2, List.of(new LatePauses.Stack(2, WORK)))), slow.threads());
@@ -83,6 +84,21 @@ class LatePausesTest {
                 "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST), null);
         assertTrue(LatePauses.of(startedLater, recording, 5_000_000L, AGENT).get(SLOW).beganBeforeSampling(),
                 "the sampling began in its reaching");
+    }
+
+    /** Something else stopped async-profiler (its stop failed): a slow pause that began after its last write began after the sampling. */
+    @Test
+    void aSlowPauseAfterSomethingElseStoppedTheSamplingSaysSo() {
+        TtspRecording.Recording recording = new TtspRecording.Recording(List.of(FAST_WINDOW), samples(FAST_WINDOW, 1, 8, "worker", WORK));
+        long slowStartMillis = Math.floorDiv(SLOW_WINDOW.startNanos(), 1_000_000L);
+        for (long writtenMillis : new long[] { slowStartMillis - 1, slowStartMillis + 100 }) {
+            for (String stopError : new String[] { "Profiler is not active", null }) {
+                PausesReport report = new PausesReport(3_000_000_000L, 0, 0, "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST),
+                        new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, writtenMillis));
+                boolean after = LatePauses.of(report, recording, 5_000_000L, AGENT).get(SLOW).beganAfterSamplingStopped();
+                assertEquals(stopError != null && writtenMillis < slowStartMillis, after, stopError + " at " + writtenMillis);
+            }
+        }
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -56,52 +57,108 @@ class PausesIT {
     record LoggedGc(long millis, long uptimeNanos, long id, String text) {
     }
 
+    /** Every collector on every installed JDK: each exists in OpenJDK 17 and 25. */
     Stream<Arguments> collectors() {
         return Jdks.stream().flatMap(jdk -> Stream.of("-XX:+UseG1GC", "-XX:+UseParallelGC", "-XX:+UseZGC", "-XX:+UseShenandoahGC")
-                .filter(gc -> !gc.equals("-XX:+UseZGC") || jdk.feature() >= 21)
                 .map(gc -> Arguments.of(jdk, gc)));
     }
 
-    static Stream<Jdks.Jdk> jdks() {
-        return Jdks.stream();
-    }
-
+    /**
+     * One target per collector, with the loop holding its safepoints up: every safepoint it logged
+     * in the window is reported once, with its figures and its collector's pause; each reported as
+     * slow to reach is, and one the loop held up names the loop's thread in its method, with
+     * async-profiler's window as long as the logged time to reach.
+     */
     @ParameterizedTest
     @MethodSource("collectors")
-    void everyPauseTheJvmLoggedInTheWindowIsReportedOnce(Jdks.Jdk jdk, String collector) throws Exception {
+    void everyPauseTheJvmLoggedIsReportedOnceAndTheLoopThatHeldOneUpIsNamed(Jdks.Jdk jdk, String collector) throws Exception {
         Path log = Files.createTempFile("pauses", ".log");
-        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, List.of(collector, "-Xmx64m", ownLog(log)))) {
-            JsonNode doc = pauses(target);
+        // C2 (the targets run C1 only otherwise, which polls in every loop); async-profiler (--late-threads) chains the signal handlers and records JFR
+        List<String> options = List.of(collector, "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints", ownLog(log));
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+            // 5 s: a loop period or more even where the collector's own threads take much of the CPU from the loop (ZGC on 17, on 64 MB)
+            JsonNode doc = pauses(target, "5s", "--late-threads");
             List<Logged> inWindow = checkAgainstOwnLog(doc, log);
-            assertTrue(inWindow.size() >= 3, "the allocator's collections: " + inWindow);
+            assertTrue(inWindow.size() >= 3, "the allocator's collections and the loop's: " + inWindow);
+            assertTrue(inWindow.stream().anyMatch(l -> l.reachingNanos() >= 100_000_000L), "the loop held up a safepoint in the window from "
+                    + doc.path("startedMillis") + " to " + doc.path("stoppedMillis") + ": " + inWindow);
             checkCollectorPauses(doc, log);
+            List<Long> reaching = new ArrayList<>();
+            doc.path("pauses").forEach(p -> reaching.add(p.path("reachingNanos").asLong()));
+            assertEquals(reaching.stream().filter(r -> r > SLOW_NANOS).count(), doc.path("slowToReach").asLong(), doc.toString());
+            assertEquals(reaching.stream().mapToLong(Long::longValue).max().orElse(0), doc.path("longestReachingNanos").asLong());
+            assertTrue(assertEachLatePauseNamesTheLoop(doc) >= 1, doc.toString());
             assertFalse(logOutputs(jdk, target.pid()).contains("/proc/self/fd/"), "the agent's log output is taken away");
         } finally {
             Files.deleteIfExists(log);
         }
     }
 
-    /** A safepoint held back by a counted loop without a safepoint poll: reported as slow to reach, with the time the JVM logged. */
-    @ParameterizedTest
-    @MethodSource("jdks")
-    void aSafepointALoopHeldUpIsReportedAsSlowToReach(Jdks.Jdk jdk) throws Exception {
-        Path log = Files.createTempFile("pauses-late", ".log");
-        // C2 (the targets run C1 only otherwise, which polls in every loop); async-profiler (--late-threads) chains the signal handlers and records JFR
-        List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints", ownLog(log));
+    /**
+     * Something else stops async-profiler in the middle of the window: jcmd loads the same library
+     * with "stop", as another user's asprof would (the JVM's dlopen finds it loaded and runs its
+     * Agent_OnAttach). The report says that the stop failed, and by when async-profiler had been
+     * stopped (its recording's last write, between jcmd's start and end); each slow pause that began
+     * after that says so, and one the loop held up before it still names the loop.
+     */
+    @Test
+    void aProfilerStoppedBySomethingElseInTheWindowIsSaid() throws Exception {
+        Jdks.Jdk jdk = Jdks.current();
+        List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints");
         try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
-            JsonNode doc = pauses(target, "--late-threads");
-            List<Logged> inWindow = checkAgainstOwnLog(doc, log);
-            long late = inWindow.stream().filter(l -> l.reachingNanos() >= 100_000_000L).count();
-            assertTrue(late >= 1, "the loop held up a safepoint in the window: " + inWindow);
-            // every reported pause is a logged one, and every one logged in the window is reported (checkAgainstOwnLog)
-            List<Long> reaching = new ArrayList<>();
-            doc.path("pauses").forEach(p -> reaching.add(p.path("reachingNanos").asLong()));
-            assertEquals(reaching.stream().filter(r -> r > SLOW_NANOS).count(), doc.path("slowToReach").asLong(), doc.toString());
-            assertEquals(reaching.stream().mapToLong(Long::longValue).max().orElse(0), doc.path("longestReachingNanos").asLong());
-            assertTrue(assertEachLatePauseNamesTheLoop(doc) >= 1, doc.toString());
-        } finally {
-            Files.deleteIfExists(log);
+            String pid = Long.toString(target.pid());
+            CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run("pauses", pid, "--duration", "6s", "--late-threads", "--json"));
+            String library = profilerLibraryMapped(target.pid());
+            Thread.sleep(2500); // a safepoint or two the loop held up, sampled
+            target.anotherAgentLoaded();
+            long before = System.currentTimeMillis();
+            Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), pid, "JVMTI.agent_load", library,
+                    "\"stop,quiet,loglevel=none\"").redirectErrorStream(true).start();
+            String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS) && said.contains("return code: 0"), said);
+            long after = System.currentTimeMillis();
+            Result result = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, result.exit(), result.toString());
+            JsonNode doc = Json.parse(result.out());
+            JsonNode sampling = doc.path("lateThreads");
+            assertEquals("Profiler is not active", sampling.path("stopError").asText(), sampling.toString());
+            assertTrue(sampling.path("error").isNull(), sampling.toString());
+            long stopped = sampling.path("recordingWrittenMillis").asLong();
+            // a file's time is the kernel's coarse clock: up to a tick (at most 10 ms) behind
+            assertTrue(stopped >= before - 10 && stopped <= after, before + " <= " + stopped + " <= " + after);
+            long namedBefore = 0;
+            long saidAfter = 0;
+            for (JsonNode p : doc.path("pauses")) {
+                JsonNode late = p.path("lateThreads");
+                if (late.isMissingNode() || late.path("beganBeforeSampling").asBoolean()) {
+                    continue;
+                }
+                // the log's start is to the millisecond, and async-profiler's stop within the one of its last write
+                if (p.path("startMillis").asLong() > stopped + 1) {
+                    assertTrue(late.path("beganAfterSamplingStopped").asBoolean() && late.path("threads").isEmpty(), p.toString());
+                    saidAfter++;
+                } else if (p.path("endMillis").asLong() < stopped && p.path("reachingNanos").asLong() >= 100_000_000L) {
+                    assertEquals("late-loop", late.path("threads").path(0).path("thread").asText(), p.toString());
+                    namedBefore++;
+                }
+            }
+            assertTrue(namedBefore >= 1 && saidAfter >= 1, doc.toString());
         }
+    }
+
+    /** The async-profiler library jvmti-cli's agent loaded into pid, as the kernel maps it, once it has. */
+    private static String profilerLibraryMapped(long pid) throws Exception {
+        Path maps = Path.of("/proc", Long.toString(pid), "maps");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            java.util.Optional<String> library = Files.readAllLines(maps).stream().map(l -> l.substring(l.lastIndexOf(' ') + 1))
+                    .filter(f -> f.contains("libasyncProfiler")).findFirst();
+            if (library.isPresent()) {
+                return library.get();
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("async-profiler's library never mapped in " + pid);
     }
 
     /**
@@ -119,7 +176,7 @@ class PausesIT {
         Path logOutside = jdk.root().resolve(log.toString().substring(1));
         try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(), PausesTarget.class,
                 List.of("-XX:+UseG1GC", "-Xmx64m", ownLog(log)))) {
-            JsonNode doc = pauses(target);
+            JsonNode doc = pauses(target, "4s");
             Map<String, Logged> logged = new HashMap<>();
             List<Logged> all = jdk11Safepoints(logOutside);
             all.forEach(l -> logged.put(l.key(), l));
@@ -199,7 +256,8 @@ class PausesIT {
             assertTrue(late.isObject(), "a pause slow to reach has its late threads: " + p);
             // one that began before the sampling did (the log output is added first) has no window of async-profiler's
             boolean beganBefore = p.path("startMillis").asLong() <= doc.path("startedMillis").asLong();
-            assertTrue(beganBefore || !late.path("windowNanos").isNull(), "async-profiler's window of it: " + p);
+            assertTrue(beganBefore || !late.path("windowNanos").isNull(), "async-profiler's window of it: " + p + " in the window from "
+                    + doc.path("startedMillis") + " to " + doc.path("stoppedMillis"));
             if (reaching < 100_000_000L || beganBefore) {
                 continue;
             }
@@ -219,8 +277,8 @@ class PausesIT {
         return "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos";
     }
 
-    private static JsonNode pauses(TargetJvm target, String... options) {
-        List<String> args = new ArrayList<>(List.of("pauses", Long.toString(target.pid()), "--duration", "4s", "--json"));
+    private static JsonNode pauses(TargetJvm target, String duration, String... options) {
+        List<String> args = new ArrayList<>(List.of("pauses", Long.toString(target.pid()), "--duration", duration, "--json"));
         args.addAll(List.of(options));
         Result result = CliRun.run(args.toArray(String[]::new));
         assertEquals(0, result.exit(), result.toString());

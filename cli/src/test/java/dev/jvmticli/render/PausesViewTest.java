@@ -85,8 +85,8 @@ class PausesViewTest {
     @Test
     void eachSlowPauseNamesTheThreadsItWaitedFor() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null));
-        LatePauses.Late late = new LatePauses.Late(false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, 1_002_000L));
+        LatePauses.Late late = new LatePauses.Late(false, false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
                 new LatePauses.LateThread("late-loop", 77, 500, List.of(new LatePauses.Stack(490, List.of("PausesTarget.spin", "Thread.run")),
                         new LatePauses.Stack(10, List.of("schedule", "PausesTarget.spin")))),
                 new LatePauses.LateThread("worker", 78, 2, List.of(new LatePauses.Stack(2, List.of("Worker.run")))),
@@ -102,16 +102,37 @@ class PausesViewTest {
                 text.toString());
     }
 
-    /** An empty recording is said to be one, under the slow pauses, and not read as a recording of nothing. */
+    /** An empty recording is said to be one, with its size and how the stop went, and not read as a recording of nothing. */
     @Test
-    void anEmptyRecordingIsSaid() {
+    void anEmptyRecordingIsSaidWithItsSizeAndTheStop() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, 1_000_000L));
         StringWriter text = new StringWriter();
         PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
-        assertTrue(text.toString().contains("\n  Which threads arrived last is not known: async-profiler's recording could not be read: "
-                + "async-profiler wrote nothing into it\n"), text.toString());
+        String empty = "async-profiler's recording has 0 bytes; its start and stop succeeded";
+        assertTrue(text.toString().contains("\n  Which threads arrived last is not known: " + empty + "\n"), text.toString());
         assertTrue(!text.toString().contains("each with the threads"), text.toString());
-        assertEquals("async-profiler wrote nothing into it", ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
+        assertEquals(empty, ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
+    }
+
+    /**
+     * async-profiler stopped by something else (its stop failed): said, with when it last wrote its
+     * recording, and a slow pause that began after that says so instead of "no window".
+     */
+    @Test
+    void aProfilerStoppedBySomethingElseIsSaid() {
+        PausesReport.LateThreads sampling = new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null,
+                "Profiler is not active", 1_000_200L);
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), sampling);
+        LatePauses.Late late = new LatePauses.Late(false, true, null, 0, 0, 0, List.of());
+        StringWriter text = new StringWriter();
+        PausesView.print(new PrintWriter(text), report, 5_000_000L, 2, new PausesView.LateRead(Map.of(LATE, late), null));
+        List<String> lines = text.toString().lines().toList();
+        int slow = lines.indexOf(lines.stream().filter(l -> l.contains("512.346 ms reaching")).findFirst().orElseThrow());
+        assertEquals("      it began after async-profiler had been stopped", lines.get(slow + 1));
+        assertTrue(lines.contains("async-profiler was no longer sampling at the end of the window: its stop failed (Profiler is not active), "
+                + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L)
+                + " (its recording's last write); no thread is sampled after that"), text.toString());
     }
 }
