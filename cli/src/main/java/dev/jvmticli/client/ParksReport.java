@@ -11,13 +11,26 @@ import java.util.List;
  * began before it, or ended after, is not counted. ownerStacks: the stacks of the owners of
  * exclusively owned blockers (a ReentrantLock's exclusiveOwnerThread), read as a wait began, at most
  * one a millisecond, each kept only when the owner still owned the blocker after the read
- * (ownerSamplesStale counts those that were not).
+ * (ownerSamplesStale counts those that were not). stillWaiting: the parks in progress at the window's end,
+ * each read then with its stack and blocker; stillWaitingDropped those past the agent's table,
+ * stillWaitingUnread those that ended (or whose thread did) while they were read, untracked the parks of
+ * threads past the agent's thread table, which are not followed.
  */
 public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
                           List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods, long ownerSamplesStale,
-                          List<OwnerStack> ownerStacks) {
+                          List<OwnerStack> ownerStacks, List<StillWaiting> stillWaiting, long stillWaitingDropped, long stillWaitingUnread,
+                          long untracked) {
     public ParksReport {
         ownerStacks = ownerStacks == null ? List.of() : ownerStacks; // an agent before owner stacks answers none
+        stillWaiting = stillWaiting == null ? List.of() : stillWaiting;
+    }
+
+    /** A park still in progress at the window's end: its blocker (lock: its id), thread, time so far, the blocker's owner then, and its stack. */
+    public record StillWaiting(int lock, String thread, Long threadId, Boolean virtual, long waitedNanos, ThreadRef owner, long[][] frames) {
+    }
+
+    /** A thread: its name, Java id and whether it is virtual (id and virtual null when not known). */
+    public record ThreadRef(String thread, Long threadId, Boolean virtual) {
     }
 
     /** A class probed: its signature, its SHA-256 when first read and when read again after it was put back. */
