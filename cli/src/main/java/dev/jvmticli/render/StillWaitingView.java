@@ -168,11 +168,15 @@ public final class StillWaitingView {
 
     /** The parks' part, after the parks that ended. */
     public static void printParks(PrintWriter out, ParksReport report, int top) {
-        List<Row> still = parks(report);
+        List<Row> still = parks(report).stream().filter(r -> !r.idle()).toList();
+        long idle = parks(report).stream().filter(Row::idle).mapToLong(Row::waits).sum();
         if (!still.isEmpty()) {
             out.println();
             out.println("Parks still waiting at the window's end (begun in the window, not counted above; waited so far):");
             printRows(out, still, top, true);
+        }
+        if (idle > 0) {
+            out.printf("(%d idle parks still waiting at the end: threads waiting for work; --json lists them)%n", idle);
         }
         if (report.stillWaitingUnread() > 0 || report.stillWaitingDropped() > 0) {
             out.printf("(%d more still waiting at the end: %d ended while they were read, %d did not fit the agent's table)%n",

@@ -14,16 +14,15 @@ import dev.jvmticli.testing.AgentProbe;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Jstack;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -68,7 +67,7 @@ class StillWaitingIT {
             ContentionSession session = ContentionSession.start(client, true);
             assertTrue(session.recordsParks(), jdk.toString());
             assertTrue(target.ask("block").startsWith("blocked "), "the target's threads wait");
-            jstack = jstack(jdk, target.pid());
+            jstack = Jstack.locked(jdk, target.pid());
             hashes = target.ask("hashes").split(" ");
             recorded = session.stop();
         }
@@ -187,14 +186,5 @@ class StillWaitingIT {
         Matcher m = Pattern.compile("- (<0x\\p{XDigit}+>) \\(a " + Pattern.quote(className) + "\\)").matcher(block);
         assertTrue(m.find(), block);
         return m.group(1);
-    }
-
-    private static String jstack(Jdks.Jdk jdk, long pid) throws Exception {
-        Process process = new ProcessBuilder(jdk.home().resolve("bin/jstack").toString(), "-l", Long.toString(pid))
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "jstack -l did not end in 60 s");
-        assertEquals(0, process.exitValue(), "jstack -l");
-        return new String(out, StandardCharsets.UTF_8);
     }
 }
