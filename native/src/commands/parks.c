@@ -53,6 +53,7 @@
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
 #define PARK_MAX_STILL 512      /* parks still waiting at the window's end, kept with their stacks */
+#define PARK_MAX_BEFORE 512     /* platform threads parked at the window's end, kept with their stacks */
 #define PARK_OWNER_STACK_SLOTS 256
 #define PARK_OWNER_SAMPLE_EVERY_NANOS 1000000LL /* at most one owner's stack read a millisecond */
 #define PARK_AGENT_THREAD (-2)
@@ -68,6 +69,7 @@ typedef struct {
     int is_agent;
     jweak ref;          /* to read its stack at the window's end; NULL when none could be made */
     jlong parked_since; /* the start of the park it is in (its entry probe), 0 when in none */
+    int parked_in_session; /* a park of its began since the probes went in, also after the window's end */
 } park_thread;
 
 typedef struct {
@@ -141,6 +143,10 @@ static struct {
     jvmtiError restore_error;
     int ended;                          /* the window's end has come: no park is counted any more */
     still_park *still;
+    still_park *before;                 /* platform threads parked at the window's end: those with no park
+                                           begun in the session have been parked since before it */
+    int before_kept;
+    uint64_t before_dropped;            /* past PARK_MAX_BEFORE */
     int still_kept;
     uint64_t still_dropped;             /* past PARK_MAX_STILL */
     uint64_t still_unread;              /* ended, or their thread did, before their stack was read */
@@ -222,7 +228,7 @@ static int32_t thread_index(JNIEnv *jni, jthread thread) {
     }
     if (info.thread_group != NULL) (*jni)->DeleteLocalRef(jni, info.thread_group);
     if (info.context_class_loader != NULL) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
-    park_thread t = { -1, id, refs.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, refs.virtual_thread), 0, NULL, 0 };
+    park_thread t = { -1, id, refs.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, refs.virtual_thread), 0, NULL, 0, 0 };
     t.is_agent = (the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, thread, the_agent.server_thread))
             || (info.name != NULL && strncmp(info.name, "jvmti-cli ", 10) == 0);
     t.ref = t.is_agent ? NULL : (*jni)->NewWeakGlobalRef(jni, thread);
@@ -463,6 +469,7 @@ static void begin_park(JNIEnv *jni) {
     jlong now = now_nanos();
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
         parks.threads[index].parked_since = now;
+        parks.threads[index].parked_in_session = 1;
         (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
     }
 }
@@ -591,6 +598,8 @@ static void free_tables(JNIEnv *jni) {
     parks.pinned = NULL;
     free(parks.still);
     parks.still = NULL;
+    free(parks.before);
+    parks.before = NULL;
     for (size_t i = 0; jni != NULL && i < parks.thread_count; i++) {
         if (parks.threads[i].ref != NULL) {
             (*jni)->DeleteWeakGlobalRef(jni, parks.threads[i].ref);
@@ -611,13 +620,16 @@ static int open_session(command_ctx *ctx) {
     parks.restore_error = JVMTI_ERROR_NONE;
     parks.ended = 0;
     parks.still_kept = 0;
+    parks.before_kept = 0;
+    parks.before_dropped = 0;
     parks.still_dropped = parks.still_unread = parks.untracked = 0;
     memset(parks.locks, 0, sizeof parks.locks);
     memset(parks.thread_slots, 0, sizeof parks.thread_slots);
     parks.site_stats = big_block_map(PARK_SITE_SLOTS * sizeof *parks.site_stats);
     parks.pinned = malloc(PARK_MAX_PINNED * sizeof *parks.pinned);
     parks.still = malloc(PARK_MAX_STILL * sizeof *parks.still);
-    if (parks.site_stats == NULL || parks.pinned == NULL || parks.still == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
+    parks.before = malloc(PARK_MAX_BEFORE * sizeof *parks.before);
+    if (parks.site_stats == NULL || parks.pinned == NULL || parks.still == NULL || parks.before == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
             || parks.sites.capacity != PARK_SITE_SLOTS || stack_table_init(&parks.owner_stacks, PARK_OWNER_STACK_SLOTS) != 0
             || name_table_init(&parks.names, PARK_MAX_NAMES, PARK_NAME_ARENA) != 0) {
         free_tables(ctx->jni);
@@ -668,19 +680,18 @@ static jint from_lock_support(JNIEnv *jni, jvmtiFrameInfo *frames, jint depth) {
     return 0;
 }
 
-/* Reads one park in progress at the window's end: its thread's stack and blocker, kept when the
- * thread was in that same park before and after them (parked_since unchanged). */
-static void read_still_park(JNIEnv *jni, int32_t thread, jlong since, jlong until) {
+/* Reads where a parked thread parks, as one moment: its stack (from its LockSupport frame down) and
+ * its blocker with the blocker's exclusive owner, kept only when parked() still says the same
+ * after them. 1 when *p was filled in (but thread and waited_nanos), 0 when the thread moved. */
+static int read_parked(JNIEnv *jni, jthread self, int (*parked)(JNIEnv *, jthread, int32_t, jlong), int32_t index, jlong since,
+                       still_park *p) {
     jvmtiEnv *jvmti = the_agent.jvmti;
-    still_park *p = &parks.still[parks.still_kept];
-    jthread self = parks.threads[thread].ref == NULL ? NULL : (*jni)->NewLocalRef(jni, parks.threads[thread].ref);
     jobject blocker = NULL;
     jthread owner = NULL;
-    int read = self != NULL && (*jvmti)->GetStackTrace(jvmti, self, 0, STACK_MAX_FRAMES, p->frames, &p->depth) == JVMTI_ERROR_NONE;
+    int read = (*jvmti)->GetStackTrace(jvmti, self, 0, STACK_MAX_FRAMES, p->frames, &p->depth) == JVMTI_ERROR_NONE;
     if (read) {
         blocker = locks_read_park_blocker(jni, self);
-        read = __atomic_load_n(&parks.threads[thread].parked_since, __ATOMIC_SEQ_CST) == since
-                && (p->depth = from_lock_support(jni, p->frames, p->depth)) > 0;
+        read = parked(jni, self, index, since) && (p->depth = from_lock_support(jni, p->frames, p->depth)) > 0;
     }
     if (read && blocker != NULL && refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
         owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
@@ -692,27 +703,74 @@ static void read_still_park(JNIEnv *jni, int32_t thread, jlong since, jlong unti
         read = blocker_identity(jni, blocker, &signature, &hash) == 0;
     }
     blocker_kind kind = read && blocker != NULL ? kind_of(jni, blocker) : KIND_PARK;
+    p->lock = -1;
     if (read && (*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
         int32_t name = blocker == NULL ? NO_BLOCKER : name_table_intern(&parks.names, signature);
-        p->lock = -1;
         if (name != -1) {
             (void)find_lock(hash, name, kind, &p->lock);
         }
         (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
-        read = p->lock >= 0;
     }
-    if (read) {
+    p->owner = owner_index < 0 ? -1 : owner_index;
+    agent_deallocate(signature);
+    if (owner != NULL) (*jni)->DeleteLocalRef(jni, owner);
+    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
+    return read && p->lock >= 0;
+}
+
+/* Whether the thread is still in the park its entry probe marked at since. */
+static int still_in_park(JNIEnv *jni, jthread self, int32_t index, jlong since) {
+    (void)jni;
+    (void)self;
+    return __atomic_load_n(&parks.threads[index].parked_since, __ATOMIC_SEQ_CST) == since;
+}
+
+/* Whether the platform thread is parked (JVMTI's state). */
+static int parked_now(JNIEnv *jni, jthread self, int32_t index, jlong since) {
+    (void)jni;
+    (void)index;
+    (void)since;
+    jint state = 0;
+    return (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, self, &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED);
+}
+
+/* Reads one park in progress at the window's end. */
+static void read_still_park(JNIEnv *jni, int32_t thread, jlong since, jlong until) {
+    still_park *p = &parks.still[parks.still_kept];
+    jthread self = parks.threads[thread].ref == NULL ? NULL : (*jni)->NewLocalRef(jni, parks.threads[thread].ref);
+    if (self != NULL && read_parked(jni, self, still_in_park, thread, since, p)) {
         p->thread = thread;
-        p->owner = owner_index == PARK_AGENT_THREAD ? -1 : owner_index;
         p->waited_nanos = (uint64_t)(until - since);
         parks.still_kept++;
     } else {
         parks.still_unread++;
     }
-    agent_deallocate(signature);
-    if (owner != NULL) (*jni)->DeleteLocalRef(jni, owner);
-    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
     if (self != NULL) (*jni)->DeleteLocalRef(jni, self);
+}
+
+/* Reads the platform threads parked at the window's end (the agent's own never); which of them
+ * began no park in the window is told at the report, once the probes are out. */
+static void read_parked_threads(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jthread *all = NULL;
+    jint count = 0;
+    if ((*jvmti)->GetAllThreads(jvmti, &count, &all) != JVMTI_ERROR_NONE) {
+        return;
+    }
+    for (jint i = 0; i < count; i++) {
+        jint state = 0;
+        if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED)) {
+            int32_t index = thread_index(jni, all[i]);
+            if (index >= 0 && parks.before_kept == PARK_MAX_BEFORE) {
+                parks.before_dropped++;
+            } else if (index >= 0 && read_parked(jni, all[i], parked_now, index, 0, &parks.before[parks.before_kept])) {
+                parks.before[parks.before_kept].thread = index;
+                parks.before[parks.before_kept++].waited_nanos = 0;
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
 }
 
 /* The window's end, the probes still in: from now no park is counted, and every park in progress
@@ -746,6 +804,7 @@ static void end_window(JNIEnv *jni) {
     }
     free(threads);
     free(since);
+    read_parked_threads(jni);
 }
 
 static void quiesce(JNIEnv *jni) {
@@ -890,6 +949,18 @@ static void write_owner_stacks(json_writer *w, method_table *methods) {
     json_end_array(w);
 }
 
+/* "owner": the thread, or null. */
+static void write_owner(json_writer *w, int32_t owner) {
+    json_key(w, "owner");
+    if (owner < 0) {
+        json_null(w);
+    } else {
+        json_begin_object(w);
+        write_thread(w, owner);
+        json_end_object(w);
+    }
+}
+
 static void write_still_waiting(json_writer *w, method_table *methods) {
     json_field_int(w, "stillWaitingDropped", (int64_t)parks.still_dropped);
     json_field_int(w, "stillWaitingUnread", (int64_t)parks.still_unread);
@@ -901,14 +972,27 @@ static void write_still_waiting(json_writer *w, method_table *methods) {
         json_field_int(w, "lock", p->lock);
         write_thread(w, p->thread);
         json_field_int(w, "waitedNanos", (int64_t)p->waited_nanos);
-        json_key(w, "owner");
-        if (p->owner < 0) {
-            json_null(w);
-        } else {
-            json_begin_object(w);
-            write_thread(w, p->owner);
-            json_end_object(w);
+        write_owner(w, p->owner);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, p->frames, p->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* The platform threads read parked at the window's end that began no park since the probes went in. */
+static void write_parked_before(json_writer *w, method_table *methods) {
+    json_field_int(w, "parkedBeforeDropped", (int64_t)parks.before_dropped);
+    json_begin_array_field(w, "parkedBefore");
+    for (int i = 0; methods != NULL && i < parks.before_kept; i++) {
+        const still_park *p = &parks.before[i];
+        if (parks.threads[p->thread].parked_in_session) {
+            continue;
         }
+        json_begin_object(w);
+        json_field_int(w, "lock", p->lock);
+        write_thread(w, p->thread);
+        write_owner(w, p->owner);
         json_key(w, "frames");
         method_table_write_frames(methods, w, p->frames, p->depth);
         json_end_object(w);
@@ -921,7 +1005,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, (parks.sites.used + parks.owner_stacks.used + (size_t)parks.pinned_kept
-            + (size_t)parks.still_kept) * STACK_MAX_FRAMES
+            + (size_t)parks.still_kept + (size_t)parks.before_kept) * STACK_MAX_FRAMES
             + 16) == 0;
     methods.with_origin = 1;
     command_result(ctx);
@@ -940,6 +1024,7 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     write_pinned(w, have_methods ? &methods : NULL);
     write_owner_stacks(w, have_methods ? &methods : NULL);
     write_still_waiting(w, have_methods ? &methods : NULL);
+    write_parked_before(w, have_methods ? &methods : NULL);
     json_key(w, "methods");
     method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);

@@ -144,7 +144,7 @@ public final class ContentionView {
         doc.put("dropped", report.dropped());
         doc.put("monitors", monitors(report));
         doc.put("sites", sites(report, byThread));
-        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.monitors(report)));
+        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.monitors(report), true));
         if (report.blockedBeforeNotKnown() != null) {
             doc.put("blockedBeforeNotKnown", report.blockedBeforeNotKnown());
         } else {

@@ -296,10 +296,12 @@ public final class ParksView {
         doc.put("dropped", report.dropped());
         doc.put("percentileError", Latency.RELATIVE_ERROR);
         doc.put("sites", rows(report));
-        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.parks(report)));
+        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.parks(report), true));
         doc.put("stillWaitingUnread", report.stillWaitingUnread());
         doc.put("stillWaitingDropped", report.stillWaitingDropped());
         doc.put("untracked", report.untracked());
+        doc.put("parkedBefore", StillWaitingView.document(StillWaitingView.parkedBefore(report), false));
+        doc.put("parkedBeforeDropped", report.parkedBeforeDropped());
         Map<String, Object> pinned = new LinkedHashMap<>();
         pinned.put("watched", report.pinned().watched());
         pinned.put("count", report.pinned().count());

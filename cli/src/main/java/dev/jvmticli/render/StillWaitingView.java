@@ -73,11 +73,26 @@ public final class StillWaitingView {
 
     /** The parks still waiting at the window's end, by blocker, site and the blocker's owner then. */
     public static List<Row> parks(ParksReport report) {
-        Map<Integer, String> names = report.locks().stream().collect(Collectors.toMap(ParksReport.Lock::id, ParksView::blockerName));
-        return rows(report.stillWaiting().stream().map(w -> new Wait(
-                new Key(names.getOrDefault(w.lock(), "?"), ParksView.site(report.methods(), w.frames()),
-                        ParksView.idle(report.methods(), w.frames(), Boolean.TRUE.equals(w.virtual())), owner(w.owner())),
+        Map<Integer, String> names = blockerNames(report);
+        return rows(report.stillWaiting().stream().map(w -> new Wait(parkKey(report, names, w.lock(), w.frames(), w.virtual(), w.owner()),
                 new Waiter(w.thread(), w.threadId(), Boolean.TRUE.equals(w.virtual()), w.waitedNanos()))).toList());
+    }
+
+    /** The platform threads parked since before the window, by blocker, site and the blocker's owner at its end (no time: not known). */
+    public static List<Row> parkedBefore(ParksReport report) {
+        Map<Integer, String> names = blockerNames(report);
+        return rows(report.parkedBefore().stream().map(w -> new Wait(parkKey(report, names, w.lock(), w.frames(), w.virtual(), w.owner()),
+                new Waiter(w.thread(), w.threadId(), Boolean.TRUE.equals(w.virtual()), 0))).toList());
+    }
+
+    private static Map<Integer, String> blockerNames(ParksReport report) {
+        return report.locks().stream().collect(Collectors.toMap(ParksReport.Lock::id, ParksView::blockerName));
+    }
+
+    private static Key parkKey(ParksReport report, Map<Integer, String> names, int lock, long[][] frames, Boolean virtual,
+                               ParksReport.ThreadRef owner) {
+        return new Key(names.getOrDefault(lock, "?"), ParksView.site(report.methods(), frames),
+                ParksView.idle(report.methods(), frames, Boolean.TRUE.equals(virtual)), owner(owner));
     }
 
     private static String owner(ParksReport.ThreadRef owner) {
@@ -182,20 +197,38 @@ public final class StillWaitingView {
             out.printf("(%d more still waiting at the end: %d ended while they were read, %d did not fit the agent's table)%n",
                     report.stillWaitingUnread() + report.stillWaitingDropped(), report.stillWaitingUnread(), report.stillWaitingDropped());
         }
+        List<Row> before = parkedBefore(report).stream().filter(r -> !r.idle()).toList();
+        long idleBefore = parkedBefore(report).stream().filter(Row::idle).mapToLong(Row::waits).sum();
+        if (!before.isEmpty()) {
+            out.println();
+            out.println("Parked since before the window (platform threads read at its end, each at one moment, with no park begun in the window;"
+                    + " when they began is not known):");
+            Table table = new Table("THREADS", "BLOCKER", "OWNER AT THE END", "WAITING THREADS", "SITE");
+            table.alignRight(0);
+            before.stream().limit(top).forEach(r -> table.add(Long.toString(r.waits()), r.lock(), r.owner(),
+                    names(r.threads().stream().map(Waiter::label).sorted().toList()), r.site()));
+            table.print(out);
+        }
+        if (idleBefore > 0 || report.parkedBeforeDropped() > 0) {
+            out.printf("(parked since before the window and not listed: %d idle, waiting for work; %d past the agent's table)%n", idleBefore,
+                    report.parkedBeforeDropped());
+        }
         if (report.untracked() > 0) {
             out.printf("(%d parks of threads past the agent's thread table were not followed)%n", report.untracked());
         }
         out.flush();
     }
 
-    /** For --json: the rows, with each thread's wait so far. */
-    public static List<Map<String, Object>> document(List<Row> rows) {
+    /** For --json: the rows, with each thread's wait so far when timed (not for the waits since before the window). */
+    public static List<Map<String, Object>> document(List<Row> rows, boolean timed) {
         Function<Waiter, Map<String, Object>> thread = w -> {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("thread", w.thread());
             doc.put("threadId", w.threadId());
             doc.put("virtual", w.virtual());
-            doc.put("waitedNanos", w.waitedNanos());
+            if (timed) {
+                doc.put("waitedNanos", w.waitedNanos());
+            }
             return doc;
         };
         return rows.stream().map(r -> {
@@ -207,8 +240,10 @@ public final class StillWaitingView {
             }
             doc.put("idle", r.idle());
             doc.put("waits", r.waits());
-            doc.put("longestNanos", r.longestNanos());
-            doc.put("totalNanos", r.totalNanos());
+            if (timed) {
+                doc.put("longestNanos", r.longestNanos());
+                doc.put("totalNanos", r.totalNanos());
+            }
             doc.put("threads", r.threads().stream().map(thread).toList());
             return doc;
         }).toList();

@@ -117,6 +117,11 @@ class StillWaitingIT {
         }
         int lockId = parks.stillWaiting().get(0).lock();
         assertTrue(parks.sites().stream().noneMatch(s -> s.lock() == lockId), "the parks still waiting are not among those that ended");
+        List<StillWaitingView.Row> parkedBefore = StillWaitingView.parkedBefore(parks).stream().filter(r -> !r.idle()).toList();
+        assertEquals(1, parkedBefore.size(), "only the lock's first waiter has been parked since before the window: " + parkedBefore);
+        assertEquals(List.of("before-lock-waiter"), parkedBefore.get(0).threads().stream().map(StillWaitingView.Waiter::thread).toList());
+        assertEquals(SYNC + "@" + hashes[2], parkedBefore.get(0).lock());
+        assertEquals("lock-owner", parkedBefore.get(0).owner());
         StillWaitingView.Row parked = StillWaitingView.parks(parks).get(0);
         assertEquals(expectedParked.size(), parked.waits(), parked.toString());
         assertEquals("lock-owner", parked.owner());
@@ -137,7 +142,9 @@ class StillWaitingIT {
             assertTrue(blocks.get(name).contains("- waiting to lock " + address), name + " in jstack:\n" + blocks.get(name));
         }
         String syncAddress = ownedSynchronizer(blocks.get("lock-owner"), SYNC);
-        for (String name : names("lock-waiter-", StuckWaitsTarget.LOCK_WAITERS)) {
+        Set<String> lockWaiters = names("lock-waiter-", StuckWaitsTarget.LOCK_WAITERS);
+        lockWaiters.add("before-lock-waiter");
+        for (String name : lockWaiters) {
             assertTrue(blocks.get(name).matches("(?s).*- parking to wait for +" + syncAddress + ".*"), name + " in jstack:\n" + blocks.get(name));
         }
 
@@ -149,6 +156,10 @@ class StillWaitingIT {
                 text.out());
         assertTrue(before.lines().anyMatch(l -> l.matches(" *3 +" + Pattern.quote(DURING + "@" + hashes[1])
                 + " +during-owner #\\d+ +during-blocked-1, during-blocked-2, during-blocked-3")), text.out());
+        String parkedText = text.out().substring(text.out().indexOf("Parked since before the window"));
+        assertTrue(parkedText.lines().anyMatch(l -> l.matches(" *3 +" + Pattern.quote(SYNC + "@" + hashes[2])
+                + " +lock-owner +before-lock-waiter, lock-waiter-1, lock-waiter-2 +java\\.util\\.concurrent\\.locks\\.ReentrantLock\\.lock:\\d+ <- "
+                + Pattern.quote("dev.jvmticli.targets.StuckWaitsTarget.waitForLock:") + "\\d+")), text.out());
     }
 
     private static void assertClose(long expected, long actual, String what) {

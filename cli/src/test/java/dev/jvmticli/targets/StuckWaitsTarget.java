@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Waits that do not end. From the start: "before-owner" holds a {@link Before} monitor for good and
  * "before-blocked-1" and "before-blocked-2" are blocked entering it. "during-owner" holds a
- * {@link During} monitor and "lock-owner" a ReentrantLock, both for good; on {@code block} (asked
+ * {@link During} monitor and "lock-owner" a ReentrantLock, both for good, and "before-lock-waiter"
+ * parks in the lock's {@code lock()}; on {@code block} (asked
  * within a window) "during-blocked-1..3" block entering the During monitor and "lock-waiter-1..2"
  * park in the lock's {@code lock()}, and on JDK 21+ the virtual threads "v-blocked" (on the During
  * monitor) and "v-lock-waiter" (on the lock) do the same. {@code started} answers when each of those
@@ -114,9 +115,10 @@ public final class StuckWaitsTarget {
         for (int i = 1; i <= 2; i++) {
             TargetMain.awaitState(TargetMain.start("before-blocked-" + i, () -> holdForever(BEFORE)), Thread.State.BLOCKED);
         }
-        while (LOCK.getQueueLength() > 0 || !LOCK.isLocked()) {
+        while (!LOCK.isLocked()) {
             Thread.sleep(5);
         }
+        TargetMain.awaitState(TargetMain.start("before-lock-waiter", StuckWaitsTarget::waitForLock), Thread.State.WAITING);
         TargetMain.serve(line -> {
             try {
                 return switch (line) {
