@@ -104,14 +104,13 @@ typedef struct {
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
 } pinned_episode;
 
-/* A park still waiting at the window's end, read then as one moment: its stack and blocker read
- * while the park that was in progress at the end was still the thread's (the same parked_since
- * before and after). */
+/* A park read at the window's end as one moment (read_parked): still waiting then, or of a platform
+ * thread parked since before the window. */
 typedef struct {
     int32_t lock;
     int32_t thread;
     int32_t owner;      /* the blocker's exclusive owner when read, -1 when none */
-    uint64_t waited_nanos;
+    uint64_t waited_nanos;  /* since the park began; 0 for one since before the window (not known) */
     jint depth;
     jvmtiFrameInfo frames[STACK_MAX_FRAMES]; /* from the LockSupport frame down, as a site's */
 } still_park;
@@ -348,7 +347,7 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
         return;
     }
     if (thread >= 0) {
-        parks.threads[thread].parked_since = 0;
+        __atomic_store_n(&parks.threads[thread].parked_since, 0, __ATOMIC_SEQ_CST);
     }
     if (parks.ended || !identified) { /* ended: still waiting at the window's end, end_window took it */
         (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
@@ -468,7 +467,7 @@ static void begin_park(JNIEnv *jni) {
     }
     jlong now = now_nanos();
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
-        parks.threads[index].parked_since = now;
+        __atomic_store_n(&parks.threads[index].parked_since, now, __ATOMIC_SEQ_CST);
         parks.threads[index].parked_in_session = 1;
         (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
     }
@@ -757,6 +756,7 @@ static void read_parked_threads(JNIEnv *jni) {
     if ((*jvmti)->GetAllThreads(jvmti, &count, &all) != JVMTI_ERROR_NONE) {
         return;
     }
+    jni_reserve_locals(jni, count);
     for (jint i = 0; i < count; i++) {
         jint state = 0;
         if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED)) {
