@@ -28,9 +28,11 @@
 #include "jni_util.h"
 #include "lock_facts.h"
 #include "method_table.h"
+#include "locks.h"
 #include "own_threads.h"
 #include "session.h"
 #include "thread_facts.h"
+#include "thread_moment.h"
 #include "thread_snapshot.h"
 
 #define CONT_STACK_SLOTS 2048
@@ -43,6 +45,7 @@
 #define CONT_QUEUE 32
 #define CONT_MAX_THREADS 8192   /* threads that entered a contended monitor, in one session */
 #define CONT_MAX_WAITS 4096     /* contended enters not yet entered, at once */
+#define CONT_MAX_BLOCKED_BEFORE 1024 /* threads blocked since before the window, read at its end */
 
 /* A thread's JVMTI thread-local storage holds, in one pointer-sized word: the session generation
  * (high 32 bits), its thread index + 1 (bits 16-31) and its pending wait's slot + 1 (bits 0-15). */
@@ -57,6 +60,7 @@ typedef struct {
     jlong id;           /* Thread.tid */
     int is_virtual;
     jweak ref;          /* for the helper, which asks whether it holds a monitor */
+    int contended;      /* an enter event of its came, also after the window's end */
 } thread_entry;
 
 typedef struct {
@@ -83,6 +87,25 @@ typedef struct {
     int32_t monitor;
     jlong since;
 } wait_entry;
+
+/* A contended enter still waiting at the window's end: its time so far is that of the window. */
+typedef struct {
+    stack_entry *stack;
+    int32_t monitor;
+    uint64_t waited_nanos;
+} still_waiting;
+
+/* A platform thread blocked entering a monitor when the window ended, with no enter event of its
+ * in the window: it was blocked when the window began, since a moment not known. */
+typedef struct {
+    jlong id;
+    int32_t name;           /* name index, -1 when not known */
+    int32_t klass;          /* name index of the monitor's Java class name, -1 when not known */
+    jint hash;
+    jlong owner_id;         /* -1 when it has none or it is not known */
+    int32_t owner_name;     /* name index, -1 when not known */
+    int owner_unknown;
+} blocked_before;
 
 typedef struct {
     jobject monitor;        /* global ref */
@@ -111,6 +134,15 @@ static struct {
     jthread helper;
     jclass virtual_thread; /* java.lang.VirtualThread, NULL before JDK 21 */
     int snapshots;          /* ThreadSnapshot can tell an unmounted owner (JDK 25+) */
+    int ended;              /* the window's end has come: no wait begins or ends any more */
+    jlong until;
+    still_waiting still[CONT_MAX_WAITS];
+    size_t still_count;
+    uint64_t untracked_contenders; /* enters of threads past the thread table: blocked_before cannot be told */
+    blocked_before before[CONT_MAX_BLOCKED_BEFORE];
+    size_t before_count;
+    uint64_t before_dropped;        /* past CONT_MAX_BLOCKED_BEFORE */
+    const char *before_not_read;    /* why the threads blocked since before were not read, or NULL */
 } session;
 
 typedef struct {
@@ -260,23 +292,31 @@ static void JNICALL on_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobje
         hash = 0;
     }
     if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
-        session.events++;
         if (word.thread < 0) {
             word.thread = add_thread(&who);
+        }
+        if (word.thread >= 0) {
+            session.threads[word.thread].contended = 1;
+        } else {
+            session.untracked_contenders++;
         }
         if (word.wait >= 0) { /* an enter whose entered event never came: its slot is free again */
             session.waits[word.wait].stack = NULL;
             session.free_waits[session.free_wait_count++] = word.wait;
             word.wait = -1;
         }
-        int32_t klass = signature == NULL ? -1 : name_table_intern(&session.names, signature);
+        int32_t klass = signature == NULL || session.ended ? -1 : name_table_intern(&session.names, signature);
         int32_t index = -1;
         monitor_entry *m = klass < 0 ? NULL : find_monitor(hash, klass, &index);
         stack_entry *e = m == NULL || session.free_wait_count == 0 ? NULL
                 : stack_table_find_or_add(&session.stacks, index, word.thread, frames, depth);
-        if (e == NULL) {
+        if (session.ended) {
+            /* after the window: only that the thread contended is kept (blocked_before) */
+        } else if (e == NULL) {
+            session.events++;
             session.dropped++;
         } else {
+            session.events++;
             m->count++;
             e->count++;
             word.wait = session.free_waits[--session.free_wait_count];
@@ -319,6 +359,11 @@ static void JNICALL on_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, job
     if (word.wait >= 0) {
         jlong now = events_now_nanos();
         if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
+            if (session.ended) { /* still waiting at the window's end: end_window took it */
+                (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+                gate_leave(&session.run.gate);
+                return;
+            }
             wait_entry *w = &session.waits[word.wait];
             uint64_t blocked = (uint64_t)(now - w->since);
             w->stack->sum += blocked;
@@ -541,6 +586,10 @@ static int open_tables(command_ctx *ctx) {
     session.free_wait_count = CONT_MAX_WAITS;
     session.events = session.dropped = 0;
     session.queue_len = 0;
+    session.ended = 0;
+    session.still_count = session.before_count = 0;
+    session.untracked_contenders = session.before_dropped = 0;
+    session.before_not_read = NULL;
     if (session.virtual_thread == NULL) {
         session.virtual_thread = jni_global_class(ctx->jni, "java/lang/VirtualThread"); /* kept for the agent's life */
     }
@@ -585,6 +634,115 @@ static void wants(jvmtiCapabilities *c) {
     c->can_generate_monitor_events = 1;
 }
 
+/* Under the lock, at the window's end: the waits not yet over are still waiting. Their time until
+ * now counts in the window's blocked time, so that blocked time per enter is not diluted by the
+ * enters the window cut short. Their slots stay taken: a thread's next enter frees its own. */
+static void take_still_waiting(void) {
+    session.until = events_now_nanos();
+    session.ended = 1;
+    for (size_t i = 0; i < CONT_MAX_WAITS; i++) {
+        wait_entry *w = &session.waits[i];
+        if (w->stack != NULL) {
+            uint64_t waited = (uint64_t)(session.until - w->since);
+            w->stack->sum += waited;
+            session.monitors[w->monitor].blocked_nanos += waited;
+            session.still[session.still_count++] = (still_waiting){ w->stack, w->monitor, waited };
+            w->stack = NULL;
+        }
+    }
+}
+
+/* The name index of a thread's name, or -1; takes the lock. */
+static int32_t intern_thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) {
+    char *name = thread_name(jvmti, jni, thread);
+    int32_t index = -1;
+    if (name != NULL && (*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
+        index = name_table_intern(&session.names, name);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    }
+    agent_deallocate(name);
+    return index;
+}
+
+/* Keeps the blocked thread read at the window's end (its facts settled: thread_moment.h). */
+static void keep_blocked(jvmtiEnv *jvmti, JNIEnv *jni, const lock_subject *s, const thread_moment *m, jthread *all,
+                         const jlong *ids, jint count) {
+    if (session.before_count == CONT_MAX_BLOCKED_BEFORE) {
+        session.before_dropped++;
+        return;
+    }
+    blocked_before b = { s->id, intern_thread_name(jvmti, jni, s->thread), -1, m->locks.waits_for.hash, m->locks.owner_id, -1,
+                         m->locks.owner_unknown };
+    if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
+        b.klass = name_table_intern(&session.names, m->locks.waits_for.class_name);
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    }
+    for (jint i = 0; b.owner_id >= 0 && i < count; i++) {
+        if (ids[i] == b.owner_id) {
+            b.owner_name = intern_thread_name(jvmti, jni, all[i]);
+            break;
+        }
+    }
+    session.before[session.before_count++] = b;
+}
+
+/* Reads, at the window's end, the platform threads blocked entering a monitor: each as one moment,
+ * its state and the monitor it waits for together (thread_moment.h). Which of them had no enter
+ * event in the window is told at the report, once every enter callback is over. */
+static void read_blocked(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jthread *all = NULL;
+    jint count = 0;
+    if ((*jvmti)->GetAllThreads(jvmti, &count, &all) != JVMTI_ERROR_NONE) {
+        session.before_not_read = "GetAllThreads failed";
+        return;
+    }
+    jni_reserve_locals(jni, count);
+    size_t room = count > 0 ? (size_t)count : 1;
+    jlong *ids = calloc(room, sizeof *ids);
+    lock_subject *subjects = calloc(room, sizeof *subjects);
+    thread_moment *moments = calloc(room, sizeof *moments);
+    size_t blocked = 0;
+    if (ids == NULL || subjects == NULL || moments == NULL) {
+        session.before_not_read = "no memory for the threads";
+    } else {
+        for (jint i = 0; i < count; i++) {
+            jint state = 0;
+            ids[i] = thread_java_id(jni, all[i]);
+            if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
+                    && !own_threads_contains(jni, all[i])) {
+                subjects[blocked++] = (lock_subject){ .thread = all[i], .id = ids[i] };
+            }
+        }
+        int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
+        if (thread_moments_take(jni, subjects, blocked, 0, 0, &usage_calls_left, moments) != 0) {
+            session.before_not_read = "the lock facts of some blocked threads could not be read";
+        }
+        for (size_t i = 0; i < blocked; i++) {
+            const thread_moment *m = &moments[i];
+            if (!m->unsettled && (m->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) && m->locks.waiting == WAIT_ENTER
+                    && m->locks.waits_for.class_name != NULL) {
+                keep_blocked(jvmti, jni, &subjects[i], m, all, ids, count);
+            }
+        }
+        thread_moments_free(moments, blocked);
+    }
+    for (jint i = 0; i < count; i++) (*jni)->DeleteLocalRef(jni, all[i]);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    free(ids);
+    free(subjects);
+    free(moments);
+}
+
+static void end_window(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
+        take_still_waiting();
+        (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
+    }
+    read_blocked(jni);
+}
+
 static void write_started(json_writer *w) {
     json_begin_object(w);
     json_field_bool(w, "started", 1);
@@ -614,23 +772,65 @@ static void write_thread(json_writer *w, int32_t index) {
     }
 }
 
-/* Threads still blocked at the end (the events are off): their time blocked until now counts,
- * so that blocked time per enter is not diluted by enters the window cut short. */
-static void settle_pending_waits(void) {
-    jlong now = events_now_nanos();
-    for (size_t i = 0; i < CONT_MAX_WAITS; i++) {
-        wait_entry *w = &session.waits[i];
-        if (w->stack != NULL) {
-            w->stack->sum += (uint64_t)(now - w->since);
-            session.monitors[w->monitor].blocked_nanos += (uint64_t)(now - w->since);
-            w->stack = NULL;
-        }
+/* Under the lock, once the callbacks are over: the Java id's thread had an enter event in the
+ * session (or may have had one: the thread table was full). */
+static int contended_in_window(jlong id) {
+    int32_t index = known_thread(id);
+    return session.untracked_contenders > 0 || (index >= 0 && session.threads[index].contended);
+}
+
+static void write_still_waiting(json_writer *w, method_table *methods) {
+    json_field_int(w, "untilNanos", session.until);
+    json_begin_array_field(w, "stillWaiting");
+    for (size_t i = 0; methods != NULL && i < session.still_count; i++) {
+        const still_waiting *s = &session.still[i];
+        json_begin_object(w);
+        json_field_int(w, "monitor", s->monitor);
+        write_thread(w, s->stack->aux);
+        json_field_int(w, "waitedNanos", (int64_t)s->waited_nanos);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, s->stack->frames, s->stack->depth);
+        json_end_object(w);
     }
+    json_end_array(w);
+}
+
+/* The threads read blocked at the window's end that had no enter event in it. */
+static void write_blocked_before(json_writer *w) {
+    if (session.before_not_read != NULL) {
+        json_field_cstring(w, "blockedBeforeNotKnown", session.before_not_read);
+    } else if (session.untracked_contenders > 0) {
+        json_field_cstring(w, "blockedBeforeNotKnown", "more threads contended than the agent's thread table holds");
+    }
+    json_field_int(w, "blockedBeforeDropped", (int64_t)session.before_dropped);
+    json_begin_array_field(w, "blockedBefore");
+    for (size_t i = 0; i < session.before_count; i++) {
+        const blocked_before *b = &session.before[i];
+        if (contended_in_window(b->id)) {
+            continue;
+        }
+        json_begin_object(w);
+        json_key(w, "thread");
+        write_name(w, b->name);
+        json_field_int(w, "threadId", b->id);
+        json_key(w, "className");
+        write_name(w, b->klass);
+        json_field_int(w, "identityHash", (uint32_t)b->hash);
+        json_key(w, "owner");
+        write_name(w, b->owner_name);
+        if (b->owner_id >= 0) {
+            json_field_int(w, "ownerId", b->owner_id);
+        } else {
+            json_field_null(w, "ownerId");
+        }
+        json_field_bool(w, "ownerUnknown", b->owner_unknown);
+        json_end_object(w);
+    }
+    json_end_array(w);
 }
 
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
-    settle_pending_waits();
     json_writer *w = ctx->out;
     method_table methods;
     int have_methods = method_table_init(&methods, session.stacks.used * STACK_MAX_FRAMES + 16) == 0;
@@ -681,6 +881,8 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
         json_end_object(w);
     }
     json_end_array(w);
+    write_still_waiting(w, have_methods ? &methods : NULL);
+    write_blocked_before(w);
     json_key(w, "methods");
     method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);
@@ -700,6 +902,7 @@ static const session_engine engine = {
     .event_count = sizeof events / sizeof events[0],
     .callbacks = add_callbacks,
     .open = open_tables,
+    .window_end = end_window,
     .quiesce = quiesce,
     .started = write_started,
     .report = write_report,

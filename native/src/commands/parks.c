@@ -34,6 +34,7 @@
 #include "instrument.h"
 #include "jni_util.h"
 #include "latency_histogram.h"
+#include "locks.h"
 #include "method_table.h"
 #include "park_owner_reads.h"
 #include "probe_class.h"
@@ -52,6 +53,8 @@
 #define PARK_SITE_WAITERS 64
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
+#define PARK_MAX_STILL 512      /* parks still waiting at the window's end, kept with their stacks */
+#define PARK_MAX_BEFORE 512     /* platform threads parked at the window's end, kept with their stacks */
 #define PARK_OWNER_STACK_SLOTS 256
 #define PARK_OWNER_SAMPLE_EVERY_NANOS 1000000LL /* at most one owner's stack read a millisecond */
 #define PARK_AGENT_THREAD (-2)
@@ -65,6 +68,9 @@ typedef struct {
     jlong id;           /* Thread.tid */
     int is_virtual;
     int is_agent;
+    jweak ref;          /* to read its stack at the window's end; NULL when none could be made */
+    jlong parked_since; /* the start of the park it is in (its entry probe), 0 when in none */
+    int parked_in_session; /* a park of its began since the probes went in, also after the window's end */
 } park_thread;
 
 typedef struct {
@@ -99,6 +105,17 @@ typedef struct {
     jvmtiFrameInfo frames[STACK_MAX_FRAMES];
 } pinned_episode;
 
+/* A park read at the window's end as one moment (read_parked): still waiting then, or of a platform
+ * thread parked since before the window. */
+typedef struct {
+    int32_t lock;
+    int32_t thread;
+    int32_t owner;      /* the blocker's exclusive owner when read, -1 when none */
+    uint64_t waited_nanos;  /* since the park began; 0 for one since before the window (not known) */
+    jint depth;
+    jvmtiFrameInfo frames[STACK_MAX_FRAMES]; /* from the LockSupport frame down, as a site's */
+} still_park;
+
 static struct {
     session_state run;
     jlong since;                        /* parks that began before are not counted: the probes' install */
@@ -124,6 +141,16 @@ static struct {
     uint64_t owner_samples_stale;       /* owner's stacks read after it had let go of the lock: not kept */
     const char *restore_failure;
     jvmtiError restore_error;
+    int ended;                          /* the window's end has come: no park is counted any more */
+    still_park *still;
+    still_park *before;                 /* platform threads parked at the window's end: those with no park
+                                           begun in the session have been parked since before it */
+    int before_kept;
+    uint64_t before_dropped;            /* past PARK_MAX_BEFORE */
+    int still_kept;
+    uint64_t still_dropped;             /* past PARK_MAX_STILL */
+    uint64_t still_unread;              /* ended, or their thread did, before their stack was read */
+    uint64_t untracked;                 /* parks begun by threads past the thread table: not followed */
 } parks;
 
 /* Kept for the agent's life once found; the probes read them only inside the session's gate. */
@@ -201,11 +228,16 @@ static int32_t thread_index(JNIEnv *jni, jthread thread) {
     }
     if (info.thread_group != NULL) (*jni)->DeleteLocalRef(jni, info.thread_group);
     if (info.context_class_loader != NULL) (*jni)->DeleteLocalRef(jni, info.context_class_loader);
-    park_thread t = { -1, id, refs.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, refs.virtual_thread), 0 };
+    park_thread t = { -1, id, refs.virtual_thread != NULL && (*jni)->IsInstanceOf(jni, thread, refs.virtual_thread), 0, NULL, 0, 0 };
     t.is_agent = (the_agent.server_thread != NULL && (*jni)->IsSameObject(jni, thread, the_agent.server_thread))
             || (info.name != NULL && strncmp(info.name, "jvmti-cli ", 10) == 0);
+    t.ref = t.is_agent ? NULL : (*jni)->NewWeakGlobalRef(jni, thread);
+    if (t.ref == NULL) {
+        jni_cleared_exception(jni);
+    }
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
         agent_deallocate(info.name);
+        if (t.ref != NULL) (*jni)->DeleteWeakGlobalRef(jni, t.ref);
         return -1;
     }
     slot = find_thread_slot(id);
@@ -216,9 +248,11 @@ static int32_t thread_index(JNIEnv *jni, jthread thread) {
         index = (int32_t)parks.thread_count++;
         parks.threads[index] = t;
         parks.thread_slots[slot] = index + 1;
+        t.ref = NULL;
     }
     (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
     agent_deallocate(info.name);
+    if (t.ref != NULL) (*jni)->DeleteWeakGlobalRef(jni, t.ref);
     return index >= 0 && parks.threads[index].is_agent ? PARK_AGENT_THREAD : index;
 }
 
@@ -304,16 +338,24 @@ static void record_park(JNIEnv *jni, jobject blocker, jthread owner, uint64_t na
     jint hash = 0;
     char *signature = NULL;
     blocker_kind kind = KIND_PARK;
-    if (blocker != NULL) {
-        if (blocker_identity(jni, blocker, &signature, &hash) != 0) {
-            count_dropped();
-            return;
-        }
+    int identified = blocker == NULL || blocker_identity(jni, blocker, &signature, &hash) == 0;
+    if (blocker != NULL && identified) {
         kind = kind_of(jni, blocker);
     }
     if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
         agent_deallocate(signature);
         count_dropped();
+        return;
+    }
+    if (thread >= 0) {
+        __atomic_store_n(&parks.threads[thread].parked_since, 0, __ATOMIC_SEQ_CST);
+    }
+    if (parks.ended || !identified) { /* ended: still waiting at the window's end, end_window took it */
+        (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+        agent_deallocate(signature);
+        if (!parks.ended) {
+            count_dropped();
+        }
         return;
     }
     parks.parks++;
@@ -388,18 +430,45 @@ static void keep_owner_stack(JNIEnv *jni, jobject blocker, jthread owner, const 
     agent_deallocate(signature);
 }
 
+/* The entry of a park: the thread is in it from now until its exit probe (record_park). */
+static void begin_park(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jthread self = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || self == NULL) {
+        __atomic_add_fetch(&parks.untracked, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    int32_t index = thread_index(jni, self);
+    (*jni)->DeleteLocalRef(jni, self);
+    if (index == PARK_AGENT_THREAD) {
+        return;
+    }
+    if (index < 0) {
+        __atomic_add_fetch(&parks.untracked, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    jlong now = now_nanos();
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
+        __atomic_store_n(&parks.threads[index].parked_since, now, __ATOMIC_SEQ_CST);
+        parks.threads[index].parked_in_session = 1;
+        (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    }
+}
+
 static jobject JNICALL probe_owner_of(JNIEnv *jni, jclass probe, jobject blocker) {
     (void)probe;
     jobject owner = NULL;
-    if (blocker != NULL && gate_enter(&parks.run.gate)) {
-        if (refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
-            owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
-        }
-        if (owner != NULL) {
-            sample_owner(jni, blocker, owner);
-        }
-        gate_leave(&parks.run.gate);
+    if (!gate_enter(&parks.run.gate)) {
+        return NULL;
     }
+    begin_park(jni);
+    if (blocker != NULL && refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
+        owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
+    }
+    if (owner != NULL) {
+        sample_owner(jni, blocker, owner);
+    }
+    gate_leave(&parks.run.gate);
     return owner;
 }
 
@@ -508,6 +577,16 @@ static void free_tables(JNIEnv *jni) {
     parks.site_stats = NULL;
     free(parks.pinned);
     parks.pinned = NULL;
+    free(parks.still);
+    parks.still = NULL;
+    free(parks.before);
+    parks.before = NULL;
+    for (size_t i = 0; jni != NULL && i < parks.thread_count; i++) {
+        if (parks.threads[i].ref != NULL) {
+            (*jni)->DeleteWeakGlobalRef(jni, parks.threads[i].ref);
+            parks.threads[i].ref = NULL;
+        }
+    }
 }
 
 static int open_session(command_ctx *ctx) {
@@ -520,11 +599,18 @@ static int open_session(command_ctx *ctx) {
     parks.owner_samples_stale = 0;
     parks.restore_failure = NULL;
     parks.restore_error = JVMTI_ERROR_NONE;
+    parks.ended = 0;
+    parks.still_kept = 0;
+    parks.before_kept = 0;
+    parks.before_dropped = 0;
+    parks.still_dropped = parks.still_unread = parks.untracked = 0;
     memset(parks.locks, 0, sizeof parks.locks);
     memset(parks.thread_slots, 0, sizeof parks.thread_slots);
     parks.site_stats = big_block_map(PARK_SITE_SLOTS * sizeof *parks.site_stats);
     parks.pinned = malloc(PARK_MAX_PINNED * sizeof *parks.pinned);
-    if (parks.site_stats == NULL || parks.pinned == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
+    parks.still = malloc(PARK_MAX_STILL * sizeof *parks.still);
+    parks.before = malloc(PARK_MAX_BEFORE * sizeof *parks.before);
+    if (parks.site_stats == NULL || parks.pinned == NULL || parks.still == NULL || parks.before == NULL || stack_table_init(&parks.sites, PARK_SITE_SLOTS) != 0
             || parks.sites.capacity != PARK_SITE_SLOTS || stack_table_init(&parks.owner_stacks, PARK_OWNER_STACK_SLOTS) != 0
             || name_table_init(&parks.names, PARK_MAX_NAMES, PARK_NAME_ARENA) != 0) {
         free_tables(ctx->jni);
@@ -561,8 +647,158 @@ static int armed(command_ctx *ctx) {
     return 0;
 }
 
-static void quiesce(JNIEnv *jni) {
+/* The frames of a parked thread from its innermost LockSupport frame down, as a site has them (the
+ * exit probe's stack below its own frame); 0 when no frame is LockSupport's. */
+static jint from_lock_support(JNIEnv *jni, jvmtiFrameInfo *frames, jint depth) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jclass lock_support = parks.classes[0].klass;
+    for (jint i = 0; i < depth; i++) {
+        jclass declaring = NULL;
+        if ((*jvmti)->GetMethodDeclaringClass(jvmti, frames[i].method, &declaring) != JVMTI_ERROR_NONE) {
+            continue;
+        }
+        int found = (*jni)->IsSameObject(jni, declaring, lock_support);
+        (*jni)->DeleteLocalRef(jni, declaring);
+        if (found) {
+            memmove(frames, frames + i, (size_t)(depth - i) * sizeof *frames);
+            return depth - i;
+        }
+    }
+    return 0;
+}
+
+/* Reads where a parked thread parks, as one moment: its stack (from its LockSupport frame down) and
+ * its blocker with the blocker's exclusive owner, kept only when parked() still says the same
+ * after them. 1 when *p was filled in (but thread and waited_nanos), 0 when the thread moved. */
+static int read_parked(JNIEnv *jni, jthread self, int (*parked)(JNIEnv *, jthread, int32_t, jlong), int32_t index, jlong since,
+                       still_park *p) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jobject blocker = NULL;
+    jthread owner = NULL;
+    int read = (*jvmti)->GetStackTrace(jvmti, self, 0, STACK_MAX_FRAMES, p->frames, &p->depth) == JVMTI_ERROR_NONE;
+    if (read) {
+        blocker = locks_read_park_blocker(jni, self);
+        read = parked(jni, self, index, since) && (p->depth = from_lock_support(jni, p->frames, p->depth)) > 0;
+    }
+    if (read && blocker != NULL && refs.ownable != NULL && (*jni)->IsInstanceOf(jni, blocker, refs.ownable)) {
+        owner = (*jni)->GetObjectField(jni, blocker, refs.exclusive_owner);
+    }
+    int32_t owner_index = owner == NULL ? -1 : thread_index(jni, owner);
+    jint hash = 0;
+    char *signature = NULL;
+    if (read && blocker != NULL) {
+        read = blocker_identity(jni, blocker, &signature, &hash) == 0;
+    }
+    blocker_kind kind = read && blocker != NULL ? kind_of(jni, blocker) : KIND_PARK;
+    p->lock = -1;
+    if (read && (*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) == JVMTI_ERROR_NONE) {
+        int32_t name = blocker == NULL ? NO_BLOCKER : name_table_intern(&parks.names, signature);
+        if (name != -1) {
+            (void)find_lock(hash, name, kind, &p->lock);
+        }
+        (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    }
+    p->owner = owner_index < 0 ? -1 : owner_index;
+    agent_deallocate(signature);
+    if (owner != NULL) (*jni)->DeleteLocalRef(jni, owner);
+    if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
+    return read && p->lock >= 0;
+}
+
+/* Whether the thread is still in the park its entry probe marked at since. */
+static int still_in_park(JNIEnv *jni, jthread self, int32_t index, jlong since) {
+    (void)jni;
+    (void)self;
+    return __atomic_load_n(&parks.threads[index].parked_since, __ATOMIC_SEQ_CST) == since;
+}
+
+/* Whether the platform thread is parked (JVMTI's state). */
+static int parked_now(JNIEnv *jni, jthread self, int32_t index, jlong since) {
+    (void)jni;
+    (void)index;
+    (void)since;
+    jint state = 0;
+    return (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, self, &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED);
+}
+
+/* Reads one park in progress at the window's end. */
+static void read_still_park(JNIEnv *jni, int32_t thread, jlong since, jlong until) {
+    still_park *p = &parks.still[parks.still_kept];
+    jthread self = parks.threads[thread].ref == NULL ? NULL : (*jni)->NewLocalRef(jni, parks.threads[thread].ref);
+    if (self != NULL && read_parked(jni, self, still_in_park, thread, since, p)) {
+        p->thread = thread;
+        p->waited_nanos = (uint64_t)(until - since);
+        parks.still_kept++;
+    } else {
+        parks.still_unread++;
+    }
+    if (self != NULL) (*jni)->DeleteLocalRef(jni, self);
+}
+
+/* Reads the platform threads parked at the window's end (the agent's own never); which of them
+ * began no park in the window is told at the report, once the probes are out. */
+static void read_parked_threads(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    jthread *all = NULL;
+    jint count = 0;
+    if ((*jvmti)->GetAllThreads(jvmti, &count, &all) != JVMTI_ERROR_NONE) {
+        return;
+    }
+    jni_reserve_locals(jni, count);
+    for (jint i = 0; i < count; i++) {
+        jint state = 0;
+        if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED)) {
+            int32_t index = thread_index(jni, all[i]);
+            if (index >= 0 && parks.before_kept == PARK_MAX_BEFORE) {
+                parks.before_dropped++;
+            } else if (index >= 0 && read_parked(jni, all[i], parked_now, index, 0, &parks.before[parks.before_kept])) {
+                parks.before[parks.before_kept].thread = index;
+                parks.before[parks.before_kept++].waited_nanos = 0;
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}
+
+/* The window's end, the probes still in: from now no park is counted, and every park in progress
+ * is still waiting (those of threads past PARK_MAX_STILL are only counted). Each is read while the
+ * probes still keep parked_since, so that a park that ends meanwhile is told apart. */
+static void end_window(JNIEnv *jni) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    int32_t *threads = malloc(PARK_MAX_THREADS * sizeof *threads);
+    jlong *since = malloc(PARK_MAX_THREADS * sizeof *since);
+    size_t count = 0;
+    if ((*jvmti)->RawMonitorEnter(jvmti, parks.run.lock) != JVMTI_ERROR_NONE) {
+        free(threads);
+        free(since);
+        return;
+    }
     parks.until = now_nanos();
+    parks.ended = 1;
+    for (size_t i = 0; threads != NULL && since != NULL && i < parks.thread_count; i++) {
+        if (parks.threads[i].parked_since != 0 && !parks.threads[i].is_agent) {
+            threads[count] = (int32_t)i;
+            since[count++] = parks.threads[i].parked_since;
+        }
+    }
+    (*jvmti)->RawMonitorExit(jvmti, parks.run.lock);
+    for (size_t i = 0; i < count; i++) {
+        if (parks.still_kept == PARK_MAX_STILL) {
+            parks.still_dropped++;
+        } else {
+            read_still_park(jni, threads[i], since[i], parks.until);
+        }
+    }
+    free(threads);
+    free(since);
+    read_parked_threads(jni);
+}
+
+static void quiesce(JNIEnv *jni) {
+    if (!parks.ended) {
+        parks.until = now_nanos();
+    }
     owner_reads_quiesce(jni);
     if (parks.installed && jni != NULL) {
         parks.restore_error = instrument_restore(parks.classes, parks.class_count, &parks.restore_failure);
@@ -706,11 +942,63 @@ static void write_owner_stacks(json_writer *w, method_table *methods) {
     json_end_array(w);
 }
 
+/* "owner": the thread, or null. */
+static void write_owner(json_writer *w, int32_t owner) {
+    json_key(w, "owner");
+    if (owner < 0) {
+        json_null(w);
+    } else {
+        json_begin_object(w);
+        write_thread(w, owner);
+        json_end_object(w);
+    }
+}
+
+static void write_still_waiting(json_writer *w, method_table *methods) {
+    json_field_int(w, "stillWaitingDropped", (int64_t)parks.still_dropped);
+    json_field_int(w, "stillWaitingUnread", (int64_t)parks.still_unread);
+    json_field_int(w, "untracked", (int64_t)__atomic_load_n(&parks.untracked, __ATOMIC_RELAXED));
+    json_begin_array_field(w, "stillWaiting");
+    for (int i = 0; methods != NULL && i < parks.still_kept; i++) {
+        const still_park *p = &parks.still[i];
+        json_begin_object(w);
+        json_field_int(w, "lock", p->lock);
+        write_thread(w, p->thread);
+        json_field_int(w, "waitedNanos", (int64_t)p->waited_nanos);
+        write_owner(w, p->owner);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, p->frames, p->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
+/* The platform threads read parked at the window's end that began no park since the probes went in. */
+static void write_parked_before(json_writer *w, method_table *methods) {
+    json_field_int(w, "parkedBeforeDropped", (int64_t)parks.before_dropped);
+    json_begin_array_field(w, "parkedBefore");
+    for (int i = 0; methods != NULL && i < parks.before_kept; i++) {
+        const still_park *p = &parks.before[i];
+        if (parks.threads[p->thread].parked_in_session) {
+            continue;
+        }
+        json_begin_object(w);
+        json_field_int(w, "lock", p->lock);
+        write_thread(w, p->thread);
+        write_owner(w, p->owner);
+        json_key(w, "frames");
+        method_table_write_frames(methods, w, p->frames, p->depth);
+        json_end_object(w);
+    }
+    json_end_array(w);
+}
+
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     (void)gcs;
     json_writer *w = ctx->out;
     method_table methods;
-    int have_methods = method_table_init(&methods, (parks.sites.used + parks.owner_stacks.used + (size_t)parks.pinned_kept) * STACK_MAX_FRAMES
+    int have_methods = method_table_init(&methods, (parks.sites.used + parks.owner_stacks.used + (size_t)parks.pinned_kept
+            + (size_t)parks.still_kept + (size_t)parks.before_kept) * STACK_MAX_FRAMES
             + 16) == 0;
     methods.with_origin = 1;
     command_result(ctx);
@@ -728,6 +1016,8 @@ static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {
     write_sites(w, have_methods ? &methods : NULL);
     write_pinned(w, have_methods ? &methods : NULL);
     write_owner_stacks(w, have_methods ? &methods : NULL);
+    write_still_waiting(w, have_methods ? &methods : NULL);
+    write_parked_before(w, have_methods ? &methods : NULL);
     json_key(w, "methods");
     method_table_finish(have_methods ? &methods : NULL, ctx->jni, w);
     json_end_object(w);
@@ -739,6 +1029,7 @@ static const session_engine engine = {
     INSTRUMENT_ENGINE,
     .open = open_session,
     .armed = armed,
+    .window_end = end_window,
     .quiesce = quiesce,
     .started = write_started,
     .report = write_report,

@@ -155,6 +155,9 @@ void session_stop(const session_engine *e, command_ctx *ctx) {
         command_fail(ctx, "not_owner", message);
         return;
     }
+    if (e->window_end != NULL) {
+        e->window_end(ctx->jni);
+    }
     int64_t gcs = quiesce(e, ctx->jni);
     e->report(ctx, events_now_nanos() - s->started_nanos, gcs);
     close_session(e);

@@ -9,7 +9,7 @@
  * - start: check the arguments, take the capability, create the raw monitor that guards the
  *   engine's tables, open them, open the gate, count collections (if asked), turn the events on;
  *   any failure undoes every step before it and answers what failed;
- * - stop: events off, callbacks out (gate closed), the engine's helpers stopped, the capability
+ * - stop: the window's end (window_end, events still on), events off, callbacks out (gate closed), the engine's helpers stopped, the capability
  *   given back, then the report written and the tables freed. */
 #ifndef JVMTICLI_SESSION_H
 #define JVMTICLI_SESSION_H
@@ -59,6 +59,9 @@ typedef struct {
     /* Optional: once its events are on (jit replays the code compiled before). On failure answers
      * and returns -1; the session is then stopped and closed. */
     int (*armed)(command_ctx *ctx);
+    /* Optional: the window's end, on a stop that reports, while its events are still on and its
+     * callbacks still run: what is still going on then (the waits not yet over) is read here. */
+    void (*window_end)(JNIEnv *jni);
     /* Optional: after the callbacks are out: stops its helper threads (jni NULL when there is no
      * JNIEnv) and puts back what open changed in the JVM. */
     void (*quiesce)(JNIEnv *jni);

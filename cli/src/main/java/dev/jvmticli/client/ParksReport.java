@@ -12,13 +12,33 @@ import java.util.List;
  * exclusively owned blockers (a ReentrantLock's exclusiveOwnerThread), platform or virtual, read by a
  * thread of the agent's as a wait began, at most one a millisecond, each kept only when the owner still
  * owned the blocker after the read (ownerSamplesStale counts those that were not; ownerReadsDropped the
- * reads not made: that thread was 16 behind, or the window ended first).
+ * reads not made: that thread was 16 behind, or the window ended first). stillWaiting: the parks in
+ * progress at the window's end, each read then with its stack and blocker; stillWaitingDropped those
+ * past the agent's table, stillWaitingUnread those that ended (or whose thread did) while they were
+ * read, untracked the parks of threads past the agent's thread table, which are not followed.
+ * parkedBefore: the platform threads read parked at the window's end that began no park in it (parked
+ * since before it; parkedBeforeDropped those past the agent's table).
  */
 public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
                           List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods, long ownerSamplesStale,
-                          long ownerReadsDropped, List<OwnerStack> ownerStacks) {
+                          long ownerReadsDropped, List<OwnerStack> ownerStacks, List<StillWaiting> stillWaiting, long stillWaitingDropped,
+                          long stillWaitingUnread, long untracked, List<ParkedBefore> parkedBefore, long parkedBeforeDropped) {
     public ParksReport {
         ownerStacks = ownerStacks == null ? List.of() : ownerStacks; // an agent before owner stacks answers none
+        stillWaiting = stillWaiting == null ? List.of() : stillWaiting;
+        parkedBefore = parkedBefore == null ? List.of() : parkedBefore;
+    }
+
+    /** A platform thread parked since before the window, read at its end: blocker (lock: its id), the blocker's owner then, stack. */
+    public record ParkedBefore(int lock, String thread, Long threadId, Boolean virtual, ThreadRef owner, long[][] frames) {
+    }
+
+    /** A park still in progress at the window's end: its blocker (lock: its id), thread, time so far, the blocker's owner then, and its stack. */
+    public record StillWaiting(int lock, String thread, Long threadId, Boolean virtual, long waitedNanos, ThreadRef owner, long[][] frames) {
+    }
+
+    /** A thread: its name, Java id and whether it is virtual (id and virtual null when not known). */
+    public record ThreadRef(String thread, Long threadId, Boolean virtual) {
     }
 
     /** A class probed: its signature, its SHA-256 when first read and when read again after it was put back. */

@@ -144,6 +144,13 @@ public final class ContentionView {
         doc.put("dropped", report.dropped());
         doc.put("monitors", monitors(report));
         doc.put("sites", sites(report, byThread));
+        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.monitors(report), true));
+        if (report.blockedBeforeNotKnown() != null) {
+            doc.put("blockedBeforeNotKnown", report.blockedBeforeNotKnown());
+        } else {
+            doc.put("blockedBefore", StillWaitingView.blockedBefore(report));
+        }
+        doc.put("blockedBeforeDropped", report.blockedBeforeDropped());
         return doc;
     }
 
@@ -165,7 +172,7 @@ public final class ContentionView {
             out.printf("(%d enters did not fit the agent's tables: counted in the total only)%n", report.dropped());
         }
         if (monitors.isEmpty()) {
-            out.flush();
+            StillWaitingView.printMonitors(out, report, top);
             return;
         }
         out.println();
@@ -181,6 +188,6 @@ public final class ContentionView {
                 s.site()));
         out.println("Where threads blocked:");
         sites.print(out);
-        out.flush();
+        StillWaitingView.printMonitors(out, report, top);
     }
 }

@@ -138,7 +138,12 @@ public final class ParksView {
     /** Whether the site's threads wait for work ({@link IdleWaits}, from its stack), not for another thread. */
     private static boolean idle(ParksReport report, Site s) {
         boolean virtual = !s.waiters().isEmpty() && s.waiters().stream().allMatch(w -> Boolean.TRUE.equals(w.virtual()));
-        return IdleWaits.isIdleWait(frames(report.methods(), s.frames()), virtual, s.frames().length >= AGENT_STACK_FRAMES);
+        return idle(report.methods(), s.frames(), virtual);
+    }
+
+    /** Whether threads parked at this stack wait for work ({@link IdleWaits}), not for another thread. */
+    static boolean idle(List<MethodRef> methods, long[][] stack, boolean virtual) {
+        return IdleWaits.isIdleWait(frames(methods, stack), virtual, stack.length >= AGENT_STACK_FRAMES);
     }
 
     /**
@@ -291,6 +296,12 @@ public final class ParksView {
         doc.put("dropped", report.dropped());
         doc.put("percentileError", Latency.RELATIVE_ERROR);
         doc.put("sites", rows(report));
+        doc.put("stillWaiting", StillWaitingView.document(StillWaitingView.parks(report), true));
+        doc.put("stillWaitingUnread", report.stillWaitingUnread());
+        doc.put("stillWaitingDropped", report.stillWaitingDropped());
+        doc.put("untracked", report.untracked());
+        doc.put("parkedBefore", StillWaitingView.document(StillWaitingView.parkedBefore(report), false));
+        doc.put("parkedBeforeDropped", report.parkedBeforeDropped());
         Map<String, Object> pinned = new LinkedHashMap<>();
         pinned.put("watched", report.pinned().watched());
         pinned.put("count", report.pinned().count());
@@ -387,6 +398,7 @@ public final class ParksView {
             idle.stream().limit(top).forEach(r -> add(t, r));
             t.print(out);
         }
+        StillWaitingView.printParks(out, report, top);
         printHolders(out, holders);
         ParksReport.Pinned pinned = report.pinned();
         out.println();

@@ -8,16 +8,15 @@ import dev.jvmticli.targets.HeldLocksTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Jstack;
 import dev.jvmticli.testing.TargetJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -65,7 +64,7 @@ class StacksLockedIT {
             List<Long> theirPauses = new ArrayList<>();
             for (int pair = 0; pair < PAIRS; pair++) {
                 int mark = Files.readAllLines(log).size();
-                String jstack = jstack(jdk, pid);
+                String jstack = Jstack.locked(jdk, Long.parseLong(pid));
                 List<Operation> theirs = operationsSince(log, mark);
                 mark = Files.readAllLines(log).size();
                 Result ours = CliRun.run("stacks", pid, "-l");
@@ -169,14 +168,5 @@ class StacksLockedIT {
             }
         }
         return threads;
-    }
-
-    private static String jstack(Jdks.Jdk jdk, String pid) throws Exception {
-        Process process = new ProcessBuilder(jdk.home().resolve("bin/jstack").toString(), "-l", pid)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        byte[] out = process.getInputStream().readAllBytes();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "jstack -l did not end in 60 s");
-        assertEquals(0, process.exitValue(), "jstack -l");
-        return new String(out, StandardCharsets.UTF_8);
     }
 }
