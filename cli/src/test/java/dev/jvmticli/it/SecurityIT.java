@@ -123,7 +123,7 @@ class SecurityIT {
             VirtualMachine vm = VirtualMachine.attach(Long.toString(target.pid()));
             try {
                 AgentInitializationException refused = assertThrows(AgentInitializationException.class,
-                        () -> vm.loadAgentPath(library, "v=5,log=" + bait));
+                        () -> vm.loadAgentPath(library, "v=6,log=" + bait));
                 assertEquals(106, refused.returnValue());
             } finally {
                 vm.detach();
