@@ -452,7 +452,7 @@ class ExceptionsIT {
         String answer = "";
         while (System.nanoTime() < deadline) {
             try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-                socket.send("{\"v\":5,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
+                socket.send("{\"v\":6,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
                 answer = socket.readLine();
                 if (answer != null && answer.contains("\"not_running\"")) {
                     return;
