@@ -80,11 +80,14 @@ static void read_owner(jvmtiEnv *jvmti, JNIEnv *jni, owner_read r) {
 static void JNICALL helper_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg) {
     (void)arg;
     for (;;) {
-        (*jvmti)->RawMonitorEnter(jvmti, reads.lock);
-        while (reads.run && reads.queued == 0) {
-            (*jvmti)->RawMonitorWait(jvmti, reads.lock, 200);
+        if ((*jvmti)->RawMonitorEnter(jvmti, reads.lock) != JVMTI_ERROR_NONE) {
+            break; /* the requests then find no reader and are dropped at the quiesce */
         }
-        if (!reads.run) {
+        int waiting = 1;
+        while (waiting && reads.run && reads.queued == 0) {
+            waiting = (*jvmti)->RawMonitorWait(jvmti, reads.lock, 200) == JVMTI_ERROR_NONE;
+        }
+        if (!waiting || !reads.run) {
             (*jvmti)->RawMonitorExit(jvmti, reads.lock);
             break;
         }
