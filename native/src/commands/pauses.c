@@ -44,6 +44,7 @@
 #include "profiler_recording.h"
 #include "safepoint_log.h"
 #include "session.h"
+#include "vm_flags.h"
 
 #define PAUSES_MAX 50000
 #define PIPE_BYTES (1 << 20)
@@ -337,6 +338,14 @@ static int start_late_threads(command_ctx *ctx) {
     return 0;
 }
 
+/* ZGC logs its pauses under gc+phases only. The other collectors log theirs under gc, and under
+ * gc+phases a line per phase of each pause (G1: five a young collection), written by the VM thread
+ * inside the pause: asked for only where ZGC runs. */
+static int zgc_runs(void) {
+    unsigned char use_zgc = 0;
+    return vm_flag_bytes("UseZGC", &use_zgc, sizeof use_zgc) == 0 && use_zgc != 0;
+}
+
 static int open_log(command_ctx *ctx) {
     char error[ERROR_MAX] = "";
     char message[ERROR_MAX + 64];
@@ -374,8 +383,10 @@ static int open_log(command_ctx *ctx) {
     }
     session.reader_started = 1;
     /* filecount=0: no rotation, which JDKs before 12 refuse for a file that is not a regular one */
-    int added = vm_log("what=safepoint=info,gc=info decorators=timemillis,uptimenanos output_options=filecount=0", error,
-                       sizeof error) == 0;
+    char arguments[160];
+    snprintf(arguments, sizeof arguments, "what=safepoint=info,gc=info%s decorators=timemillis,uptimenanos output_options=filecount=0",
+             zgc_runs() ? ",gc+phases=info" : "");
+    int added = vm_log(arguments, error, sizeof error) == 0;
     int listed = added ? output_listed(error, sizeof error) : -1;
     if (listed != 1) {
         if (listed == 0) {

@@ -75,7 +75,7 @@ class PausesIT {
         Path log = Files.createTempFile("pauses", ".log");
         // C2 (the targets run C1 only otherwise, which polls in every loop); async-profiler (--late-threads) chains the signal handlers and records JFR
         List<String> options = List.of(collector, "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints", ownLog(log));
-        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
             // 5 s: a loop period or more even where the collector's own threads take much of the CPU from the loop (ZGC on 17, on 64 MB)
             JsonNode doc = pauses(target, "5s", "--late-threads");
             List<Logged> inWindow = checkAgainstOwnLog(doc, log);
@@ -105,7 +105,7 @@ class PausesIT {
     void aProfilerStoppedBySomethingElseInTheWindowIsSaid() throws Exception {
         Jdks.Jdk jdk = Jdks.current();
         List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints");
-        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
             String pid = Long.toString(target.pid());
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run("pauses", pid, "--duration", "6s", "--late-threads", "--json"));
             String library = profilerLibraryMapped(target.pid());
