@@ -1090,6 +1090,15 @@ static void test_safepoint_log(void) {
     const char *gc = "[1796319915595ms][3211804779ns] GC(82) Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms";
     CHECK(safepoint_log_parse(gc, strlen(gc), &l) == LOG_LINE_GC_PAUSE);
     CHECK(l.gc_id == 82 && strcmp(l.gc, "Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms") == 0);
+    const char *zgc17 = "[1796389881468ms][235639335ns] GC(0) Pause Mark Start 0.011ms";
+    CHECK(safepoint_log_parse(zgc17, strlen(zgc17), &l) == LOG_LINE_GC_PAUSE && l.gc_id == 0 && strcmp(l.gc, "Pause Mark Start 0.011ms") == 0);
+    const char *zgc25 = "[1796389884664ms][186647921ns] GC(12) Y: Pause Mark Start (Major) 0.054ms";
+    CHECK(safepoint_log_parse(zgc25, strlen(zgc25), &l) == LOG_LINE_GC_PAUSE && l.gc_id == 12);
+    CHECK(strcmp(l.gc, "Y: Pause Mark Start (Major) 0.054ms") == 0);
+    const char *zgc25_old = "[1796389884685ms][207635387ns] GC(0) O: Pause Mark End 0.026ms";
+    CHECK(safepoint_log_parse(zgc25_old, strlen(zgc25_old), &l) == LOG_LINE_GC_PAUSE && strcmp(l.gc, "O: Pause Mark End 0.026ms") == 0);
+    const char *zgc25_phase = "[1796389884669ms][191849814ns] GC(0) Y: Concurrent Mark 4.942ms";
+    CHECK(safepoint_log_parse(zgc25_phase, strlen(zgc25_phase), &l) == LOG_LINE_OTHER);
     const char *cycle = "[1796319915595ms][3211849902ns] GC(83) Concurrent Mark Cycle";
     CHECK(safepoint_log_parse(cycle, strlen(cycle), &l) == LOG_LINE_OTHER);
     /* cut short, no total: a safepoint line not read */

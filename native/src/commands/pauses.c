@@ -44,6 +44,7 @@
 #include "profiler_recording.h"
 #include "safepoint_log.h"
 #include "session.h"
+#include "vm_flags.h"
 
 #define PAUSES_MAX 50000
 #define PIPE_BYTES (1 << 20)
@@ -104,6 +105,7 @@ static struct {
     int profiling;          /* async-profiler's ttsp mode runs */
     int recording_fd;       /* the memfd async-profiler writes its JFR into, or -1 */
     char stop_error[ERROR_MAX]; /* async-profiler's answer to the session's stop, or "" when it stopped */
+    int run_not_ours;       /* at the window's end async-profiler no longer wrote the recording: not stopped */
 } session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1, .recording_fd = -1 };
 
 static int64_t wall_millis(void) {
@@ -309,6 +311,7 @@ static int start_late_threads(command_ctx *ctx) {
     const char *library = request_string(ctx->req, "library");
     char message[512];
     session.profiling = 0;
+    session.run_not_ours = 0;
     session.stop_error[0] = '\0';
     if (library == NULL) {
         return 0;
@@ -335,6 +338,14 @@ static int start_late_threads(command_ctx *ctx) {
     }
     session.profiling = 1;
     return 0;
+}
+
+/* ZGC logs its pauses under gc+phases only. The other collectors log theirs under gc, and under
+ * gc+phases a line per phase of each pause (G1: five a young collection), written by the VM thread
+ * inside the pause: asked for only where ZGC runs. */
+static int zgc_runs(void) {
+    unsigned char use_zgc = 0;
+    return vm_flag_bytes("UseZGC", &use_zgc, sizeof use_zgc) == 0 && use_zgc != 0;
 }
 
 static int open_log(command_ctx *ctx) {
@@ -374,8 +385,10 @@ static int open_log(command_ctx *ctx) {
     }
     session.reader_started = 1;
     /* filecount=0: no rotation, which JDKs before 12 refuse for a file that is not a regular one */
-    int added = vm_log("what=safepoint=info,gc=info decorators=timemillis,uptimenanos output_options=filecount=0", error,
-                       sizeof error) == 0;
+    char arguments[160];
+    snprintf(arguments, sizeof arguments, "what=safepoint=info,gc=info%s decorators=timemillis,uptimenanos output_options=filecount=0",
+             zgc_runs() ? ",gc+phases=info" : "");
+    int added = vm_log(arguments, error, sizeof error) == 0;
     int listed = added ? output_listed(error, sizeof error) : -1;
     if (listed != 1) {
         if (listed == 0) {
@@ -398,8 +411,13 @@ static int open_log(command_ctx *ctx) {
 
 static void quiesce(JNIEnv *jni) {
     session.stopped_millis = wall_millis();
-    if (session.profiling) {
-        /* it fails when something else (asprof, jcmd JVMTI.agent_load of the same library) stopped it first */
+    /* Anything that loads the same library (asprof, jcmd JVMTI.agent_load) drives the one
+     * async-profiler: once something else has stopped this command's run, a run async-profiler has
+     * now is someone else's, and is left running. Where that cannot be told, the command stops it:
+     * its own run left sampling, with its breakpoints in the JVM's code, would be worse. */
+    session.run_not_ours = session.profiling && profiler_recording_open_elsewhere(session.recording_fd) == 0;
+    if (session.profiling && !session.run_not_ours) {
+        /* it fails when something else stopped it between that look and now */
         const char *error = profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
         snprintf(session.stop_error, sizeof session.stop_error, "%s", error == NULL ? "" : error);
     }
@@ -408,7 +426,8 @@ static void quiesce(JNIEnv *jni) {
 
 /* async-profiler's recording of the threads that ran while the JVM was reaching its safepoints,
  * with the agent thread's OS thread id (its samples are the tool's), how the stop went, and when
- * async-profiler last wrote the recording (its stop finishes it: the time it stopped sampling). */
+ * async-profiler last wrote the recording (its stop finishes it: the time it stopped sampling), and
+ * whether the command left async-profiler alone at the end because its run was no longer this one. */
 static void write_late_threads(command_ctx *ctx) {
     json_writer *w = ctx->out;
     json_begin_object_field(w, "lateThreads");
@@ -420,6 +439,7 @@ static void write_late_threads(command_ctx *ctx) {
     } else {
         json_field_cstring(w, "stopError", session.stop_error);
     }
+    json_field_bool(w, "runNotOurs", session.run_not_ours);
     struct stat st;
     if (fstat(session.recording_fd, &st) == 0) {
         json_field_int(w, "recordingWrittenMillis", (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);

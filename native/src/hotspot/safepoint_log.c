@@ -115,6 +115,8 @@ static log_line_kind gc_pause(cursor *c, log_line *out) {
         return LOG_LINE_OTHER;
     }
     cursor text = *c;
+    /* generational ZGC names the generation first: "Y: " young (of a major collection), "y: " minor, "O: " old */
+    (void)(take(&text, "Y: ") || take(&text, "y: ") || take(&text, "O: "));
     if (!take(&text, "Pause ")) {
         return LOG_LINE_OTHER;
     }

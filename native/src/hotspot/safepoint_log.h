@@ -4,7 +4,10 @@
  * (safepoint=info; JDK 17 logs Cleanup; JDK 25 logs Leaving safepoint and ", Threads: 0 runnable, 10 total"
  * instead), and the collectors' one line per pause
  *   [1796319915595ms][3211804779ns] GC(82) Pause Young (Normal) (G1 Evacuation Pause) 199M->199M(256M) 7.025ms
- * (gc=info). JDK 11 logs a safepoint in three lines instead, with its figures in seconds to the tenth of
+ * (gc=info), ZGC's under gc+phases (its other tags log none):
+ *   [1796389881468ms][235639335ns] GC(0) Pause Mark Start 0.011ms
+ *   [1796389884664ms][186647921ns] GC(0) Y: Pause Mark Start (Major) 0.054ms   (generational, JDK 21+)
+ * JDK 11 logs a safepoint in three lines instead, with its figures in seconds to the tenth of
  * a microsecond and no time at the safepoint apart:
  *   [..ms][..ns] Application time: 1.0008462 seconds
  *   [..ms][..ns] Entering safepoint region: G1CollectForAllocation

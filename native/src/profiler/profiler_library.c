@@ -134,6 +134,13 @@ const char *profiler_execute(JNIEnv *jni, const char *command, profiler_writer w
         jni_cleared_exception(jni);
     }
     const char *error = execute(command, writer == NULL ? discard : writer);
+    if (jni != NULL) {
+        /* async-profiler does not check every Java call it makes on this thread (4.5's start of a
+         * JFR recording calls Thread.setDaemon for its timer thread and checks nothing after it):
+         * checked here, so that nothing it threw stays pending and the JNI checker does not
+         * charge the thread's next JNI call with the missing check (docs/pauses.md) */
+        jni_cleared_exception(jni);
+    }
     if (framed) {
         (*jni)->PopLocalFrame(jni, NULL);
     }

@@ -1,6 +1,8 @@
 #include "profiler_recording.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,4 +54,34 @@ void profiler_recording_write(json_writer *w, int fd, int64_t max_bytes) {
     }
     free(piece);
     free(encoded);
+}
+
+int profiler_recording_open_elsewhere(int fd) {
+    struct stat ours;
+    int dir_fd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fstat(fd, &ours) != 0 || dir_fd < 0) {
+        if (dir_fd >= 0) {
+            close(dir_fd);
+        }
+        return -1;
+    }
+    DIR *entries = fdopendir(dir_fd);
+    if (entries == NULL) {
+        close(dir_fd);
+        return -1;
+    }
+    int found = 0;
+    struct dirent *entry;
+    while (!found && (entry = readdir(entries)) != NULL) {
+        char *end;
+        long other = strtol(entry->d_name, &end, 10);
+        struct stat st;
+        /* fstatat follows the link to the open file itself; the directory's own descriptor is skipped with ours */
+        if (*end == '\0' && end != entry->d_name && other != fd && other != dir_fd
+                && fstatat(dir_fd, entry->d_name, &st, 0) == 0 && st.st_dev == ours.st_dev && st.st_ino == ours.st_ino) {
+            found = 1;
+        }
+    }
+    closedir(entries);
+    return found;
 }

@@ -15,4 +15,10 @@ int profiler_recording_create(const char *name);
  * open object; "recordingError" too when the file could not be read whole or is over max_bytes. */
 void profiler_recording_write(json_writer *w, int fd, int64_t max_bytes);
 
+/* Whether a descriptor of this process other than fd has fd's file open: 1, 0, or -1 when
+ * /proc/self/fd cannot be read. async-profiler opens its JFR output at its start and closes it at
+ * its stop (4.5's Recording), so 1 says the run writing this recording is still going, and 0 that
+ * it ended, whatever run async-profiler may have started since. */
+int profiler_recording_open_elsewhere(int fd);
+
 #endif

@@ -68,12 +68,13 @@ public final class LatePauses {
     }
 
     /**
-     * When something other than this command stopped async-profiler (its stop then failed), the
+     * When something other than this command stopped async-profiler (its stop then failed, or it
+     * was no longer this command's run and not stopped), the
      * time it last wrote the recording (its stop finishes it) in wall-clock nanoseconds; otherwise
      * never (Long.MAX_VALUE).
      */
     private static long samplingStoppedEarlyNanos(PausesReport.LateThreads late) {
-        return late == null || late.stopError() == null || late.recordingWrittenMillis() == null ? Long.MAX_VALUE
+        return late == null || !late.stoppedElsewhere() || late.recordingWrittenMillis() == null ? Long.MAX_VALUE
                 : late.recordingWrittenMillis() * 1_000_000L;
     }
 

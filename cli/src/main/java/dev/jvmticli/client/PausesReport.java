@@ -23,13 +23,20 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
      * it is missing or cut): a sample per intervalNanos of CPU of each thread running while the JVM
      * was bringing its threads to a safepoint, and each such window. agentTid is the OS thread id of
      * the agent's thread: its samples are the tool's. stopError is async-profiler's answer to the
-     * session's stop when it failed (something else had stopped it), else null; recordingWrittenMillis
+     * session's stop when it failed (something else had stopped it), else null; runNotOurs that at
+     * the window's end async-profiler no longer wrote this recording (something else had stopped
+     * it: a run it had then was not this command's, and was not stopped); recordingWrittenMillis
      * when async-profiler last wrote the recording (its stop finishes it), null if unknown.
      */
     public record LateThreads(String profiler, long intervalNanos, long agentTid, long recordingBytes, List<String> recording,
-                              String recordingError, String stopError, Long recordingWrittenMillis) {
+                              String recordingError, String stopError, boolean runNotOurs, Long recordingWrittenMillis) {
         public LateThreads {
             recording = recording == null ? List.of() : List.copyOf(recording);
+        }
+
+        /** Whether something other than this command stopped async-profiler's run in the window. */
+        public boolean stoppedElsewhere() {
+            return stopError != null || runNotOurs;
         }
     }
 

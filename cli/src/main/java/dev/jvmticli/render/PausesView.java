@@ -77,7 +77,7 @@ public final class PausesView {
         } else if (late == null && !slow.isEmpty()) {
             out.println("  Which threads arrived last is not known: the JVM's log does not say (--late-threads samples them).");
         }
-        if (report.lateThreads() != null && report.lateThreads().stopError() != null) {
+        if (report.lateThreads() != null && report.lateThreads().stoppedElsewhere()) {
             out.println(stoppedElsewhere(report.lateThreads()));
         }
         warnings(out, report);
@@ -95,7 +95,8 @@ public final class PausesView {
         }
         if (late.recording().isEmpty()) {
             return new LateRead(null, "async-profiler's recording has " + late.recordingBytes() + " bytes; "
-                    + (late.stopError() == null ? "its start and stop succeeded" : "its stop failed: " + late.stopError()));
+                    + (late.runNotOurs() ? "something else had stopped it, and this command did not"
+                            : late.stopError() == null ? "its start and stop succeeded" : "its stop failed: " + late.stopError()));
         }
         try {
             TtspRecording.Recording recording = TtspRecording.read(late.recording());
@@ -105,11 +106,16 @@ public final class PausesView {
         }
     }
 
-    /** async-profiler's stop failed: something other than this command had stopped it, when it last wrote its recording. */
+    /**
+     * Something other than this command had stopped async-profiler (its stop failed, or its run was
+     * no longer this command's and was left alone), when it last wrote its recording.
+     */
     private static String stoppedElsewhere(PausesReport.LateThreads late) {
-        return "async-profiler was no longer sampling at the end of the window: its stop failed (" + Printable.text(late.stopError())
-                + "), so something other than this command had stopped it"
+        return "async-profiler was no longer sampling at the end of the window: "
+                + (late.runNotOurs() ? "it no longer wrote this command's recording" : "its stop failed (" + Printable.text(late.stopError()) + ")")
+                + ", so something other than this command had stopped it"
                 + (late.recordingWrittenMillis() == null ? "" : ", by " + clock(late.recordingWrittenMillis()) + " (its recording's last write)")
+                + (late.runNotOurs() ? "; any run async-profiler had then was not this command's, and was left running" : "")
                 + "; no thread is sampled after that";
     }
 
@@ -203,6 +209,7 @@ public final class PausesView {
             sampling.put("recordingBytes", report.lateThreads().recordingBytes());
             sampling.put("recordingWrittenMillis", report.lateThreads().recordingWrittenMillis());
             sampling.put("stopError", report.lateThreads().stopError());
+            sampling.put("runNotOurs", report.lateThreads().runNotOurs());
             sampling.put("error", late.error());
             doc.put("lateThreads", sampling);
         }

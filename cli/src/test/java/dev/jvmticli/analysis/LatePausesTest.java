@@ -86,17 +86,23 @@ class LatePausesTest {
                 "the sampling began in its reaching");
     }
 
-    /** Something else stopped async-profiler (its stop failed): a slow pause that began after its last write began after the sampling. */
+    /**
+     * Something else stopped async-profiler (its stop failed, or its run was no longer the command's):
+     * a slow pause that began after its last write began after the sampling.
+     */
     @Test
     void aSlowPauseAfterSomethingElseStoppedTheSamplingSaysSo() {
         TtspRecording.Recording recording = new TtspRecording.Recording(List.of(FAST_WINDOW), samples(FAST_WINDOW, 1, 8, "worker", WORK));
         long slowStartMillis = Math.floorDiv(SLOW_WINDOW.startNanos(), 1_000_000L);
         for (long writtenMillis : new long[] { slowStartMillis - 1, slowStartMillis + 100 }) {
             for (String stopError : new String[] { "Profiler is not active", null }) {
-                PausesReport report = new PausesReport(3_000_000_000L, 0, 0, "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST),
-                        new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, writtenMillis));
-                boolean after = LatePauses.of(report, recording, 5_000_000L, AGENT).get(SLOW).beganAfterSamplingStopped();
-                assertEquals(stopError != null && writtenMillis < slowStartMillis, after, stopError + " at " + writtenMillis);
+                for (boolean runNotOurs : new boolean[] { false, true }) {
+                    PausesReport report = new PausesReport(3_000_000_000L, 0, 0, "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST),
+                            new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, runNotOurs, writtenMillis));
+                    boolean after = LatePauses.of(report, recording, 5_000_000L, AGENT).get(SLOW).beganAfterSamplingStopped();
+                    assertEquals((stopError != null || runNotOurs) && writtenMillis < slowStartMillis, after,
+                            stopError + " " + runNotOurs + " at " + writtenMillis);
+                }
             }
         }
     }

@@ -202,7 +202,7 @@ class DebianRootsLatencyAndMemoryIT {
     void memoryNativeNamesEachLeakingSiteWithTheTargetsOwnCounts(RootJdk jdk) throws Exception {
         Path library = library(jdk, "/nativeleak/nativeleak.c", "libnativeleak.so");
         try (TargetJvm target = start(jdk, NativeLeakTarget.class, List.of("-XX:NativeMemoryTracking=summary"), library.toString())
-                .profilerJfrRecorded()) {
+                .profiled()) {
             String pid = pid(target);
             target.ask("leak 5"); // the classes and code of the leak loaded before the window
             assertEquals(0, CliRun.run("threads", pid).exit(), "the agent is resident");
@@ -265,7 +265,7 @@ class DebianRootsLatencyAndMemoryIT {
         List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints",
                 ThreadsTopIT.ownLog(topLog), PausesIT.ownLog(pausesLog));
         // async-profiler (--late-threads, 21) chains the signal handlers and records JFR
-        try (TargetJvm target = start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+        try (TargetJvm target = start(jdk, PausesTarget.class, options, "late").profiled()) {
             String pid = pid(target);
             Result top = CliRun.run("threads", pid, "--top", "1", "--interval", "2s", "--json");
             assertEquals(0, top.exit(), jdk + ": " + top);

@@ -72,7 +72,7 @@ class DocsIT {
     void startTargets() {
         Jdks.Jdk oldest = Jdks.stream().min(Comparator.comparingInt(Jdks.Jdk::feature)).orElseThrow();
         // the tour profiles it, and records its native memory (memory --native)
-        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()).profilerJfrRecorded());
+        targets.put("demo", TargetJvm.start(oldest, CliProcess.jar().toString(), DemoTarget.class, List.of()).profiled());
         if (oldest.feature() < 21) {
             targets.put("no-virtual-threads", targets.get("demo"));
         } else {

@@ -47,7 +47,7 @@ class NativeMemoryIT {
     void namesEachLeakingSiteWithTheTargetsOwnCountsAndNmtAgreesWithJcmd(Jdks.Jdk jdk) throws Exception {
         Path work = Files.createTempDirectory("nativemem-it");
         try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of("-XX:NativeMemoryTracking=summary"),
-                nativeLibrary(jdk, work).toString()).profilerJfrRecorded()) {
+                nativeLibrary(jdk, work).toString()).profiled()) {
             target.ask("leak 5"); // the classes and code of the leak loaded before the window
             assertEquals(0, CliRun.run("threads", Long.toString(target.pid())).exit(), "the agent is resident");
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(
@@ -107,7 +107,7 @@ class NativeMemoryIT {
     @MethodSource("jdks")
     void saysNmtIsOffAndStillNamesTheSites(Jdks.Jdk jdk) throws Exception {
         Path work = Files.createTempDirectory("nativemem-it");
-        try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of(), nativeLibrary(jdk, work).toString()).profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of(), nativeLibrary(jdk, work).toString()).profiled()) {
             target.ask("leak 5");
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(
                     () -> CliRun.run("memory", Long.toString(target.pid()), "--native", "--duration", "15s"));
@@ -144,7 +144,7 @@ class NativeMemoryIT {
         Path work = Files.createTempDirectory("nativemem-it");
         int blocks = 3000;
         long written = (long) blocks * NativeLeakTarget.ARENA_BLOCK_BYTES;
-        try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of(), nativeLibrary(jdk, work).toString()).profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, NativeLeakTarget.class, List.of(), nativeLibrary(jdk, work).toString()).profiled()) {
             target.ask("leak 5");
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(
                     () -> CliRun.run("memory", Long.toString(target.pid()), "--native", "--duration", "10s", "--max-recording", "64k", "--json"));

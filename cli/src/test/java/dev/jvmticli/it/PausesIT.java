@@ -43,7 +43,8 @@ class PausesIT {
     private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ms\\]\\[(\\d+)ns\\] (.*)$");
     private static final Pattern SAFEPOINT = Pattern.compile(
             "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
-    private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*)$");
+    /** A collector's pause: G1's, Parallel's and Shenandoah's under gc, ZGC's under gc+phases (generational ZGC's after "Y: ", "y: " or "O: "). */
+    private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) ((?:[YyO]: )?Pause .*)$");
     private static final long SLOW_NANOS = 5_000_000;
 
     /** A safepoint line of the target's own log. */
@@ -75,7 +76,7 @@ class PausesIT {
         Path log = Files.createTempFile("pauses", ".log");
         // C2 (the targets run C1 only otherwise, which polls in every loop); async-profiler (--late-threads) chains the signal handlers and records JFR
         List<String> options = List.of(collector, "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints", ownLog(log));
-        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
             // 5 s: a loop period or more even where the collector's own threads take much of the CPU from the loop (ZGC on 17, on 64 MB)
             JsonNode doc = pauses(target, "5s", "--late-threads");
             List<Logged> inWindow = checkAgainstOwnLog(doc, log);
@@ -83,6 +84,7 @@ class PausesIT {
             assertTrue(inWindow.stream().anyMatch(l -> l.reachingNanos() >= 100_000_000L), "the loop held up a safepoint in the window from "
                     + doc.path("startedMillis") + " to " + doc.path("stoppedMillis") + ": " + inWindow);
             checkCollectorPauses(doc, log);
+            assertTrue(doc.path("pauses").findValues("gc").size() >= 1, "the collector's pauses named (ZGC's from gc+phases): " + doc);
             List<Long> reaching = new ArrayList<>();
             doc.path("pauses").forEach(p -> reaching.add(p.path("reachingNanos").asLong()));
             assertEquals(reaching.stream().filter(r -> r > SLOW_NANOS).count(), doc.path("slowToReach").asLong(), doc.toString());
@@ -97,31 +99,31 @@ class PausesIT {
     /**
      * Something else stops async-profiler in the middle of the window: jcmd loads the same library
      * with "stop", as another user's asprof would (the JVM's dlopen finds it loaded and runs its
-     * Agent_OnAttach). The report says that the stop failed, and by when async-profiler had been
-     * stopped (its recording's last write, between jcmd's start and end); each slow pause that began
-     * after that says so, and one the loop held up before it still names the loop.
+     * Agent_OnAttach). The report says that the command's run was over (async-profiler no longer had
+     * its recording open), and by when (its recording's last write, between jcmd's start and end);
+     * each slow pause that began after that says so, and one the loop held up before it still names
+     * the loop.
      */
     @Test
     void aProfilerStoppedBySomethingElseInTheWindowIsSaid() throws Exception {
         Jdks.Jdk jdk = Jdks.current();
         List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints");
-        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
             String pid = Long.toString(target.pid());
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run("pauses", pid, "--duration", "6s", "--late-threads", "--json"));
             String library = profilerLibraryMapped(target.pid());
             Thread.sleep(2500); // a safepoint or two the loop held up, sampled
             target.anotherAgentLoaded();
             long before = System.currentTimeMillis();
-            Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), pid, "JVMTI.agent_load", library,
-                    "\"stop,quiet,loglevel=none\"").redirectErrorStream(true).start();
-            String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS) && said.contains("return code: 0"), said);
+            String said = agentLoad(jdk, pid, library, "stop,quiet,loglevel=none");
+            assertTrue(said.contains("return code: 0"), said);
             long after = System.currentTimeMillis();
             Result result = run.get(120, TimeUnit.SECONDS);
             assertEquals(0, result.exit(), result.toString());
             JsonNode doc = Json.parse(result.out());
             JsonNode sampling = doc.path("lateThreads");
-            assertEquals("Profiler is not active", sampling.path("stopError").asText(), sampling.toString());
+            // its run over, the command's stop is not tried: async-profiler no longer has its recording open
+            assertTrue(sampling.path("runNotOurs").asBoolean() && sampling.path("stopError").isNull(), sampling.toString());
             assertTrue(sampling.path("error").isNull(), sampling.toString());
             long stopped = sampling.path("recordingWrittenMillis").asLong();
             // a file's time is the kernel's coarse clock: up to a tick (at most 10 ms) behind
@@ -144,6 +146,52 @@ class PausesIT {
             }
             assertTrue(namedBefore >= 1 && saidAfter >= 1, doc.toString());
         }
+    }
+
+    /**
+     * Something else stops async-profiler in the middle of the window and starts a run of its own
+     * (jcmd, as in the test above): the command's stop at the window's end leaves that run alone
+     * (its owner's stop afterwards succeeds, which it does not once the run has been stopped), and
+     * the report says that async-profiler no longer wrote the command's recording, by when it had
+     * been stopped, and that the run it then had was left running.
+     */
+    @Test
+    void aProfilerRunStartedBySomethingElseInTheWindowIsLeftRunning() throws Exception {
+        Jdks.Jdk jdk = Jdks.current();
+        List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m", "-XX:TieredStopAtLevel=4", "-XX:-UseCountedLoopSafepoints");
+        Path theirs = Files.createTempFile("their-profile", ".collapsed");
+        try (TargetJvm target = TargetJvm.start(jdk, PausesTarget.class, options, "late").profiled()) {
+            String pid = Long.toString(target.pid());
+            CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run("pauses", pid, "--duration", "5s", "--late-threads", "--json"));
+            String library = profilerLibraryMapped(target.pid());
+            Thread.sleep(1500);
+            target.anotherAgentLoaded();
+            long before = System.currentTimeMillis();
+            String stopped = agentLoad(jdk, pid, library, "stop,quiet,loglevel=none");
+            long after = System.currentTimeMillis();
+            String started = agentLoad(jdk, pid, library, "start,event=cpu,interval=10ms,quiet,loglevel=none");
+            assertTrue(stopped.contains("return code: 0") && started.contains("return code: 0"), stopped + started);
+            Result result = run.get(120, TimeUnit.SECONDS);
+            assertEquals(0, result.exit(), result.toString());
+            String stoppedByItsOwner = agentLoad(jdk, pid, library, "stop,collapsed,file=" + theirs + ",quiet,loglevel=none");
+            assertTrue(stoppedByItsOwner.contains("return code: 0"), "the other run was still going after the window: " + stoppedByItsOwner);
+            JsonNode sampling = Json.parse(result.out()).path("lateThreads");
+            assertTrue(sampling.path("runNotOurs").asBoolean() && sampling.path("stopError").isNull(), sampling.toString());
+            long written = sampling.path("recordingWrittenMillis").asLong();
+            assertTrue(written >= before - 10 && written <= after, before + " <= " + written + " <= " + after);
+            assertTrue(Files.size(theirs) > 0, "the other run's own profile");
+        } finally {
+            Files.deleteIfExists(theirs);
+        }
+    }
+
+    /** jcmd's JVMTI.agent_load of library into pid with options: what jcmd printed (its "return code: N"). */
+    private static String agentLoad(Jdks.Jdk jdk, String pid, String library, String options) throws Exception {
+        Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), pid, "JVMTI.agent_load", library, "\"" + options + "\"")
+                .redirectErrorStream(true).start();
+        String said = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS), said);
+        return said;
     }
 
     /** The async-profiler library jvmti-cli's agent loaded into pid, as the kernel maps it, once it has. */
@@ -274,7 +322,7 @@ class PausesIT {
     }
 
     static String ownLog(Path log) {
-        return "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos";
+        return "-Xlog:safepoint=info,gc=info,gc+phases=info:file=" + log + ":timemillis,uptimenanos";
     }
 
     private static JsonNode pauses(TargetJvm target, String duration, String... options) {

@@ -85,7 +85,7 @@ class PausesViewTest {
     @Test
     void eachSlowPauseNamesTheThreadsItWaitedFor() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, 1_002_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, false, 1_002_000L));
         LatePauses.Late late = new LatePauses.Late(false, false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
                 new LatePauses.LateThread("late-loop", 77, 500, List.of(new LatePauses.Stack(490, List.of("PausesTarget.spin", "Thread.run")),
                         new LatePauses.Stack(10, List.of("schedule", "PausesTarget.spin")))),
@@ -106,7 +106,7 @@ class PausesViewTest {
     @Test
     void anEmptyRecordingIsSaidWithItsSizeAndTheStop() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, 1_000_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, false, 1_000_000L));
         StringWriter text = new StringWriter();
         PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
         String empty = "async-profiler's recording has 0 bytes; its start and stop succeeded";
@@ -121,8 +121,23 @@ class PausesViewTest {
      */
     @Test
     void aProfilerStoppedBySomethingElseIsSaid() {
-        PausesReport.LateThreads sampling = new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null,
-                "Profiler is not active", 1_000_200L);
+        String said = stoppedElsewhere(new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null,
+                "Profiler is not active", false, 1_000_200L));
+        assertTrue(said.contains("async-profiler was no longer sampling at the end of the window: its stop failed (Profiler is not active), "
+                + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L)
+                + " (its recording's last write); no thread is sampled after that"), said);
+    }
+
+    /** A run of async-profiler's that was no longer the command's at the window's end: not stopped, and said so. */
+    @Test
+    void aProfilerRunThatIsNoLongerTheCommandsIsLeftRunningAndSaid() {
+        String said = stoppedElsewhere(new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null, null, true, 1_000_200L));
+        assertTrue(said.contains("async-profiler was no longer sampling at the end of the window: it no longer wrote this command's recording, "
+                + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L) + " (its recording's last write); "
+                + "any run async-profiler had then was not this command's, and was left running; no thread is sampled after that"), said);
+    }
+
+    private static String stoppedElsewhere(PausesReport.LateThreads sampling) {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
                 List.of(YOUNG, LATE), sampling);
         LatePauses.Late late = new LatePauses.Late(false, true, null, 0, 0, 0, List.of());
@@ -131,8 +146,6 @@ class PausesViewTest {
         List<String> lines = text.toString().lines().toList();
         int slow = lines.indexOf(lines.stream().filter(l -> l.contains("512.346 ms reaching")).findFirst().orElseThrow());
         assertEquals("      it began after async-profiler had been stopped", lines.get(slow + 1));
-        assertTrue(lines.contains("async-profiler was no longer sampling at the end of the window: its stop failed (Profiler is not active), "
-                + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L)
-                + " (its recording's last write); no thread is sampled after that"), text.toString());
+        return text.toString();
     }
 }

@@ -54,15 +54,6 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      */
     static final Pattern PROFILER_SIGNALS = Pattern.compile("^Warning: SIG(SEGV|BUS) handler (modified!|expected:\\S+ +found:\\S+)$");
     /**
-     * What the checker prints once when async-profiler 4.5 starts a JFR recording (`memory --native`, `pauses --late-threads`):
-     * its timer thread is made with CallVoidMethod (Thread.setDaemon), and its next JNI call comes
-     * before any exception check (Profiler::startTimer). async-profiler's code, not the agent's:
-     * expected of a target marked {@link TargetJvm#profilerJfrRecorded()}, a warning in any other.
-     */
-    static final Pattern PROFILER_JFR_TIMER = Pattern.compile(
-            "^WARNING in native method: JNI call made without checking exceptions when required to from CallVoidMethodV$");
-
-    /**
      * What JDK 11's signal check prints for a shutdown signal the JVM was started with ignored
      * (found: SIG_IGN): HotSpot then leaves it ignored and its check still expects its own handler.
      * A target inherits the ignored signals of this JVM (a suite started under nohup, or as a
@@ -73,9 +64,8 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
     private static final long IGNORED_HERE = ignoredSignals();
 
     /** Whether the line is a warning a target of this kind is expected to print. */
-    static boolean expected(String line, boolean profiled, boolean profilerJfrRecorded) {
-        return profiled && PROFILER_SIGNALS.matcher(line).matches() || profilerJfrRecorded && PROFILER_JFR_TIMER.matcher(line).matches()
-                || ignoredOnStart(line, IGNORED_HERE);
+    static boolean expected(String line, boolean profiled) {
+        return profiled && PROFILER_SIGNALS.matcher(line).matches() || ignoredOnStart(line, IGNORED_HERE);
     }
 
     /** Whether the line is JDK 11's note on a shutdown signal that the mask (SigIgn of /proc/PID/status) says was ignored. */
@@ -122,7 +112,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
      */
     public static List<String> warnings(TargetJvm target) {
         return target.beforeAnotherAgent(target.output()).stream().map(TargetJvm.OutputLine::text)
-                .filter(line -> WARNING.matcher(line).find() && !expected(line, target.isProfiled(), target.isProfilerJfrRecorded()))
+                .filter(line -> WARNING.matcher(line).find() && !expected(line, target.isProfiled()))
                 .toList();
     }
 
@@ -149,8 +139,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
             throw new IllegalStateException("target " + target.pid() + " has not ended");
         }
         WATCHED.removeIf(watched -> watched.target == target);
-        return report(target.pid(), target.description(), target.beforeAnotherAgent(target.output()), target.isProfiled(),
-                target.isProfilerJfrRecorded());
+        return report(target.pid(), target.description(), target.beforeAnotherAgent(target.output()), target.isProfiled());
     }
 
     @Override
@@ -166,8 +155,7 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
             boolean ended = !watched.target.process().isAlive() && watched.target.awaitEnd(OUTPUT_END);
             List<TargetJvm.OutputLine> output = watched.target.output();
             String report = report(watched.target.pid(), watched.target.description(),
-                    watched.target.beforeAnotherAgent(output.subList(watched.checked, output.size())), watched.target.isProfiled(),
-                    watched.target.isProfilerJfrRecorded());
+                    watched.target.beforeAnotherAgent(output.subList(watched.checked, output.size())), watched.target.isProfiled());
             if (report != null) {
                 reports.add(report);
             }
@@ -184,15 +172,11 @@ public final class JniWarningCheck implements BeforeAllCallback, AfterAllCallbac
 
     /** The warnings among the lines, with the command before each one's first occurrence; null if none. */
     static String report(long pid, String description, List<TargetJvm.OutputLine> lines, boolean profiled) {
-        return report(pid, description, lines, profiled, false);
-    }
-
-    static String report(long pid, String description, List<TargetJvm.OutputLine> lines, boolean profiled, boolean profilerJfrRecorded) {
         Map<String, Integer> counts = new LinkedHashMap<>();
         Map<String, String> firsts = new LinkedHashMap<>();
         for (int i = 0; i < lines.size(); i++) {
             TargetJvm.OutputLine line = lines.get(i);
-            if (!WARNING.matcher(line.text()).find() || expected(line.text(), profiled, profilerJfrRecorded)) {
+            if (!WARNING.matcher(line.text()).find() || expected(line.text(), profiled)) {
                 continue;
             }
             if (counts.merge(line.text(), 1, Integer::sum) == 1) {

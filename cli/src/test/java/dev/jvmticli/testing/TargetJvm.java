@@ -36,7 +36,6 @@ public final class TargetJvm implements AutoCloseable {
     private final String description;
     private final List<Thread> pumps;
     private volatile boolean profiled;
-    private volatile boolean profilerJfrRecorded;
     private volatile long anotherAgentSinceNanos = Long.MAX_VALUE;
 
     /** A line the target printed, on "stdout" or "stderr", and when it arrived (System.nanoTime). */
@@ -202,20 +201,6 @@ public final class TargetJvm implements AutoCloseable {
     public TargetJvm profiled() {
         profiled = true;
         return this;
-    }
-
-    /**
-     * async-profiler is to record in JFR mode in this target (`memory --native`, `pauses --late-threads`), after
-     * which the JNI checker prints one warning about async-profiler's own code, {@link JniWarningCheck#PROFILER_JFR_TIMER}.
-     */
-    public TargetJvm profilerJfrRecorded() {
-        profiled = true;
-        profilerJfrRecorded = true;
-        return this;
-    }
-
-    boolean isProfilerJfrRecorded() {
-        return profilerJfrRecorded;
     }
 
     boolean isProfiled() {
