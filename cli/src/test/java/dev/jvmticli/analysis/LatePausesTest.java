@@ -94,7 +94,7 @@ class LatePausesTest {
         for (long writtenMillis : new long[] { slowStartMillis - 1, slowStartMillis + 100 }) {
             for (String stopError : new String[] { "Profiler is not active", null }) {
                 PausesReport report = new PausesReport(3_000_000_000L, 0, 0, "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST),
-                        new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, writtenMillis));
+                        new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, writtenMillis, 100L, 100L, null));
                 boolean after = LatePauses.of(report, recording, 5_000_000L, AGENT).get(SLOW).beganAfterSamplingStopped();
                 assertEquals(stopError != null && writtenMillis < slowStartMillis, after, stopError + " at " + writtenMillis);
             }

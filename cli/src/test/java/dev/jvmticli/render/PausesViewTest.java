@@ -85,7 +85,7 @@ class PausesViewTest {
     @Test
     void eachSlowPauseNamesTheThreadsItWaitedFor() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, 1_002_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, 1_002_000L, 13_959L, 13_959L, null));
         LatePauses.Late late = new LatePauses.Late(false, false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
                 new LatePauses.LateThread("late-loop", 77, 500, List.of(new LatePauses.Stack(490, List.of("PausesTarget.spin", "Thread.run")),
                         new LatePauses.Stack(10, List.of("schedule", "PausesTarget.spin")))),
@@ -106,13 +106,27 @@ class PausesViewTest {
     @Test
     void anEmptyRecordingIsSaidWithItsSizeAndTheStop() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, 1_000_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, 1_000_000L, null, null, null));
         StringWriter text = new StringWriter();
         PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
         String empty = "async-profiler's recording has 0 bytes; its start and stop succeeded";
         assertTrue(text.toString().contains("\n  Which threads arrived last is not known: " + empty + "\n"), text.toString());
         assertTrue(!text.toString().contains("each with the threads"), text.toString());
         assertEquals(empty, ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
+    }
+
+    /** An empty recording says its size after async-profiler's start and stop, and a descriptor that came to name another file. */
+    @Test
+    void anEmptyRecordingSaysItsSizeAtEachStep() {
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, 1_000_000L, 13_959L, 0L,
+                        "stop"));
+        String said = "async-profiler's recording has 0 bytes (13959 after async-profiler's start, 0 after its stop); after the stop the "
+                + "agent's descriptor of it named another file (something in the target closed it); its start and stop succeeded";
+        Map<?, ?> sampling = (Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads");
+        assertEquals(said, sampling.get("error"));
+        assertEquals(13_959L, sampling.get("recordingBytesAfterStart"));
+        assertEquals("stop", sampling.get("recordingReplacedAt"));
     }
 
     /**
@@ -122,7 +136,7 @@ class PausesViewTest {
     @Test
     void aProfilerStoppedBySomethingElseIsSaid() {
         PausesReport.LateThreads sampling = new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null,
-                "Profiler is not active", 1_000_200L);
+                "Profiler is not active", 1_000_200L, 13_959L, null, null);
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
                 List.of(YOUNG, LATE), sampling);
         LatePauses.Late late = new LatePauses.Late(false, true, null, 0, 0, 0, List.of());
