@@ -104,6 +104,12 @@ static struct {
     char remove_error[ERROR_MAX];
     int profiling;          /* async-profiler's ttsp mode runs */
     int recording_fd;       /* the memfd async-profiler writes its JFR into, or -1 */
+    struct stat recording_made;  /* its fstat as made: the file recording_fd must still name */
+    /* Its size at each step, -1 when unknown (the stop: not run), and the first step at which
+     * recording_fd named another file, or NULL: an empty recording says where its bytes went. */
+    int64_t bytes_after_start;
+    int64_t bytes_after_stop;
+    const char *replaced_at;
     char stop_error[ERROR_MAX]; /* async-profiler's answer to the session's stop, or "" when it stopped */
     int run_not_ours;       /* at the window's end async-profiler no longer wrote the recording: not stopped */
 } session = { .lock = PTHREAD_MUTEX_INITIALIZER, .read_fd = -1, .write_fd = -1, .recording_fd = -1 };
@@ -306,6 +312,17 @@ static void add_callbacks(jvmtiEventCallbacks *c) {
     (void)c;
 }
 
+/* The recording's size after the step named, noting the first step at which its descriptor named
+ * another file. */
+static int64_t recording_step(const char *step) {
+    int same;
+    int64_t bytes = profiler_recording_bytes(session.recording_fd, &session.recording_made, &same);
+    if (!same && session.replaced_at == NULL) {
+        session.replaced_at = step;
+    }
+    return bytes;
+}
+
 /* With "library": async-profiler in its time-to-safepoint mode. 0, or -1 answered. */
 static int start_late_threads(command_ctx *ctx) {
     const char *library = request_string(ctx->req, "library");
@@ -326,6 +343,15 @@ static int start_late_threads(command_ctx *ctx) {
         command_fail(ctx, "no_memory", message);
         return -1;
     }
+    if (fstat(session.recording_fd, &session.recording_made) != 0) {
+        snprintf(message, sizeof message, "cannot stat the recording's memory file: %s", strerror(errno));
+        command_fail(ctx, "internal", message);
+        close(session.recording_fd);
+        session.recording_fd = -1;
+        return -1;
+    }
+    session.replaced_at = NULL;
+    session.bytes_after_stop = -1;
     char command[160];
     snprintf(command, sizeof command, LATE_START, session.recording_fd);
     const char *error = profiler_execute(ctx->jni, command, NULL);
@@ -337,6 +363,7 @@ static int start_late_threads(command_ctx *ctx) {
         return -1;
     }
     session.profiling = 1;
+    session.bytes_after_start = recording_step("start");
     return 0;
 }
 
@@ -420,14 +447,22 @@ static void quiesce(JNIEnv *jni) {
         /* it fails when something else stopped it between that look and now */
         const char *error = profiler_execute(jni, "stop,quiet,loglevel=none", NULL);
         snprintf(session.stop_error, sizeof session.stop_error, "%s", error == NULL ? "" : error);
+        session.bytes_after_stop = recording_step("stop");
     }
     remove_output(1);
 }
 
+static void write_optional(json_writer *w, const char *key, int64_t value) {
+    if (value >= 0) {
+        json_field_int(w, key, value);
+    }
+}
+
 /* async-profiler's recording of the threads that ran while the JVM was reaching its safepoints,
- * with the agent thread's OS thread id (its samples are the tool's), how the stop went, and when
- * async-profiler last wrote the recording (its stop finishes it: the time it stopped sampling), and
- * whether the command left async-profiler alone at the end because its run was no longer this one. */
+ * with the agent thread's OS thread id (its samples are the tool's), how the stop went, when
+ * async-profiler last wrote the recording (its stop finishes it: the time it stopped sampling),
+ * whether the command left async-profiler alone at the end because its run was no longer this one,
+ * and the recording's size after async-profiler's start and after its stop. */
 static void write_late_threads(command_ctx *ctx) {
     json_writer *w = ctx->out;
     json_begin_object_field(w, "lateThreads");
@@ -444,6 +479,14 @@ static void write_late_threads(command_ctx *ctx) {
     if (fstat(session.recording_fd, &st) == 0) {
         json_field_int(w, "recordingWrittenMillis", (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000);
     }
+    write_optional(w, "recordingBytesAfterStart", session.bytes_after_start);
+    write_optional(w, "recordingBytesAfterStop", session.bytes_after_stop);
+    (void)recording_step("read");
+    if (session.replaced_at == NULL) {
+        json_field_null(w, "recordingReplacedAt");
+    } else {
+        json_field_cstring(w, "recordingReplacedAt", session.replaced_at);
+    }
     profiler_recording_write(w, session.recording_fd, LATE_RECORDING_MAX_BYTES);
     json_end_object(w);
 }
@@ -453,12 +496,6 @@ static void write_started(json_writer *w) {
     json_field_cstring(w, "logOutput", session.output);
     json_field_int(w, "startedMillis", session.started_millis);
     json_end_object(w);
-}
-
-static void write_optional(json_writer *w, const char *key, int64_t value) {
-    if (value >= 0) {
-        json_field_int(w, key, value);
-    }
 }
 
 static void write_report(command_ctx *ctx, jlong elapsed, int64_t gcs) {

@@ -19,6 +19,16 @@ int profiler_recording_create(const char *name) {
     return (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC_FLAG);
 }
 
+int64_t profiler_recording_bytes(int fd, const struct stat *made, int *same) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        *same = 0;
+        return -1;
+    }
+    *same = st.st_dev == made->st_dev && st.st_ino == made->st_ino;
+    return (int64_t)st.st_size;
+}
+
 void profiler_recording_write(json_writer *w, int fd, int64_t max_bytes) {
     struct stat st;
     if (fstat(fd, &st) != 0) {

@@ -27,9 +27,14 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
      * the window's end async-profiler no longer wrote this recording (something else had stopped
      * it: a run it had then was not this command's, and was not stopped); recordingWrittenMillis
      * when async-profiler last wrote the recording (its stop finishes it), null if unknown.
+     * recordingBytesAfterStart and recordingBytesAfterStop are its size as async-profiler's start
+     * (which writes the recording's header) and the session's stop of it returned, null if unknown;
+     * recordingReplacedAt the first step ("start", "stop", "read") after which the agent's
+     * descriptor of it named another file, else null.
      */
     public record LateThreads(String profiler, long intervalNanos, long agentTid, long recordingBytes, List<String> recording,
-                              String recordingError, String stopError, boolean runNotOurs, Long recordingWrittenMillis) {
+                              String recordingError, String stopError, boolean runNotOurs, Long recordingWrittenMillis,
+                              Long recordingBytesAfterStart, Long recordingBytesAfterStop, String recordingReplacedAt) {
         public LateThreads {
             recording = recording == null ? List.of() : List.copyOf(recording);
         }

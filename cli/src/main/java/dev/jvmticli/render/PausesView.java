@@ -91,10 +91,10 @@ public final class PausesView {
     private static LateRead late(PausesReport report, long slowNanos) {
         PausesReport.LateThreads late = report.lateThreads();
         if (late.recordingError() != null) {
-            return new LateRead(null, "async-profiler's recording (" + late.recordingBytes() + " bytes) could not be read: " + late.recordingError());
+            return new LateRead(null, "async-profiler's recording (" + sizes(late) + ") could not be read: " + late.recordingError());
         }
         if (late.recording().isEmpty()) {
-            return new LateRead(null, "async-profiler's recording has " + late.recordingBytes() + " bytes; "
+            return new LateRead(null, "async-profiler's recording has " + sizes(late) + "; "
                     + (late.runNotOurs() ? "something else had stopped it, and this command did not"
                             : late.stopError() == null ? "its start and stop succeeded" : "its stop failed: " + late.stopError()));
         }
@@ -102,8 +102,32 @@ public final class PausesView {
             TtspRecording.Recording recording = TtspRecording.read(late.recording());
             return new LateRead(LatePauses.of(report, recording, slowNanos, late.agentTid()), null);
         } catch (IOException | RuntimeException e) {
-            return new LateRead(null, "async-profiler's recording (" + late.recordingBytes() + " bytes) could not be read: " + e.getMessage());
+            return new LateRead(null, "async-profiler's recording (" + sizes(late) + ") could not be read: " + e.getMessage());
         }
+    }
+
+    /**
+     * The recording's size as read, and as the agent saw it after async-profiler's start and stop
+     * (each when known), and whether the agent's descriptor of it came to name another file: where
+     * an empty or unreadable recording's bytes went.
+     */
+    private static String sizes(PausesReport.LateThreads late) {
+        StringBuilder said = new StringBuilder(late.recordingBytes() + " bytes");
+        List<String> steps = new ArrayList<>();
+        if (late.recordingBytesAfterStart() != null) {
+            steps.add(late.recordingBytesAfterStart() + " after async-profiler's start");
+        }
+        if (late.recordingBytesAfterStop() != null) {
+            steps.add(late.recordingBytesAfterStop() + " after its stop");
+        }
+        if (!steps.isEmpty()) {
+            said.append(" (").append(String.join(", ", steps)).append(')');
+        }
+        if (late.recordingReplacedAt() != null) {
+            said.append("; after the ").append(Printable.text(late.recordingReplacedAt()))
+                    .append(" the agent's descriptor of it named another file (something in the target closed it)");
+        }
+        return said.toString();
     }
 
     /**
@@ -208,6 +232,9 @@ public final class PausesView {
             sampling.put("intervalNanos", report.lateThreads().intervalNanos());
             sampling.put("recordingBytes", report.lateThreads().recordingBytes());
             sampling.put("recordingWrittenMillis", report.lateThreads().recordingWrittenMillis());
+            sampling.put("recordingBytesAfterStart", report.lateThreads().recordingBytesAfterStart());
+            sampling.put("recordingBytesAfterStop", report.lateThreads().recordingBytesAfterStop());
+            sampling.put("recordingReplacedAt", report.lateThreads().recordingReplacedAt());
             sampling.put("stopError", report.lateThreads().stopError());
             sampling.put("runNotOurs", report.lateThreads().runNotOurs());
             sampling.put("error", late.error());

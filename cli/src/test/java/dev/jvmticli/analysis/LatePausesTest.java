@@ -98,7 +98,7 @@ class LatePausesTest {
             for (String stopError : new String[] { "Profiler is not active", null }) {
                 for (boolean runNotOurs : new boolean[] { false, true }) {
                     PausesReport report = new PausesReport(3_000_000_000L, 0, 0, "file=/proc/self/fd/9", true, null, 0, 0, 0, List.of(SLOW, FAST),
-                            new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, runNotOurs, writtenMillis));
+                            new PausesReport.LateThreads("4.5", 1_000_000L, AGENT, 100, List.of(), null, stopError, runNotOurs, writtenMillis, 100L, 100L, null));
                     boolean after = LatePauses.of(report, recording, 5_000_000L, AGENT).get(SLOW).beganAfterSamplingStopped();
                     assertEquals((stopError != null || runNotOurs) && writtenMillis < slowStartMillis, after,
                             stopError + " " + runNotOurs + " at " + writtenMillis);

@@ -85,7 +85,7 @@ class PausesViewTest {
     @Test
     void eachSlowPauseNamesTheThreadsItWaitedFor() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, false, 1_002_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 1234, List.of(), null, null, false, 1_002_000L, 13_959L, 13_959L, null));
         LatePauses.Late late = new LatePauses.Late(false, false, new TtspRecording.Window(0, 512_300_000L, 9), 503, 1, 12, List.of(
                 new LatePauses.LateThread("late-loop", 77, 500, List.of(new LatePauses.Stack(490, List.of("PausesTarget.spin", "Thread.run")),
                         new LatePauses.Stack(10, List.of("schedule", "PausesTarget.spin")))),
@@ -106,13 +106,27 @@ class PausesViewTest {
     @Test
     void anEmptyRecordingIsSaidWithItsSizeAndTheStop() {
         PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
-                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, false, 1_000_000L));
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, false, 1_000_000L, null, null, null));
         StringWriter text = new StringWriter();
         PausesView.print(new PrintWriter(text), report, 5_000_000L, 2);
         String empty = "async-profiler's recording has 0 bytes; its start and stop succeeded";
         assertTrue(text.toString().contains("\n  Which threads arrived last is not known: " + empty + "\n"), text.toString());
         assertTrue(!text.toString().contains("each with the threads"), text.toString());
         assertEquals(empty, ((Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads")).get("error"));
+    }
+
+    /** An empty recording says its size after async-profiler's start and stop, and a descriptor that came to name another file. */
+    @Test
+    void anEmptyRecordingSaysItsSizeAtEachStep() {
+        PausesReport report = new PausesReport(2_000_000_000L, 1_000_000L, 1_002_000L, "file=/proc/self/fd/12", true, null, 0, 0, 0,
+                List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, false, 1_000_000L, 13_959L, 0L,
+                        "stop"));
+        String said = "async-profiler's recording has 0 bytes (13959 after async-profiler's start, 0 after its stop); after the stop the "
+                + "agent's descriptor of it named another file (something in the target closed it); its start and stop succeeded";
+        Map<?, ?> sampling = (Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads");
+        assertEquals(said, sampling.get("error"));
+        assertEquals(13_959L, sampling.get("recordingBytesAfterStart"));
+        assertEquals("stop", sampling.get("recordingReplacedAt"));
     }
 
     /**
@@ -122,7 +136,7 @@ class PausesViewTest {
     @Test
     void aProfilerStoppedBySomethingElseIsSaid() {
         String said = stoppedElsewhere(new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null,
-                "Profiler is not active", false, 1_000_200L));
+                "Profiler is not active", false, 1_000_200L, 13_959L, null, null));
         assertTrue(said.contains("async-profiler was no longer sampling at the end of the window: its stop failed (Profiler is not active), "
                 + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L)
                 + " (its recording's last write); no thread is sampled after that"), said);
@@ -131,7 +145,7 @@ class PausesViewTest {
     /** A run of async-profiler's that was no longer the command's at the window's end: not stopped, and said so. */
     @Test
     void aProfilerRunThatIsNoLongerTheCommandsIsLeftRunningAndSaid() {
-        String said = stoppedElsewhere(new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null, null, true, 1_000_200L));
+        String said = stoppedElsewhere(new PausesReport.LateThreads("4.5", 1_000_000L, 50, 21_683, List.of("x"), null, null, true, 1_000_200L, 13_959L, null, null));
         assertTrue(said.contains("async-profiler was no longer sampling at the end of the window: it no longer wrote this command's recording, "
                 + "so something other than this command had stopped it, by " + PausesView.clock(1_000_200L) + " (its recording's last write); "
                 + "any run async-profiler had then was not this command's, and was left running; no thread is sampled after that"), said);
