@@ -39,7 +39,7 @@ class PausesRecordingIT {
     @Test
     void theRecordingsSizeAfterStartAndStopIsWhatTheFileHeld() throws Exception {
         List<String> options = List.of("-XX:+UseG1GC", "-Xmx64m");
-        try (TargetJvm target = TargetJvm.start(Jdks.current(), PausesTarget.class, options).profilerJfrRecorded()) {
+        try (TargetJvm target = TargetJvm.start(Jdks.current(), PausesTarget.class, options).profiled()) {
             String pid = Long.toString(target.pid());
             CompletableFuture<Result> run = CompletableFuture.supplyAsync(() -> CliRun.run("pauses", pid, "--duration", "3s", "--late-threads", "--json"));
             Path file = recordingWithHeader(target.pid());
