@@ -42,10 +42,7 @@ class DumpWaitsIT {
     private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ms\\]\\[(\\d+)ns\\] (.*)$");
     private static final Pattern SAFEPOINT = Pattern.compile(
             "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
-    /** JDK 11's safepoint in the lines that begin and end it, the time at it not logged. */
-    private static final Pattern JDK11_ENTERING = Pattern.compile("^Entering safepoint region: (.+)$");
-    private static final Pattern JDK11_STOPPED = Pattern.compile(
-            "^Total time for which application threads were stopped: ([\\d.]+) seconds, Stopping threads took: ([\\d.]+) seconds$");
+    /** The time at the safepoint, which JDK 11 does not log. */
     private static final long NOT_LOGGED = -1;
     private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*?)( \\d+[BKMGT]?->.*)?$");
     /** Operations only a reader of the JVM makes: DumpWaitsTarget never dumps its threads or asks for a monitor's usage. */
@@ -225,10 +222,6 @@ class DumpWaitsIT {
         }
     }
 
-    private static long nanos(String seconds) {
-        return new java.math.BigDecimal(seconds).movePointRight(9).longValueExact();
-    }
-
     private static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f ms", nanos / 1e6);
     }
@@ -251,20 +244,20 @@ class DumpWaitsIT {
                 gcUptime = uptime;
                 continue;
             }
-            Matcher entering = JDK11_ENTERING.matcher(m.group(3));
+            Matcher entering = PausesIT.JDK11_ENTERING.matcher(m.group(3));
             if (entering.matches()) {
                 jdk11Operation = entering.group(1);
                 continue;
             }
             Matcher s = SAFEPOINT.matcher(m.group(3));
-            Matcher stopped = JDK11_STOPPED.matcher(m.group(3));
+            Matcher stopped = PausesIT.JDK11_STOPPED.matcher(m.group(3));
             Logged safepoint = null;
             if (s.find()) { // JDK 25 logs more after the total
                 safepoint = new Logged(Long.parseLong(m.group(1)), uptime, s.group(1), Long.parseLong(s.group(2)), Long.parseLong(s.group(3)),
                         Long.parseLong(s.group(4)), null);
             } else if (stopped.matches() && jdk11Operation != null) {
-                safepoint = new Logged(Long.parseLong(m.group(1)), uptime, jdk11Operation, nanos(stopped.group(2)), NOT_LOGGED,
-                        nanos(stopped.group(1)), null);
+                safepoint = new Logged(Long.parseLong(m.group(1)), uptime, jdk11Operation, PausesIT.nanos(stopped.group(2)), NOT_LOGGED,
+                        PausesIT.nanos(stopped.group(1)), null);
                 jdk11Operation = null;
             }
             if (safepoint != null) {

@@ -43,6 +43,10 @@ class PausesIT {
     private static final Pattern SAFEPOINT = Pattern.compile(
             "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
     private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*)$");
+    /** JDK 11's safepoint: the line that begins it, with its operation, and the one that ends it, with its total and time to reach it. */
+    static final Pattern JDK11_ENTERING = Pattern.compile("^Entering safepoint region: (.+)$");
+    static final Pattern JDK11_STOPPED = Pattern.compile("^Total time for which application threads were stopped: ([\\d.]+) seconds, "
+            + "Stopping threads took: ([\\d.]+) seconds$");
     private static final long SLOW_NANOS = 5_000_000;
 
     /** A safepoint line of the target's own log. */
@@ -199,9 +203,6 @@ class PausesIT {
      * decorations are its end); no time at the safepoint (-1 in the key).
      */
     private static List<Logged> jdk11Safepoints(Path log) throws Exception {
-        Pattern entering = Pattern.compile("^Entering safepoint region: (.+)$");
-        Pattern stopped = Pattern.compile("^Total time for which application threads were stopped: ([\\d.]+) seconds, "
-                + "Stopping threads took: ([\\d.]+) seconds$");
         List<Logged> all = new ArrayList<>();
         String operation = null;
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
@@ -209,8 +210,8 @@ class PausesIT {
             if (!m.matches()) {
                 continue;
             }
-            Matcher e = entering.matcher(m.group(3));
-            Matcher s = stopped.matcher(m.group(3));
+            Matcher e = JDK11_ENTERING.matcher(m.group(3));
+            Matcher s = JDK11_STOPPED.matcher(m.group(3));
             if (e.matches()) {
                 operation = e.group(1);
             } else if (s.matches() && operation != null) {
@@ -221,7 +222,8 @@ class PausesIT {
         return all;
     }
 
-    private static long nanos(String seconds) {
+    /** JDK 11's seconds, to the tenth of a microsecond, in nanoseconds. */
+    static long nanos(String seconds) {
         return new java.math.BigDecimal(seconds).movePointRight(9).longValueExact();
     }
 
