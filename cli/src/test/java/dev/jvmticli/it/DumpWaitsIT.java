@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.DumpWaitsTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.DebianRoots;
+import dev.jvmticli.testing.DebianRoots.RootJdk;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
@@ -40,6 +42,8 @@ class DumpWaitsIT {
     private static final Pattern LINE = Pattern.compile("^\\[(\\d+)ms\\]\\[(\\d+)ns\\] (.*)$");
     private static final Pattern SAFEPOINT = Pattern.compile(
             "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
+    /** The time at the safepoint, which JDK 11 does not log. */
+    private static final long NOT_LOGGED = -1;
     private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) (Pause .*?)( \\d+[BKMGT]?->.*)?$");
     /** Operations only a reader of the JVM makes: DumpWaitsTarget never dumps its threads or asks for a monitor's usage. */
     private static final Set<String> READS = Set.of("ThreadDump", "GetThreadListStackTraces", "GetObjectMonitorUsage");
@@ -66,12 +70,50 @@ class DumpWaitsIT {
         Path log = work.resolve("safepoint.log");
         Path out = work.resolve("incident");
         String hash;
-        try (TargetJvm target = TargetJvm.start(jdk, DumpWaitsTarget.class, List.of("-XX:+UseG1GC", "-Xmx64m",
-                "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos"))) {
-            hash = target.ask("hash");
-            Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "1500ms");
-            assertEquals(0, result.exit(), result.toString());
+        try (TargetJvm target = TargetJvm.start(jdk, DumpWaitsTarget.class, options(log))) {
+            hash = dump(target, out);
         }
+        check(log, out, hash);
+    }
+
+    /** The same dump of Debian 11's OpenJDK 11 (whose log has no time at the safepoint) and Debian 13's OpenJDK 21, each in its root. */
+    @ParameterizedTest
+    @MethodSource("rootJdks")
+    void onTheRootsJdks(RootJdk jdk) throws Exception {
+        Path classes = DebianRoots.classes(jdk.root(), Path.of(CliRun.run("agent-path").out().strip()), DumpWaitsTarget.class);
+        Path log = classes.resolve("safepoint-" + System.nanoTime() + ".log");
+        Path logHere = jdk.root().resolve(log.toString().substring(1));
+        Path out = work.resolve("incident");
+        String hash;
+        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(), DumpWaitsTarget.class,
+                options(log))) {
+            hash = dump(target, out);
+        }
+        try {
+            check(logHere, out, hash);
+        } finally {
+            Files.deleteIfExists(logHere);
+        }
+    }
+
+    static Stream<RootJdk> rootJdks() {
+        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 11 || jdk.feature() == 21);
+    }
+
+    private static List<String> options(Path log) {
+        return List.of("-XX:+UseG1GC", "-Xmx64m", "-Xlog:safepoint=info,gc=info:file=" + log + ":timemillis,uptimenanos");
+    }
+
+    /** Dumps the target in two rounds 1.5 s apart into out; returns its monitor's identity hash. */
+    private static String dump(TargetJvm target, Path out) {
+        String hash = target.ask("hash");
+        Result result = CliRun.run("dump", Long.toString(target.pid()), "--out", out.toString(), "--count", "2", "--interval", "1500ms");
+        assertEquals(0, result.exit(), result.toString());
+        return hash;
+    }
+
+    /** The dump's pauses against the target's own log, and summary.md's pauses and locks first, against the log and the target. */
+    private static void check(Path log, Path out, String hash) throws Exception {
         Set<String> listed = new TreeSet<>();
         Json.parse(Files.readString(out.resolve("index.json"))).path("files").forEach(f -> listed.add(f.path("file").asText()));
         assertTrue(listed.containsAll(List.of("pauses/pauses.txt", "pauses/pauses.json", "contention/contention.txt",
@@ -86,6 +128,9 @@ class DumpWaitsIT {
             String key = p.path("endUptimeNanos").asLong() + " " + p.path("operation").asText() + " " + p.path("totalNanos").asLong();
             assertTrue(logged.containsKey(key), "reported but not logged: " + p + "\nlogged:\n" + String.join("\n", Files.readAllLines(log)));
             assertEquals(logged.get(key).reachingNanos(), p.path("reachingNanos").asLong(), key);
+            if (logged.get(key).atSafepointNanos() == NOT_LOGGED) {
+                assertTrue(p.path("atSafepointNanos").isNull(), "the time at the safepoint, not logged, never made up: " + p);
+            }
             assertTrue(reported.add(key), "reported twice: " + p);
         }
         long started = pauses.path("startedMillis").asLong();
@@ -114,7 +159,7 @@ class DumpWaitsIT {
             String[] cells = rows.get(i).split(" \\| ");
             assertEquals(millis(l.totalNanos()), cells[1], rows.get(i));
             assertEquals(millis(l.reachingNanos()), cells[2], rows.get(i));
-            assertEquals(millis(l.atSafepointNanos()), cells[3], rows.get(i));
+            assertEquals(l.atSafepointNanos() == NOT_LOGGED ? "not logged" : millis(l.atSafepointNanos()), cells[3], rows.get(i));
             assertEquals("`" + l.operation() + "`", cells[4], rows.get(i));
             assertEquals(l.gc() == null ? "- |" : "`" + l.gc() + "` |", cells[5], rows.get(i));
         }
@@ -186,6 +231,7 @@ class DumpWaitsIT {
         List<Logged> all = new ArrayList<>();
         String gc = null;
         long gcUptime = -1;
+        String jdk11Operation = null;
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
             Matcher m = LINE.matcher(line);
             if (!m.matches()) {
@@ -198,12 +244,26 @@ class DumpWaitsIT {
                 gcUptime = uptime;
                 continue;
             }
+            Matcher entering = PausesIT.JDK11_ENTERING.matcher(m.group(3));
+            if (entering.matches()) {
+                jdk11Operation = entering.group(1);
+                continue;
+            }
             Matcher s = SAFEPOINT.matcher(m.group(3));
+            Matcher stopped = PausesIT.JDK11_STOPPED.matcher(m.group(3));
+            Logged safepoint = null;
             if (s.find()) { // JDK 25 logs more after the total
-                long total = Long.parseLong(s.group(4));
-                boolean inside = gc != null && gcUptime <= uptime && gcUptime >= uptime - total;
-                all.add(new Logged(Long.parseLong(m.group(1)), uptime, s.group(1), Long.parseLong(s.group(2)), Long.parseLong(s.group(3)),
-                        total, inside ? gc : null));
+                safepoint = new Logged(Long.parseLong(m.group(1)), uptime, s.group(1), Long.parseLong(s.group(2)), Long.parseLong(s.group(3)),
+                        Long.parseLong(s.group(4)), null);
+            } else if (stopped.matches() && jdk11Operation != null) {
+                safepoint = new Logged(Long.parseLong(m.group(1)), uptime, jdk11Operation, PausesIT.nanos(stopped.group(2)), NOT_LOGGED,
+                        PausesIT.nanos(stopped.group(1)), null);
+                jdk11Operation = null;
+            }
+            if (safepoint != null) {
+                boolean inside = gc != null && gcUptime <= uptime && gcUptime >= uptime - safepoint.totalNanos();
+                all.add(inside ? new Logged(safepoint.millis(), uptime, safepoint.operation(), safepoint.reachingNanos(),
+                        safepoint.atSafepointNanos(), safepoint.totalNanos(), gc) : safepoint);
                 gc = null;
             }
         }

@@ -171,21 +171,24 @@ class ParkContentionIT {
         }
     }
 
-    /** JDK 21 (Debian 13's), whose virtual threads also pin their carrier in a synchronized block. */
+    /**
+     * Debian 11's OpenJDK 11 (its LockSupport and AbstractQueuedSynchronizer as JDK 11 has them; platform
+     * threads only) and Debian 13's OpenJDK 21, whose virtual threads also pin their carrier in a synchronized block.
+     */
     @ParameterizedTest
-    @MethodSource("jdk21")
-    void onJdk21(RootJdk jdk) throws Exception {
+    @MethodSource("rootJdks")
+    void onTheRootsJdks(RootJdk jdk) throws Exception {
         Path library = Path.of(CliRun.run("agent-path").out().strip());
         Path classes = DebianRoots.classes(jdk.root(), library, ParkTruthTarget.class);
         try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(),
-                ParkTruthTarget.class, List.of(), "virtual")) {
+                ParkTruthTarget.class, List.of(), jdk.feature() >= 21 ? "virtual" : "platform")) {
             Path inside = classes.resolve("waits");
             check(target, jdk.feature(), inside, jdk.root().resolve(inside.toString().substring(1)), jdk.toString());
         }
     }
 
-    static Stream<RootJdk> jdk21() {
-        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 21);
+    static Stream<RootJdk> rootJdks() {
+        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 11 || jdk.feature() == 21);
     }
 
     /**

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.targets.PausesTarget;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
-import dev.jvmticli.testing.DebianRoots;
 import dev.jvmticli.testing.Jdks;
 import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.TargetJvm;
@@ -45,6 +44,10 @@ class PausesIT {
             "^Safepoint \"([^\"]+)\", .*Reaching safepoint: (\\d+) ns, .*At safepoint: (\\d+) ns, .*Total: (\\d+) ns");
     /** A collector's pause: G1's, Parallel's and Shenandoah's under gc, ZGC's under gc+phases (generational ZGC's after "Y: ", "y: " or "O: "). */
     private static final Pattern GC_PAUSE = Pattern.compile("^GC\\((\\d+)\\) ((?:[YyO]: )?Pause .*)$");
+    /** JDK 11's safepoint: the line that begins it, with its operation, and the one that ends it, with its total and time to reach it. */
+    static final Pattern JDK11_ENTERING = Pattern.compile("^Entering safepoint region: (.+)$");
+    static final Pattern JDK11_STOPPED = Pattern.compile("^Total time for which application threads were stopped: ([\\d.]+) seconds, "
+            + "Stopping threads took: ([\\d.]+) seconds$");
     private static final long SLOW_NANOS = 5_000_000;
 
     /** A safepoint line of the target's own log. */
@@ -211,38 +214,17 @@ class PausesIT {
 
     /**
      * JDK 11 logs a safepoint in three lines (its operation, then the total and the time to reach it
-     * in seconds, to the tenth of a microsecond) and no time at the safepoint: against its own log, in
-     * the bullseye root, every safepoint logged in the window is reported once with those figures and
-     * no time at the safepoint (not logged, never made up), each collector pause in its safepoint.
+     * in seconds, to the tenth of a microsecond) and no time at the safepoint: every safepoint a JDK 11
+     * target logged in the window is reported once with those figures and no time at the safepoint (not
+     * logged, never made up), nothing it did not log is; returns those
+     * (DebianRootsLatencyAndMemoryIT, DumpWaitsIT and PausesInRootsIT run it in the bullseye root).
      */
-    @Test
-    void jdk11sOwnLogIsReadAndWhatItDoesNotLogIsNotMadeUp() throws Exception {
-        DebianRoots.RootJdk jdk = DebianRoots.jdks().filter(j -> j.feature() == 11).findFirst().orElseThrow();
-        Path library = Path.of(CliRun.run("agent-path").out().strip());
-        Path classes = DebianRoots.classes(jdk.root(), library, PausesTarget.class);
-        Path log = classes.resolve("pauses-jdk11-" + System.nanoTime() + ".log");
-        Path logOutside = jdk.root().resolve(log.toString().substring(1));
-        try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(), PausesTarget.class,
-                List.of("-XX:+UseG1GC", "-Xmx64m", ownLog(log)))) {
-            JsonNode doc = pauses(target, "4s");
-            List<Logged> inWindow = checkAgainstJdk11sOwnLog(doc, logOutside);
-            assertTrue(inWindow.size() >= 3, "the allocator's collections: " + inWindow);
-            checkCollectorPauses(doc, logOutside);
-        } finally {
-            Files.deleteIfExists(logOutside);
-        }
-    }
-
-    /**
-     * JDK 11's form of {@link #checkAgainstOwnLog}: the reported pauses are safepoints of the
-     * target's own log, each once, with no time at the safepoint; every one it logged inside the
-     * window is among them. Returns the logged ones in the window.
-     */
-    static List<Logged> checkAgainstJdk11sOwnLog(JsonNode doc, Path log) throws Exception {
+    static List<Logged> checkAgainstJdk11Log(JsonNode doc, Path log) throws Exception {
         Map<String, Logged> logged = new HashMap<>();
         List<Logged> all = jdk11Safepoints(log);
         all.forEach(l -> logged.put(l.key(), l));
         Map<String, Integer> reported = new HashMap<>();
+        long total = 0;
         for (JsonNode p : doc.path("pauses")) {
             String key = p.path("endUptimeNanos").asLong() + " " + p.path("operation").asText() + " " + p.path("reachingNanos").asLong()
                     + " -1 " + p.path("totalNanos").asLong();
@@ -250,6 +232,7 @@ class PausesIT {
             assertEquals(logged.get(key).millis(), p.path("endMillis").asLong(), key);
             assertEquals(null, reported.put(key, 1), "reported twice: " + p);
             assertTrue(p.path("atSafepointNanos").isNull(), "JDK 11 logs no time at the safepoint: " + p);
+            total += p.path("totalNanos").asLong();
         }
         long started = doc.path("startedMillis").asLong();
         long stopped = doc.path("stoppedMillis").asLong();
@@ -257,6 +240,8 @@ class PausesIT {
         inWindow.forEach(l -> assertTrue(reported.containsKey(l.key()), "logged by the target in the window but not reported: " + l));
         // at most the end of a safepoint that began before the output was added, whose operation it did not get
         assertTrue(doc.path("unreadLines").asLong() <= 1, doc.toString());
+        assertEquals(doc.path("pauses").size(), doc.path("count").asInt());
+        assertEquals(total, doc.path("totalNanos").asLong());
         return inWindow;
     }
 
@@ -266,9 +251,6 @@ class PausesIT {
      * decorations are its end); no time at the safepoint (-1 in the key).
      */
     private static List<Logged> jdk11Safepoints(Path log) throws Exception {
-        Pattern entering = Pattern.compile("^Entering safepoint region: (.+)$");
-        Pattern stopped = Pattern.compile("^Total time for which application threads were stopped: ([\\d.]+) seconds, "
-                + "Stopping threads took: ([\\d.]+) seconds$");
         List<Logged> all = new ArrayList<>();
         String operation = null;
         for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
@@ -276,8 +258,8 @@ class PausesIT {
             if (!m.matches()) {
                 continue;
             }
-            Matcher e = entering.matcher(m.group(3));
-            Matcher s = stopped.matcher(m.group(3));
+            Matcher e = JDK11_ENTERING.matcher(m.group(3));
+            Matcher s = JDK11_STOPPED.matcher(m.group(3));
             if (e.matches()) {
                 operation = e.group(1);
             } else if (s.matches() && operation != null) {
@@ -288,7 +270,8 @@ class PausesIT {
         return all;
     }
 
-    private static long nanos(String seconds) {
+    /** JDK 11's seconds, to the tenth of a microsecond, in nanoseconds. */
+    static long nanos(String seconds) {
         return new java.math.BigDecimal(seconds).movePointRight(9).longValueExact();
     }
 

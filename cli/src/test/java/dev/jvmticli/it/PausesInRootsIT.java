@@ -51,7 +51,7 @@ class PausesInRootsIT {
                 options, "late").profiled()) {
             Path log = Path.of("/proc", Long.toString(target.pid()), "root").resolve(LOG.toString().substring(1));
             JsonNode doc = PausesIT.pauses(target, "4s", "--late-threads");
-            List<PausesIT.Logged> inWindow = jdk.feature() == 11 ? PausesIT.checkAgainstJdk11sOwnLog(doc, log) : PausesIT.checkAgainstOwnLog(doc, log);
+            List<PausesIT.Logged> inWindow = jdk.feature() == 11 ? PausesIT.checkAgainstJdk11Log(doc, log) : PausesIT.checkAgainstOwnLog(doc, log);
             assertTrue(inWindow.size() >= 3, "the allocator's collections and the loop's: " + inWindow);
             assertTrue(inWindow.stream().anyMatch(l -> l.reachingNanos() >= 100_000_000L), "the loop held up a safepoint in the window from "
                     + doc.path("startedMillis") + " to " + doc.path("stoppedMillis") + ": " + inWindow);

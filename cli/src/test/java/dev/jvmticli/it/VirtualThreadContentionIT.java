@@ -71,21 +71,25 @@ class VirtualThreadContentionIT {
         }
     }
 
-    /** JDK 21 (Debian 13's), whose virtual threads pin their carrier while blocked on a monitor. */
+    /**
+     * Debian 11's OpenJDK 11 (platform threads: it has no virtual ones) and Debian 13's OpenJDK 21, whose virtual
+     * threads pin their carrier while blocked on a monitor.
+     */
     @ParameterizedTest
-    @MethodSource("jdk21")
-    void virtualThreadsPinnedWhileBlockedOnJdk21(RootJdk jdk) throws Exception {
+    @MethodSource("rootJdks")
+    void onTheRootsJdks(RootJdk jdk) throws Exception {
         Path library = Path.of(CliRun.run("agent-path").out().strip());
         Path classes = DebianRoots.classes(jdk.root(), library, VirtualContentionTarget.class);
+        String threads = jdk.feature() >= 21 ? "virtual" : "platform";
         try (TargetJvm target = TargetJvm.startWrapped(DebianRoots.ownMountNamespace(jdk.root()), classes, jdk.inside(),
-                VirtualContentionTarget.class, TWO_CARRIERS, "virtual")) {
-            Path inside = classes.resolve("waits-virtual");
-            check(target, "virtual", inside, jdk.root().resolve(inside.toString().substring(1)), jdk + " virtual");
+                VirtualContentionTarget.class, TWO_CARRIERS, threads)) {
+            Path inside = classes.resolve("waits-" + threads);
+            check(target, threads, inside, jdk.root().resolve(inside.toString().substring(1)), jdk + " " + threads);
         }
     }
 
-    static Stream<RootJdk> jdk21() {
-        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 21);
+    static Stream<RootJdk> rootJdks() {
+        return DebianRoots.jdks().filter(jdk -> jdk.feature() == 11 || jdk.feature() == 21);
     }
 
     /** One wait the target recorded: the thread's id, whether virtual, nanoseconds waited, whether it found the lock held, name. */
