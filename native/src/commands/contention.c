@@ -25,6 +25,7 @@
 #include "agent.h"
 #include "aggregate.h"
 #include "answer.h"
+#include "capabilities.h"
 #include "jni_util.h"
 #include "lock_facts.h"
 #include "method_table.h"
@@ -34,6 +35,7 @@
 #include "thread_facts.h"
 #include "thread_moment.h"
 #include "thread_snapshot.h"
+#include "virtual_threads.h"
 
 #define CONT_STACK_SLOTS 2048
 #define CONT_MAX_MONITORS 1024
@@ -46,6 +48,8 @@
 #define CONT_MAX_THREADS 8192   /* threads that entered a contended monitor, in one session */
 #define CONT_MAX_WAITS 4096     /* contended enters not yet entered, at once */
 #define CONT_MAX_BLOCKED_BEFORE 1024 /* threads blocked since before the window, read at its end */
+#define CONT_MAX_VIRTUAL_BLOCKED 256 /* of them virtual: each is read with every platform thread (owner candidates) */
+#define CONT_OWNED_DEPTH 256         /* frames looked at for the monitors a candidate owner holds */
 
 /* A thread's JVMTI thread-local storage holds, in one pointer-sized word: the session generation
  * (high 32 bits), its thread index + 1 (bits 16-31) and its pending wait's slot + 1 (bits 0-15). */
@@ -95,7 +99,7 @@ typedef struct {
     uint64_t waited_nanos;
 } still_waiting;
 
-/* A platform thread blocked entering a monitor when the window ended, with no enter event of its
+/* A thread blocked entering a monitor when the window ended, with no enter event of its
  * in the window: it was blocked when the window began, since a moment not known. */
 typedef struct {
     jlong id;
@@ -105,6 +109,7 @@ typedef struct {
     jlong owner_id;         /* -1 when it has none or it is not known */
     int32_t owner_name;     /* name index, -1 when not known */
     int owner_unknown;
+    int is_virtual;
 } blocked_before;
 
 typedef struct {
@@ -143,6 +148,7 @@ static struct {
     size_t before_count;
     uint64_t before_dropped;        /* past CONT_MAX_BLOCKED_BEFORE */
     const char *before_not_read;    /* why the threads blocked since before were not read, or NULL */
+    const char *virtual_before_not_read; /* why the virtual ones were not, or NULL */
 } session;
 
 typedef struct {
@@ -590,6 +596,7 @@ static int open_tables(command_ctx *ctx) {
     session.still_count = session.before_count = 0;
     session.untracked_contenders = session.before_dropped = 0;
     session.before_not_read = NULL;
+    session.virtual_before_not_read = NULL;
     if (session.virtual_thread == NULL) {
         session.virtual_thread = jni_global_class(ctx->jni, "java/lang/VirtualThread"); /* kept for the agent's life */
     }
@@ -664,31 +671,145 @@ static int32_t intern_thread_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread) 
     return index;
 }
 
+/* The threads one read at the window's end looked at, to name an owner by its Java id. */
+typedef struct {
+    const lock_subject *subjects;
+    size_t count;
+} thread_names;
+
 /* Keeps the blocked thread read at the window's end (its facts settled: thread_moment.h). */
-static void keep_blocked(jvmtiEnv *jvmti, JNIEnv *jni, const lock_subject *s, const thread_moment *m, jthread *all,
-                         const jlong *ids, jint count) {
+static void keep_blocked(jvmtiEnv *jvmti, JNIEnv *jni, const lock_subject *s, const thread_moment *m, thread_names known) {
     if (session.before_count == CONT_MAX_BLOCKED_BEFORE) {
         session.before_dropped++;
         return;
     }
     blocked_before b = { s->id, intern_thread_name(jvmti, jni, s->thread), -1, m->locks.waits_for.hash, m->locks.owner_id, -1,
-                         m->locks.owner_unknown };
+                         m->locks.owner_unknown, s->is_virtual };
     if ((*jvmti)->RawMonitorEnter(jvmti, session.run.lock) == JVMTI_ERROR_NONE) {
         b.klass = name_table_intern(&session.names, m->locks.waits_for.class_name);
         (*jvmti)->RawMonitorExit(jvmti, session.run.lock);
     }
-    for (jint i = 0; b.owner_id >= 0 && i < count; i++) {
-        if (ids[i] == b.owner_id) {
-            b.owner_name = intern_thread_name(jvmti, jni, all[i]);
+    for (size_t i = 0; b.owner_id >= 0 && i < known.count; i++) {
+        if (known.subjects[i].id == b.owner_id) {
+            b.owner_name = intern_thread_name(jvmti, jni, known.subjects[i].thread);
             break;
         }
     }
     session.before[session.before_count++] = b;
 }
 
-/* Reads, at the window's end, the platform threads blocked entering a monitor: each as one moment,
- * its state and the monitor it waits for together (thread_moment.h). Which of them had no enter
- * event in the window is told at the report, once every enter callback is over. */
+/* Takes the moments of subjects[0..taken) and keeps those of the first `blocked` that are blocked
+ * entering a monitor, their owners named among subjects[0..count) (the platform threads past
+ * `taken` are looked at only for their names). want_owned: the owners are found among what the
+ * subjects taken own (ThreadSnapshot, which names no owner itself). */
+static void keep_blocked_subjects(JNIEnv *jni, lock_subject *subjects, size_t blocked, size_t taken, size_t count, int want_owned,
+                                  const char **not_read) {
+    jvmtiEnv *jvmti = the_agent.jvmti;
+    thread_moment *moments = calloc(taken > 0 ? taken : 1, sizeof *moments);
+    if (moments == NULL) {
+        *not_read = "no memory for the threads";
+        return;
+    }
+    int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
+    if (thread_moments_take(jni, subjects, taken, want_owned ? CONT_OWNED_DEPTH : 0, want_owned, &usage_calls_left, moments) != 0) {
+        *not_read = "the lock facts of some blocked threads could not be read";
+    }
+    for (size_t i = 0; i < blocked; i++) {
+        const thread_moment *m = &moments[i];
+        if (!m->unsettled && (m->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) && m->locks.waiting == WAIT_ENTER
+                && m->locks.waits_for.class_name != NULL) {
+            keep_blocked(jvmti, jni, &subjects[i], m, (thread_names){ subjects, count });
+        }
+    }
+    thread_moments_free(moments, taken);
+    for (size_t i = 0; i < taken; i++) {
+        free(subjects[i].methods);
+        subjects[i].methods = NULL;
+    }
+    free(moments);
+}
+
+static int blocked_on_monitor(JNIEnv *jni, jthread thread) {
+    jint state = 0;
+    return (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &state) == JVMTI_ERROR_NONE
+        && (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) && !own_threads_contains(jni, thread);
+}
+
+/* The virtual threads the walk finds blocked entering a monitor, as global references. */
+typedef struct {
+    JNIEnv *jni;
+    jthread *threads;
+    size_t count;
+} virtual_blocked;
+
+static int visit_virtual_thread(void *context, jthread thread) {
+    virtual_blocked *v = context;
+    if (!blocked_on_monitor(v->jni, thread)) {
+        return 0;
+    }
+    if (v->count == CONT_MAX_VIRTUAL_BLOCKED) {
+        session.before_dropped++;
+        return 0;
+    }
+    jthread global = (*v->jni)->NewGlobalRef(v->jni, thread);
+    if (global == NULL) {
+        jni_cleared_exception(v->jni);
+        session.virtual_before_not_read = "no memory for the virtual threads";
+    } else {
+        v->threads[v->count++] = global;
+    }
+    return 0;
+}
+
+/* The virtual threads (JDK 21+) blocked entering a monitor, found by the walk of the JDK's thread
+ * containers: unmounted (JDK 24+) or pinned to a carrier that is blocked for them (JVMTI tells the
+ * carrier as waiting, not blocked). The monitor is named by a ThreadSnapshot (JDK 25+), or by JVMTI
+ * in start-up mode; ThreadMXBean knows no virtual thread. The owner is matched among what every
+ * platform thread and those virtual threads own, each a snapshot of its own. */
+static void read_blocked_virtual(JNIEnv *jni, lock_subject *platform, size_t platform_count) {
+    const virtual_thread_layout *layout = NULL;
+    if (session.virtual_thread == NULL || !capabilities_has_virtual_threads(&the_agent.held) || virtual_threads_prepare(jni, &layout) != NULL) {
+        return;
+    }
+    virtual_blocked v = { jni, calloc(CONT_MAX_VIRTUAL_BLOCKED, sizeof(jthread)), 0 };
+    jobject root = v.threads == NULL ? NULL : virtual_threads_root(jni);
+    if (root == NULL) {
+        session.virtual_before_not_read = "the JDK's thread containers could not be walked";
+        free(v.threads);
+        return;
+    }
+    virtual_thread_visitor visitor = { visit_virtual_thread, NULL, NULL, &v, 0, 0 };
+    if (virtual_threads_walk(jni, root, &visitor) != 0) {
+        session.virtual_before_not_read = "the JDK's thread containers could not be walked";
+    }
+    (*jni)->DeleteLocalRef(jni, root);
+    lock_subject *subjects = v.count == 0 ? NULL : calloc(v.count + platform_count, sizeof *subjects);
+    if (v.count > 0 && !session.snapshots && !locks_from_jvmti()) {
+        session.virtual_before_not_read = "virtual threads are blocked entering a monitor; which one, only JDK 25+ can tell after a live attach";
+    } else if (v.count > 0 && subjects == NULL) {
+        session.virtual_before_not_read = "no memory for the threads";
+    } else if (v.count > 0) {
+        for (size_t i = 0; i < v.count; i++) {
+            subjects[i] = (lock_subject){ .thread = v.threads[i], .id = thread_java_id(jni, v.threads[i]), .is_virtual = 1 };
+        }
+        size_t count = v.count;
+        for (size_t i = 0; i < platform_count; i++) {
+            if (!own_threads_contains(jni, platform[i].thread)) {
+                subjects[count++] = (lock_subject){ .thread = platform[i].thread, .id = platform[i].id };
+            }
+        }
+        keep_blocked_subjects(jni, subjects, v.count, count, count, 1, &session.virtual_before_not_read);
+    }
+    free(subjects);
+    for (size_t i = 0; i < v.count; i++) {
+        (*jni)->DeleteGlobalRef(jni, v.threads[i]);
+    }
+    free(v.threads);
+}
+
+/* Reads, at the window's end, the threads blocked entering a monitor, platform and virtual: each
+ * as one moment, its state and the monitor it waits for together (thread_moment.h). Which of them
+ * had no enter event in the window is told at the report, once every enter callback is over. */
 static void read_blocked(JNIEnv *jni) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jthread *all = NULL;
@@ -698,40 +819,22 @@ static void read_blocked(JNIEnv *jni) {
         return;
     }
     jni_reserve_locals(jni, count);
-    size_t room = count > 0 ? (size_t)count : 1;
-    jlong *ids = calloc(room, sizeof *ids);
-    lock_subject *subjects = calloc(room, sizeof *subjects);
-    thread_moment *moments = calloc(room, sizeof *moments);
-    size_t blocked = 0;
-    if (ids == NULL || subjects == NULL || moments == NULL) {
+    lock_subject *subjects = calloc(count > 0 ? (size_t)count : 1, sizeof *subjects);
+    if (subjects == NULL) {
         session.before_not_read = "no memory for the threads";
     } else {
-        for (jint i = 0; i < count; i++) {
-            jint state = 0;
-            ids[i] = thread_java_id(jni, all[i]);
-            if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
-                    && !own_threads_contains(jni, all[i])) {
-                subjects[blocked++] = (lock_subject){ .thread = all[i], .id = ids[i] };
-            }
+        size_t blocked = 0;
+        size_t others = (size_t)count;
+        for (jint i = 0; i < count; i++) { /* the blocked first, then the others, whose names may be owners' */
+            lock_subject s = { .thread = all[i], .id = thread_java_id(jni, all[i]) };
+            subjects[blocked_on_monitor(jni, all[i]) ? blocked++ : --others] = s;
         }
-        int usage_calls_left = LOCKS_MONITOR_USAGE_CALLS;
-        if (thread_moments_take(jni, subjects, blocked, 0, 0, &usage_calls_left, moments) != 0) {
-            session.before_not_read = "the lock facts of some blocked threads could not be read";
-        }
-        for (size_t i = 0; i < blocked; i++) {
-            const thread_moment *m = &moments[i];
-            if (!m->unsettled && (m->state & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) && m->locks.waiting == WAIT_ENTER
-                    && m->locks.waits_for.class_name != NULL) {
-                keep_blocked(jvmti, jni, &subjects[i], m, all, ids, count);
-            }
-        }
-        thread_moments_free(moments, blocked);
+        keep_blocked_subjects(jni, subjects, blocked, blocked, (size_t)count, 0, &session.before_not_read);
+        read_blocked_virtual(jni, subjects, (size_t)count);
     }
     for (jint i = 0; i < count; i++) (*jni)->DeleteLocalRef(jni, all[i]);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
-    free(ids);
     free(subjects);
-    free(moments);
 }
 
 static void end_window(JNIEnv *jni) {
@@ -802,6 +905,9 @@ static void write_blocked_before(json_writer *w) {
     } else if (session.untracked_contenders > 0) {
         json_field_cstring(w, "blockedBeforeNotKnown", "more threads contended than the agent's thread table holds");
     }
+    if (session.virtual_before_not_read != NULL) {
+        json_field_cstring(w, "virtualBlockedBeforeNotKnown", session.virtual_before_not_read);
+    }
     json_field_int(w, "blockedBeforeDropped", (int64_t)session.before_dropped);
     json_begin_array_field(w, "blockedBefore");
     for (size_t i = 0; i < session.before_count; i++) {
@@ -824,6 +930,7 @@ static void write_blocked_before(json_writer *w) {
             json_field_null(w, "ownerId");
         }
         json_field_bool(w, "ownerUnknown", b->owner_unknown);
+        json_field_bool(w, "virtual", b->is_virtual);
         json_end_object(w);
     }
     json_end_array(w);

@@ -31,6 +31,7 @@
 #include "aggregate.h"
 #include "answer.h"
 #include "big_block.h"
+#include "capabilities.h"
 #include "instrument.h"
 #include "jni_util.h"
 #include "latency_histogram.h"
@@ -40,6 +41,7 @@
 #include "probe_class.h"
 #include "session.h"
 #include "thread_facts.h"
+#include "virtual_threads.h"
 
 #define PARK_PROBE_CLASS "dev/jvmticli/probe/ParkProbe"
 #define PARK_MAX_PROBE_BYTES 4096
@@ -54,7 +56,7 @@
 #define PARK_SITE_OWNERS 8
 #define PARK_MAX_PINNED 256
 #define PARK_MAX_STILL 512      /* parks still waiting at the window's end, kept with their stacks */
-#define PARK_MAX_BEFORE 512     /* platform threads parked at the window's end, kept with their stacks */
+#define PARK_MAX_BEFORE 512     /* threads parked at the window's end, platform and virtual, kept with their stacks */
 #define PARK_OWNER_STACK_SLOTS 256
 #define PARK_OWNER_SAMPLE_EVERY_NANOS 1000000LL /* at most one owner's stack read a millisecond */
 #define PARK_AGENT_THREAD (-2)
@@ -143,10 +145,11 @@ static struct {
     jvmtiError restore_error;
     int ended;                          /* the window's end has come: no park is counted any more */
     still_park *still;
-    still_park *before;                 /* platform threads parked at the window's end: those with no park
-                                           begun in the session have been parked since before it */
+    still_park *before;                 /* threads parked at the window's end: those with no park begun in
+                                           the session have been parked since before it */
     int before_kept;
     uint64_t before_dropped;            /* past PARK_MAX_BEFORE */
+    int before_virtual_unread;          /* the walk of the virtual threads failed: some may be missing */
     int still_kept;
     uint64_t still_dropped;             /* past PARK_MAX_STILL */
     uint64_t still_unread;              /* ended, or their thread did, before their stack was read */
@@ -603,6 +606,7 @@ static int open_session(command_ctx *ctx) {
     parks.still_kept = 0;
     parks.before_kept = 0;
     parks.before_dropped = 0;
+    parks.before_virtual_unread = 0;
     parks.still_dropped = parks.still_unread = parks.untracked = 0;
     memset(parks.locks, 0, sizeof parks.locks);
     memset(parks.thread_slots, 0, sizeof parks.thread_slots);
@@ -712,13 +716,17 @@ static int still_in_park(JNIEnv *jni, jthread self, int32_t index, jlong since) 
     return __atomic_load_n(&parks.threads[index].parked_since, __ATOMIC_SEQ_CST) == since;
 }
 
-/* Whether the platform thread is parked (JVMTI's state). */
+/* Whether the thread is parked (JVMTI's state). */
+static int is_parked(jthread thread) {
+    jint state = 0;
+    return (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, thread, &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED);
+}
+
 static int parked_now(JNIEnv *jni, jthread self, int32_t index, jlong since) {
     (void)jni;
     (void)index;
     (void)since;
-    jint state = 0;
-    return (*the_agent.jvmti)->GetThreadState(the_agent.jvmti, self, &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED);
+    return is_parked(self);
 }
 
 /* Reads one park in progress at the window's end. */
@@ -735,9 +743,22 @@ static void read_still_park(JNIEnv *jni, int32_t thread, jlong since, jlong unti
     if (self != NULL) (*jni)->DeleteLocalRef(jni, self);
 }
 
-/* Reads the platform threads parked at the window's end (the agent's own never); which of them
- * began no park in the window is told at the report, once the probes are out. */
-static void read_parked_threads(JNIEnv *jni) {
+/* Keeps the thread parked at the window's end, read as one moment (the agent's own never); which
+ * of them began no park in the window is told at the report, once the probes are out. */
+static void keep_parked(JNIEnv *jni, jthread thread) {
+    int32_t index = thread_index(jni, thread);
+    if (index < 0) {
+        return;
+    }
+    if (parks.before_kept == PARK_MAX_BEFORE) {
+        parks.before_dropped++;
+    } else if (read_parked(jni, thread, parked_now, index, 0, &parks.before[parks.before_kept])) {
+        parks.before[parks.before_kept].thread = index;
+        parks.before[parks.before_kept++].waited_nanos = 0;
+    }
+}
+
+static void read_parked_platform_threads(JNIEnv *jni) {
     jvmtiEnv *jvmti = the_agent.jvmti;
     jthread *all = NULL;
     jint count = 0;
@@ -746,19 +767,42 @@ static void read_parked_threads(JNIEnv *jni) {
     }
     jni_reserve_locals(jni, count);
     for (jint i = 0; i < count; i++) {
-        jint state = 0;
-        if ((*jvmti)->GetThreadState(jvmti, all[i], &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_PARKED)) {
-            int32_t index = thread_index(jni, all[i]);
-            if (index >= 0 && parks.before_kept == PARK_MAX_BEFORE) {
-                parks.before_dropped++;
-            } else if (index >= 0 && read_parked(jni, all[i], parked_now, index, 0, &parks.before[parks.before_kept])) {
-                parks.before[parks.before_kept].thread = index;
-                parks.before[parks.before_kept++].waited_nanos = 0;
-            }
+        if (is_parked(all[i])) {
+            keep_parked(jni, all[i]);
         }
         (*jni)->DeleteLocalRef(jni, all[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}
+
+static int visit_virtual_thread(void *context, jthread thread) {
+    JNIEnv *jni = context;
+    if (is_parked(thread)) { /* one pinned to its carrier too: the carrier itself is not parked (JVMTI: waiting) */
+        keep_parked(jni, thread);
+    }
+    return 0;
+}
+
+/* The virtual threads (JDK 21+), found by the walk of the JDK's thread containers. */
+static void read_parked_virtual_threads(JNIEnv *jni) {
+    const virtual_thread_layout *layout = NULL;
+    if (refs.virtual_thread == NULL || !capabilities_has_virtual_threads(&the_agent.held) || virtual_threads_prepare(jni, &layout) != NULL) {
+        return;
+    }
+    jobject root = virtual_threads_root(jni);
+    if (root == NULL) {
+        parks.before_virtual_unread = 1;
+        return;
+    }
+    virtual_thread_visitor visitor = { visit_virtual_thread, NULL, NULL, jni, 0, 0 };
+    parks.before_virtual_unread = virtual_threads_walk(jni, root, &visitor) != 0;
+    (*jni)->DeleteLocalRef(jni, root);
+}
+
+/* Reads the threads parked at the window's end, platform and virtual. */
+static void read_parked_threads(JNIEnv *jni) {
+    read_parked_platform_threads(jni);
+    read_parked_virtual_threads(jni);
 }
 
 /* The window's end, the probes still in: from now no park is counted, and every park in progress
@@ -973,9 +1017,12 @@ static void write_still_waiting(json_writer *w, method_table *methods) {
     json_end_array(w);
 }
 
-/* The platform threads read parked at the window's end that began no park since the probes went in. */
+/* The threads read parked at the window's end that began no park since the probes went in. */
 static void write_parked_before(json_writer *w, method_table *methods) {
     json_field_int(w, "parkedBeforeDropped", (int64_t)parks.before_dropped);
+    if (parks.before_virtual_unread) {
+        json_field_cstring(w, "parkedBeforeIncomplete", "the JDK's thread containers could not be walked: virtual threads may be missing");
+    }
     json_begin_array_field(w, "parkedBefore");
     for (int i = 0; methods != NULL && i < parks.before_kept; i++) {
         const still_park *p = &parks.before[i];

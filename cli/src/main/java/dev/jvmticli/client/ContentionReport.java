@@ -6,13 +6,15 @@ import java.util.List;
  * The answer to {@code contention.stop}: contended monitor enters by monitor and by (monitor,
  * thread, stack), with the time blocked. Frames are {@code [method index, bci, line]}, innermost first.
  * At the window's end (untilNanos, the target's monotonic clock): the enters still waiting
- * (counted in their monitor and stack too, their time until the end), and the platform threads read
- * blocked entering a monitor then that had no enter event in the window, blocked since before it
- * (blockedBeforeNotKnown says why those could not be told, null when they could).
+ * (counted in their monitor and stack too, their time until the end), and the threads, platform and
+ * virtual, read blocked entering a monitor then that had no enter event in the window, blocked since
+ * before it (blockedBeforeNotKnown says why those could not be told, null when they could;
+ * virtualBlockedBeforeNotKnown why the virtual ones could not, null when they could or there are none).
  */
 public record ContentionReport(long durationNanos, long events, long dropped, List<Monitor> monitors,
                                List<Stack> stacks, List<MethodRef> methods, long untilNanos, List<StillWaiting> stillWaiting,
-                               List<BlockedBefore> blockedBefore, long blockedBeforeDropped, String blockedBeforeNotKnown) {
+                               List<BlockedBefore> blockedBefore, long blockedBeforeDropped, String blockedBeforeNotKnown,
+                               String virtualBlockedBeforeNotKnown) {
     public ContentionReport {
         stillWaiting = stillWaiting == null ? List.of() : stillWaiting;
         blockedBefore = blockedBefore == null ? List.of() : blockedBefore;
@@ -39,11 +41,11 @@ public record ContentionReport(long durationNanos, long events, long dropped, Li
     }
 
     /**
-     * A platform thread blocked entering a monitor since before the window, read at its end: the monitor
+     * A thread (virtual: a virtual thread, never its carrier) blocked entering a monitor since before the window, read at its end: the monitor
      * (Java class name, identity hash) and its owner then (ownerId null when none or not known; ownerUnknown
      * when no source could tell).
      */
     public record BlockedBefore(String thread, long threadId, String className, long identityHash, String owner, Long ownerId,
-                                boolean ownerUnknown) {
+                                boolean ownerUnknown, Boolean virtual) {
     }
 }

@@ -16,20 +16,22 @@ import java.util.List;
  * progress at the window's end, each read then with its stack and blocker; stillWaitingDropped those
  * past the agent's table, stillWaitingUnread those that ended (or whose thread did) while they were
  * read, untracked the parks of threads past the agent's thread table, which are not followed.
- * parkedBefore: the platform threads read parked at the window's end that began no park in it (parked
- * since before it; parkedBeforeDropped those past the agent's table).
+ * parkedBefore: the threads, platform and virtual, read parked at the window's end that began no park
+ * in it (parked since before it; parkedBeforeDropped those past the agent's table; parkedBeforeIncomplete
+ * why some virtual ones may be missing, null when none are).
  */
 public record ParksReport(long durationNanos, long sinceNanos, long untilNanos, long parks, long dropped, String restoreFailure, List<ProbedClass> classes,
                           List<Lock> locks, List<Site> sites, Pinned pinned, List<MethodRef> methods, long ownerSamplesStale,
                           long ownerReadsDropped, List<OwnerStack> ownerStacks, List<StillWaiting> stillWaiting, long stillWaitingDropped,
-                          long stillWaitingUnread, long untracked, List<ParkedBefore> parkedBefore, long parkedBeforeDropped) {
+                          long stillWaitingUnread, long untracked, List<ParkedBefore> parkedBefore, long parkedBeforeDropped,
+                          String parkedBeforeIncomplete) {
     public ParksReport {
         ownerStacks = ownerStacks == null ? List.of() : ownerStacks; // an agent before owner stacks answers none
         stillWaiting = stillWaiting == null ? List.of() : stillWaiting;
         parkedBefore = parkedBefore == null ? List.of() : parkedBefore;
     }
 
-    /** A platform thread parked since before the window, read at its end: blocker (lock: its id), the blocker's owner then, stack. */
+    /** A thread (platform or virtual) parked since before the window, read at its end: blocker (lock: its id), the blocker's owner then, stack. */
     public record ParkedBefore(int lock, String thread, Long threadId, Boolean virtual, ThreadRef owner, long[][] frames) {
     }
 

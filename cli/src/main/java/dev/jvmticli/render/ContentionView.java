@@ -150,6 +150,9 @@ public final class ContentionView {
         } else {
             doc.put("blockedBefore", StillWaitingView.blockedBefore(report));
         }
+        if (report.virtualBlockedBeforeNotKnown() != null) {
+            doc.put("virtualBlockedBeforeNotKnown", report.virtualBlockedBeforeNotKnown());
+        }
         doc.put("blockedBeforeDropped", report.blockedBeforeDropped());
         return doc;
     }

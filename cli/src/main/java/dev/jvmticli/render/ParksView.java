@@ -302,6 +302,9 @@ public final class ParksView {
         doc.put("untracked", report.untracked());
         doc.put("parkedBefore", StillWaitingView.document(StillWaitingView.parkedBefore(report), false));
         doc.put("parkedBeforeDropped", report.parkedBeforeDropped());
+        if (report.parkedBeforeIncomplete() != null) {
+            doc.put("parkedBeforeIncomplete", report.parkedBeforeIncomplete());
+        }
         Map<String, Object> pinned = new LinkedHashMap<>();
         pinned.put("watched", report.pinned().watched());
         pinned.put("count", report.pinned().count());

@@ -110,7 +110,8 @@ public final class StillWaitingView {
                 b -> b.className() + "@" + Long.toHexString(b.identityHash()), LinkedHashMap::new, Collectors.toList()));
         List<BlockedRow> rows = new ArrayList<>();
         byMonitor.forEach((monitor, threads) -> rows.add(new BlockedRow(monitor, ownerOf(threads.get(0)),
-                threads.stream().map(b -> b.thread() == null ? "?" : b.thread()).sorted().toList())));
+                threads.stream().map(b -> new ContentionView.ThreadCount(b.thread() == null ? "?" : b.thread(), b.threadId(),
+                        Boolean.TRUE.equals(b.virtual()), 0).label()).sorted().toList())));
         rows.sort(Comparator.comparingInt((BlockedRow r) -> r.threads().size()).reversed().thenComparing(BlockedRow::monitor));
         return rows;
     }
@@ -163,12 +164,15 @@ public final class StillWaitingView {
             out.println("Threads blocked since before the window: not known (" + report.blockedBeforeNotKnown() + ")");
         } else if (!before.isEmpty()) {
             out.println();
-            out.println("Blocked since before the window (platform threads read at its end, each at one moment, with no enter in the window;"
+            out.println("Blocked since before the window (threads read at its end, each at one moment, with no enter in the window;"
                     + " when they began is not known):");
             Table table = new Table("THREADS", "MONITOR", "OWNER", "WAITING THREADS");
             table.alignRight(0);
             before.stream().limit(top).forEach(r -> table.add(Integer.toString(r.threads().size()), r.monitor(), r.owner(), names(r.threads())));
             table.print(out);
+        }
+        if (report.virtualBlockedBeforeNotKnown() != null) {
+            out.println("(virtual threads blocked since before the window: not known, " + report.virtualBlockedBeforeNotKnown() + ")");
         }
         if (report.blockedBeforeDropped() > 0) {
             out.printf("(%d more threads blocked at the window's end did not fit the agent's table)%n", report.blockedBeforeDropped());
@@ -201,7 +205,7 @@ public final class StillWaitingView {
         long idleBefore = parkedBefore(report).stream().filter(Row::idle).mapToLong(Row::waits).sum();
         if (!before.isEmpty()) {
             out.println();
-            out.println("Parked since before the window (platform threads read at its end, each at one moment, with no park begun in the window;"
+            out.println("Parked since before the window (threads read at its end, each at one moment, with no park begun in the window;"
                     + " when they began is not known):");
             Table table = new Table("THREADS", "BLOCKER", "OWNER AT THE END", "WAITING THREADS", "SITE");
             table.alignRight(0);
@@ -212,6 +216,9 @@ public final class StillWaitingView {
         if (idleBefore > 0 || report.parkedBeforeDropped() > 0) {
             out.printf("(parked since before the window and not listed: %d idle, waiting for work; %d past the agent's table)%n", idleBefore,
                     report.parkedBeforeDropped());
+        }
+        if (report.parkedBeforeIncomplete() != null) {
+            out.println("(parked since before the window: " + report.parkedBeforeIncomplete() + ")");
         }
         if (report.untracked() > 0) {
             out.printf("(%d parks of threads past the agent's thread table were not followed)%n", report.untracked());

@@ -230,7 +230,7 @@ class FlameGraphBrowserIT {
                 }
                 List<ContentionReport.Monitor> monitors = List.of(0, 1, 2).stream()
                         .map(i -> new ContentionReport.Monitor(i, "Lcom/example/Lock" + i + ";", 0x1234 + i, 1, 1, List.of(), 0)).toList();
-                yield ContentionView.flame(new ContentionReport(1_000_000_000, stacks.size(), 0, monitors, blocked, methods, 0, List.of(), List.of(), 0, null));
+                yield ContentionView.flame(new ContentionReport(1_000_000_000, stacks.size(), 0, monitors, blocked, methods, 0, List.of(), List.of(), 0, null, null));
             }
         };
     }

@@ -11,12 +11,16 @@ import dev.jvmticli.client.ParksReport;
 import dev.jvmticli.render.StillWaitingView;
 import dev.jvmticli.targets.StuckWaitsTarget;
 import dev.jvmticli.testing.AgentProbe;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.jvmticli.testing.CliRun;
 import dev.jvmticli.testing.CliRun.Result;
+import dev.jvmticli.testing.JcmdThreadDump;
 import dev.jvmticli.testing.Jdks;
+import dev.jvmticli.testing.Json;
 import dev.jvmticli.testing.Jstack;
 import dev.jvmticli.testing.TargetJvm;
 import dev.jvmticli.testing.TargetsPerJdk;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -29,6 +33,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -41,6 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StillWaitingIT {
+    @TempDir
+    Path tmp;
+
     private static final String BEFORE = "dev.jvmticli.targets.StuckWaitsTarget$Before";
     private static final String DURING = "dev.jvmticli.targets.StuckWaitsTarget$During";
     private static final String SYNC = "java.util.concurrent.locks.ReentrantLock$NonfairSync";
@@ -60,14 +68,19 @@ class StillWaitingIT {
         TargetJvm target = targets.get(jdk);
         CliRun.run("threads", Long.toString(target.pid())); // the agent is resident
         boolean virtual = jdk.feature() >= 21;
+        boolean virtualMonitors = jdk.feature() >= 25; // which monitor a virtual thread is blocked on: ThreadSnapshot, JDK 25+
         ContentionSession.Result recorded;
         String jstack;
+        JsonNode jcmd = null;
         String[] hashes;
         try (AgentClient client = AgentProbe.open(target.pid())) {
             ContentionSession session = ContentionSession.start(client, true);
             assertTrue(session.recordsParks(), jdk.toString());
             assertTrue(target.ask("block").startsWith("blocked "), "the target's threads wait");
             jstack = Jstack.locked(jdk, target.pid());
+            if (virtual) {
+                jcmd = Json.parse(JcmdThreadDump.take(jdk, target.pid(), tmp));
+            }
             hashes = target.ask("hashes").split(" ");
             recorded = session.stop();
         }
@@ -93,12 +106,18 @@ class StillWaitingIT {
         assertTrue(during.site().startsWith("dev.jvmticli.targets.StuckWaitsTarget.blockOn:"), during.toString());
 
         assertNull(monitors.blockedBeforeNotKnown(), monitors.toString());
-        assertEquals(Set.of("before-blocked-1", "before-blocked-2"), monitors.blockedBefore().stream().map(ContentionReport.BlockedBefore::thread)
-                .collect(Collectors.toSet()), "only the threads blocked since before the window: " + monitors.blockedBefore());
+        Set<String> expectedBefore = new TreeSet<>(Set.of("before-blocked-1", "before-blocked-2"));
+        if (virtual && virtualMonitors) {
+            expectedBefore.add("v-before-blocked");
+        }
+        assertEquals(virtual && !virtualMonitors, monitors.virtualBlockedBeforeNotKnown() != null, monitors.toString());
+        assertEquals(expectedBefore, monitors.blockedBefore().stream().map(ContentionReport.BlockedBefore::thread)
+                .collect(Collectors.toCollection(TreeSet::new)), "only the threads blocked since before the window: " + monitors.blockedBefore());
         for (ContentionReport.BlockedBefore b : monitors.blockedBefore()) {
             assertEquals(BEFORE, b.className());
             assertEquals(hashes[0], Long.toHexString(b.identityHash()));
             assertEquals("before-owner", b.owner(), b.toString());
+            assertEquals(b.thread().startsWith("v-"), b.virtual(), b.toString());
         }
 
         ParksReport parks = recorded.parks();
@@ -118,8 +137,15 @@ class StillWaitingIT {
         int lockId = parks.stillWaiting().get(0).lock();
         assertTrue(parks.sites().stream().noneMatch(s -> s.lock() == lockId), "the parks still waiting are not among those that ended");
         List<StillWaitingView.Row> parkedBefore = StillWaitingView.parkedBefore(parks).stream().filter(r -> !r.idle()).toList();
-        assertEquals(1, parkedBefore.size(), "only the lock's first waiter has been parked since before the window: " + parkedBefore);
-        assertEquals(List.of("before-lock-waiter"), parkedBefore.get(0).threads().stream().map(StillWaitingView.Waiter::thread).toList());
+        assertEquals(1, parkedBefore.size(), "only the lock's first waiters have been parked since before the window: " + parkedBefore);
+        Set<String> expectedParkedBefore = new TreeSet<>(Set.of("before-lock-waiter"));
+        if (virtual) {
+            expectedParkedBefore.add("v-before-lock-waiter");
+        }
+        assertEquals(expectedParkedBefore, parkedBefore.get(0).threads().stream().map(StillWaitingView.Waiter::thread)
+                .collect(Collectors.toCollection(TreeSet::new)));
+        parkedBefore.get(0).threads().forEach(w -> assertEquals(w.thread().startsWith("v-"), w.virtual(), w.toString()));
+        assertNull(parks.parkedBeforeIncomplete(), parks.toString());
         assertEquals(SYNC + "@" + hashes[2], parkedBefore.get(0).lock());
         assertEquals("lock-owner", parkedBefore.get(0).owner());
         StillWaitingView.Row parked = StillWaitingView.parks(parks).get(0);
@@ -148,18 +174,46 @@ class StillWaitingIT {
             assertTrue(blocks.get(name).matches("(?s).*- parking to wait for +" + syncAddress + ".*"), name + " in jstack:\n" + blocks.get(name));
         }
 
+        if (virtual) {
+            assertVirtualWaitsInJcmd(jcmd, hashes, virtualMonitors);
+        }
+
         // the text: a window begun after every wait shows them all blocked since before it
         Result text = CliRun.run("contention", Long.toString(target.pid()), "--duration", "500ms");
         assertEquals(0, text.exit(), text.toString());
         String before = text.out().substring(text.out().indexOf("Blocked since before the window"));
-        assertTrue(before.lines().anyMatch(l -> l.matches(" *2 +" + Pattern.quote(BEFORE + "@" + hashes[0]) + " +before-owner #\\d+ +before-blocked-1, before-blocked-2")),
-                text.out());
-        assertTrue(before.lines().anyMatch(l -> l.matches(" *3 +" + Pattern.quote(DURING + "@" + hashes[1])
-                + " +during-owner #\\d+ +during-blocked-1, during-blocked-2, during-blocked-3")), text.out());
+        String virtualBlockedBefore = virtualMonitors ? ", v-before-blocked #\\d+ virtual" : "";
+        assertTrue(before.lines().anyMatch(l -> l.matches(" *" + (virtualMonitors ? 3 : 2) + " +" + Pattern.quote(BEFORE + "@" + hashes[0])
+                + " +before-owner #\\d+ +before-blocked-1, before-blocked-2" + virtualBlockedBefore)), text.out());
+        String virtualBlocked = virtualMonitors ? ", v-blocked #\\d+ virtual" : "";
+        assertTrue(before.lines().anyMatch(l -> l.matches(" *" + (virtualMonitors ? 4 : 3) + " +" + Pattern.quote(DURING + "@" + hashes[1])
+                + " +during-owner #\\d+ +during-blocked-1, during-blocked-2, during-blocked-3" + virtualBlocked)), text.out());
         String parkedText = text.out().substring(text.out().indexOf("Parked since before the window"));
-        assertTrue(parkedText.lines().anyMatch(l -> l.matches(" *3 +" + Pattern.quote(SYNC + "@" + hashes[2])
-                + " +lock-owner +before-lock-waiter, lock-waiter-1, lock-waiter-2 +java\\.util\\.concurrent\\.locks\\.ReentrantLock\\.lock:\\d+ <- "
+        String virtualParked = virtual ? ", v-before-lock-waiter #\\d+ virtual, v-lock-waiter #\\d+ virtual" : "";
+        assertTrue(parkedText.lines().anyMatch(l -> l.matches(" *" + (virtual ? 5 : 3) + " +" + Pattern.quote(SYNC + "@" + hashes[2])
+                + " +lock-owner +before-lock-waiter, lock-waiter-1, lock-waiter-2" + virtualParked + " +java\\.util\\.concurrent\\.locks\\.ReentrantLock\\.lock:\\d+ <- "
                 + Pattern.quote("dev.jvmticli.targets.StuckWaitsTarget.waitForLock:") + "\\d+")), text.out());
+    }
+
+    /**
+     * The virtual threads waiting since before the window as the JDK's own dump saw them in it: blocked on the
+     * Before monitor that before-owner holds (JDK 25+: JDK 21's dump states no lock facts), parked on the lock's sync
+     * (whose owner jcmd does not state: jstack's owned synchronizers of lock-owner, above, do).
+     */
+    private static void assertVirtualWaitsInJcmd(JsonNode jcmd, String[] hashes, boolean virtualMonitors) {
+        Map<String, JsonNode> threads = new HashMap<>();
+        jcmd.path("threadDump").path("threadContainers").forEach(c -> c.path("threads").forEach(t -> threads.put(t.path("name").asText(), t)));
+        JsonNode blocked = threads.get("v-before-blocked");
+        JsonNode parked = threads.get("v-before-lock-waiter");
+        assertTrue(blocked != null && parked != null, jcmd.toString());
+        if (!virtualMonitors) {
+            return;
+        }
+        assertTrue(blocked.path("virtual").asBoolean() && parked.path("virtual").asBoolean(), jcmd.toString());
+        assertEquals(BEFORE + "@" + hashes[0], blocked.path("blockedOn").asText(), blocked.toString());
+        JsonNode owner = threads.get("before-owner");
+        assertTrue(owner.path("monitorsOwned").toString().contains(BEFORE + "@" + hashes[0]), owner.toString());
+        assertEquals(SYNC + "@" + hashes[2], parked.path("parkBlocker").path("object").asText(), parked.toString());
     }
 
     private static void assertClose(long expected, long actual, String what) {

@@ -36,7 +36,7 @@ class ParksViewTest {
                 site(1, 9, 900_000_000L, List.of(new ThreadCount("worker-1", 16L, false, 9)), new long[] {0, 0, 371}, new long[] {5, 0, 1061},
                         new long[] {6, 0, 840}));
         return new ParksReport(1_000_000_000L, 0, 1_000_000_000L, 18, 0, null, List.of(), LOCKS, sites,
-                new ParksReport.Pinned(false, 0, 0, 0, List.of()), METHODS, 0, 0, List.of(), List.of(), 0, 0, 0, List.of(), 0);
+                new ParksReport.Pinned(false, 0, 0, 0, List.of()), METHODS, 0, 0, List.of(), List.of(), 0, 0, 0, List.of(), 0, null);
     }
 
     /** Parks without a blocker share one lock entry in the agent: summary.md's rows keep them apart by site. */

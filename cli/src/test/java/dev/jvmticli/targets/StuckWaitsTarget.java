@@ -12,7 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * Waits that do not end. From the start: "before-owner" holds a {@link Before} monitor for good and
  * "before-blocked-1" and "before-blocked-2" are blocked entering it. "during-owner" holds a
  * {@link During} monitor and "lock-owner" a ReentrantLock, both for good, and "before-lock-waiter"
- * parks in the lock's {@code lock()}; on {@code block} (asked
+ * parks in the lock's {@code lock()}; on JDK 21+ the virtual threads "v-before-blocked" (on the
+ * Before monitor) and "v-before-lock-waiter" (on the lock) do the same from the start. On {@code block} (asked
  * within a window) "during-blocked-1..3" block entering the During monitor and "lock-waiter-1..2"
  * park in the lock's {@code lock()}, and on JDK 21+ the virtual threads "v-blocked" (on the During
  * monitor) and "v-lock-waiter" (on the lock) do the same. {@code started} answers when each of those
@@ -80,8 +81,10 @@ public final class StuckWaitsTarget {
             lockWaiter = started.get(started.size() - 1);
         }
         if (Runtime.version().feature() >= 21) {
-            started.add(virtualThread("v-blocked", () -> blockOn(DURING)));
+            /* the parking one first: before JDK 24 a virtual thread blocked on a monitor keeps its
+             * carrier, and with v-before-blocked that may be every carrier of a 2-core machine */
             started.add(virtualThread("v-lock-waiter", StuckWaitsTarget::waitForLock));
+            started.add(virtualThread("v-blocked", () -> blockOn(DURING)));
         }
         for (Thread t : started) {
             TargetMain.awaitState(t, t.getName().contains("blocked") ? Thread.State.BLOCKED : Thread.State.WAITING);
@@ -119,6 +122,10 @@ public final class StuckWaitsTarget {
             Thread.sleep(5);
         }
         TargetMain.awaitState(TargetMain.start("before-lock-waiter", StuckWaitsTarget::waitForLock), Thread.State.WAITING);
+        if (Runtime.version().feature() >= 21) {
+            TargetMain.awaitState(virtualThread("v-before-lock-waiter", StuckWaitsTarget::waitForLock), Thread.State.WAITING);
+            TargetMain.awaitState(virtualThread("v-before-blocked", () -> holdForever(BEFORE)), Thread.State.BLOCKED);
+        }
         TargetMain.serve(line -> {
             try {
                 return switch (line) {
