@@ -12,9 +12,9 @@
 /* A new memory file named name (close-on-exec): its descriptor, or -1 with errno set. */
 int profiler_recording_create(const char *name);
 
-/* The memory file's size now, or -1 when fstat fails; *same says whether fd still names the file
- * made (made: its fstat as it was created), which a close of fd by other code of the process, and
- * its number's reuse, would have undone. */
+/* The memory file's size now, or -1 when fstat fails (then *same is 0); *same says whether fd
+ * still names the file made (made: its fstat as it was created), which a close of fd by other code
+ * of the process, and its number's reuse, would have undone. */
 int64_t profiler_recording_bytes(int fd, const struct stat *made, int *same);
 
 /* Writes the fields "recordingBytes" and "recording" (the file's bytes as base64 pieces) into the

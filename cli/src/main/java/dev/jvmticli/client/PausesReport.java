@@ -30,7 +30,7 @@ public record PausesReport(long durationNanos, long startedMillis, long stoppedM
      * recordingBytesAfterStart and recordingBytesAfterStop are its size as async-profiler's start
      * (which writes the recording's header) and the session's stop of it returned, null if unknown;
      * recordingReplacedAt the first step ("start", "stop", "read") after which the agent's
-     * descriptor of it named another file, else null.
+     * descriptor no longer named it (closed, or its number reused for another file), else null.
      */
     public record LateThreads(String profiler, long intervalNanos, long agentTid, long recordingBytes, List<String> recording,
                               String recordingError, String stopError, boolean runNotOurs, Long recordingWrittenMillis,

@@ -108,7 +108,7 @@ public final class PausesView {
 
     /**
      * The recording's size as read, and as the agent saw it after async-profiler's start and stop
-     * (each when known), and whether the agent's descriptor of it came to name another file: where
+     * (each when known), and whether the agent's descriptor of it came to name no file or another: where
      * an empty or unreadable recording's bytes went.
      */
     private static String sizes(PausesReport.LateThreads late) {
@@ -125,7 +125,7 @@ public final class PausesView {
         }
         if (late.recordingReplacedAt() != null) {
             said.append("; after the ").append(Printable.text(late.recordingReplacedAt()))
-                    .append(" the agent's descriptor of it named another file (something in the target closed it)");
+                    .append(" the agent's descriptor of it no longer named it (something in the target had closed the descriptor)");
         }
         return said.toString();
     }

@@ -122,7 +122,7 @@ class PausesViewTest {
                 List.of(YOUNG, LATE), new PausesReport.LateThreads("4.5", 1_000_000L, 50, 0, List.of(), null, null, false, 1_000_000L, 13_959L, 0L,
                         "stop"));
         String said = "async-profiler's recording has 0 bytes (13959 after async-profiler's start, 0 after its stop); after the stop the "
-                + "agent's descriptor of it named another file (something in the target closed it); its start and stop succeeded";
+                + "agent's descriptor of it no longer named it (something in the target had closed the descriptor); its start and stop succeeded";
         Map<?, ?> sampling = (Map<?, ?>) PausesView.document(report, 5_000_000L).get("lateThreads");
         assertEquals(said, sampling.get("error"));
         assertEquals(13_959L, sampling.get("recordingBytesAfterStart"));
