@@ -280,8 +280,8 @@ class PausesIT {
      * the threads it waited for, and no other pause has any: async-profiler's window of waiting
      * matched to it (unless it began before the sampling) lasted as long as the log says the reaching
      * did, and one the loop held up (over 100 ms: the loop runs half a second) names the loop's thread
-     * first, running PausesTarget.spin.
-     * Returns how many the loop held up.
+     * first, running PausesTarget.spin; the command found its own run of async-profiler's going at
+     * the end and stopped it. Returns how many the loop held up.
      */
     static long assertEachLatePauseNamesTheLoop(JsonNode doc) {
         return assertEachLatePauseNamesTheLoop(doc, false);
@@ -297,6 +297,9 @@ class PausesIT {
     static long assertEachLatePauseNamesTheLoop(JsonNode doc, boolean jdk11) {
         assertEquals("4.5", doc.path("lateThreads").path("profiler").asText(), doc.path("lateThreads").toString());
         assertTrue(doc.path("lateThreads").path("error").isNull(), doc.path("lateThreads").toString());
+        // its own run found (its recording still open in async-profiler) and stopped
+        assertTrue(!doc.path("lateThreads").path("runNotOurs").asBoolean() && doc.path("lateThreads").path("stopError").isNull(),
+                doc.path("lateThreads").toString());
         long heldByTheLoop = 0;
         for (JsonNode p : doc.path("pauses")) {
             long reaching = p.path("reachingNanos").asLong();
