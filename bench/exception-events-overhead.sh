@@ -2,8 +2,8 @@
 # What caught/uncaught costs in start-up mode, on ExceptionsBench's exception-heavy workload (one
 # thread, an exception with a message 8 frames deep), each mode in a fresh JVM, in turns:
 #   plain     no agent
-#   startup   -agentpath:...=v=6, no session (the agent alone)
-#   idle      -agentpath:...=v=6,exception-events, no session: what holding the capability costs
+#   startup   -agentpath:...=v=7, no session (the agent alone)
+#   idle      -agentpath:...=v=7,exception-events, no session: what holding the capability costs
 #             for the JVM's life (HotSpot's can_post_on_exceptions)
 #   events    the same while `exceptions` counts: the probe and the Exception/ExceptionCatch events
 #   probe     no agent at start-up; `exceptions` attached live: the probe alone
@@ -29,8 +29,8 @@ run() { # $1 = a mode; prints "ops/s ops/cpu-s"
   local out options=()
   out=$(mktemp "$work/out.XXXXXX")
   case $1 in
-    startup) options=("-agentpath:$library=v=6") ;;
-    idle | events) options=("-agentpath:$library=v=6,exception-events") ;;
+    startup) options=("-agentpath:$library=v=7") ;;
+    idle | events) options=("-agentpath:$library=v=7,exception-events") ;;
   esac
   # stderr apart: JDK 21+ warns of the live attach (JEP 451)
   "$java" "${options[@]}" -cp "$work" ExceptionsBench $((warm * 1000)) $((measure * 1000)) >"$out" 2>"$out.err" &

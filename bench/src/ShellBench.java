@@ -105,7 +105,7 @@ public final class ShellBench {
             channel.connect(UnixDomainSocketAddress.of(TargetProcess.of(pid).socketPath()));
             ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
             long start = System.nanoTime();
-            channel.write(ByteBuffer.wrap("{\"v\":6,\"id\":1,\"cmd\":\"stacks\",\"maxDepth\":8192,\"frames\":true,\"owned\":true}\n"
+            channel.write(ByteBuffer.wrap("{\"v\":7,\"id\":1,\"cmd\":\"stacks\",\"maxDepth\":8192,\"frames\":true,\"owned\":true}\n"
                     .getBytes(StandardCharsets.UTF_8)));
             while (true) {
                 buffer.clear();

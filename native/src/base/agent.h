@@ -7,8 +7,8 @@
 #include <jvmti.h>
 
 #define AGENT_VERSION "0.1.0"
-#define PROTOCOL_VERSION 6
-#define PROTOCOL_OPTION "v=6" /* the agent option every load gives: the protocol version */
+#define PROTOCOL_VERSION 7
+#define PROTOCOL_OPTION "v=7" /* the agent option every load gives: the protocol version */
 #define EXCEPTION_EVENTS_OPTION "exception-events" /* at start-up: exceptions can say caught or not */
 
 /* Agent_OnAttach/Agent_OnLoad return codes; the CLI turns them into messages. */

@@ -1,6 +1,6 @@
 /* The answer API a command writes to: its context (the request, the writer, the client), its
- * result or its failure. An answer is one line, {"v":6,"id":N,"ok":true,"result":...} or
- * {"v":6,"id":N,"ok":false,"error":{"code":...,"message":...}}; the dispatcher (dispatch.h) opens
+ * result or its failure. An answer is one line, {"v":7,"id":N,"ok":true,"result":...} or
+ * {"v":7,"id":N,"ok":false,"error":{"code":...,"message":...}}; the dispatcher (dispatch.h) opens
  * and closes it around the command. Commands depend on this file, never on the dispatcher. */
 #ifndef JVMTICLI_ANSWER_H
 #define JVMTICLI_ANSWER_H
@@ -33,7 +33,7 @@ int command_client_hung_up(const command_ctx *ctx);
 /* Answers a JVMTI failure by name. */
 void command_fail_jvmti(command_ctx *ctx, const char *what, int jvmti_error);
 
-/* Opens the answer to request id: {"v":6,"id":N ... */
+/* Opens the answer to request id: {"v":7,"id":N ... */
 void answer_begin(json_writer *out, int64_t id);
 
 /* Closes the answer and ends its line. */

@@ -27,7 +27,7 @@ import java.util.Optional;
 
 /** One connection to a resident agent; requests go one at a time. */
 public final class AgentClient implements Closeable {
-    public static final int PROTOCOL_VERSION = 6;
+    public static final int PROTOCOL_VERSION = 7;
     /**
      * How often a client waiting between requests says hello: with all its slots taken, the agent
      * gives the slot of a client silent for 5 s to a new one (native/src/agent/server.c, EVICT_AFTER_SECONDS).

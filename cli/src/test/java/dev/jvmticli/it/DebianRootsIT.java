@@ -76,7 +76,7 @@ class DebianRootsIT {
             assertTrue(contention.out().contains("dev.jvmticli.targets.ContentionTarget$Lock@"), jdk + ": " + contention);
             jitTiers(jdk, target);
         }
-        List<String> startupMode = List.of("-agentpath:" + classes.resolve("libjvmticli.so") + "=v=6");
+        List<String> startupMode = List.of("-agentpath:" + classes.resolve("libjvmticli.so") + "=v=7");
         try (TargetJvm target = TargetJvm.startWrapped(wrapper, classes, jdk.inside(), AllocTarget.class, startupMode).profiled()) {
             workCommands(jdk, target);
         }

@@ -153,7 +153,7 @@ class ErrorsIT {
             assertEquals(false, answer.path("ok").asBoolean());
             assertEquals("bad_request", answer.path("error").path("code").asText());
 
-            raw.send("{\"v\":6,\"id\":7,\"cmd\":\"no-such-command\"}\n");
+            raw.send("{\"v\":7,\"id\":7,\"cmd\":\"no-such-command\"}\n");
             JsonNode unknown = Json.parse(raw.readLine());
             assertEquals(7, unknown.path("id").asInt());
             assertEquals("unknown_command", unknown.path("error").path("code").asText());
@@ -165,13 +165,13 @@ class ErrorsIT {
             raw.send("{\"v\":99,\"id\":10,\"cmd\":\"hello\"}\n");
             assertEquals(AgentClient.PROTOCOL_VERSION, Json.parse(raw.readLine()).path("result").path("protocol").asInt());
 
-            raw.send("{\"v\":6,\"id\":9,\"cmd\":\"hello\"}\n");
+            raw.send("{\"v\":7,\"id\":9,\"cmd\":\"hello\"}\n");
             JsonNode hello = Json.parse(raw.readLine());
             assertEquals(true, hello.path("ok").asBoolean());
             assertEquals(target.pid(), hello.path("result").path("pid").asLong());
         }
         try (RawAgentSocket halfRequest = new RawAgentSocket(target.pid())) {
-            halfRequest.send("{\"v\":6,\"id\":1,\"cmd\":\"thr");
+            halfRequest.send("{\"v\":7,\"id\":1,\"cmd\":\"thr");
         }
         try (RawAgentSocket tooLong = new RawAgentSocket(target.pid())) {
             tooLong.send("x".repeat(65_537)); // one byte over the agent's limit, no newline

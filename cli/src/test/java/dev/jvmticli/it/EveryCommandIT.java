@@ -70,7 +70,7 @@ class EveryCommandIT {
                     Set<String> sent = new HashSet<>();
                     for (int round = 0; round < VALUES.size() || !sent.containsAll(keys); round++) {
                         String value = VALUES.get(round % VALUES.size());
-                        StringBuilder request = new StringBuilder("{\"v\":6,\"id\":" + id + ",\"cmd\":\"" + command + "\"");
+                        StringBuilder request = new StringBuilder("{\"v\":7,\"id\":" + id + ",\"cmd\":\"" + command + "\"");
                         for (int k = 0; k < Math.min(ARGUMENTS_PER_REQUEST, keys.size()); k++) {
                             String key = keys.get((round * ARGUMENTS_PER_REQUEST + k) % keys.size());
                             sent.add(key);
@@ -83,7 +83,7 @@ class EveryCommandIT {
                         id++;
                     }
                 }
-                raw.send("{\"v\":6,\"id\":" + id + ",\"cmd\":\"hello\"}\n");
+                raw.send("{\"v\":7,\"id\":" + id + ",\"cmd\":\"hello\"}\n");
                 assertTrue(Json.parse(raw.readLine()).path("ok").asBoolean());
             }
             assertTrue(Long.parseLong(target.ask("count")) > countBefore, "the target kept running");

@@ -105,7 +105,7 @@ class ExceptionsIT {
     }
 
     /**
-     * Started with {@code -agentpath:...=v=6,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
+     * Started with {@code -agentpath:...=v=7,exception-events}, the agent has JVMTI's Exception and ExceptionCatch events on for the
      * session: per class how many were thrown, caught and uncaught, exactly as many as the target counted; each caught where the
      * target catches it, and the {@link ExceptionsTarget.Escaped} that ended the target's escaper threads (platform, and on JDK 21+
      * virtual ones too) uncaught, thrown at Escapes.leave. On every JDK 11 to 25, Debian's 11 and 21 in their roots.
@@ -113,7 +113,7 @@ class ExceptionsIT {
     @ParameterizedTest
     @MethodSource("dev.jvmticli.testing.TargetJdks#every")
     void startUpModeSaysWhichWereCaughtWhereAndWhichEndedTheirThread(TargetJdk jdk) throws Exception {
-        try (TargetJvm target = jdk.startWithAgent(ExceptionsTarget.class, "v=6,exception-events")) {
+        try (TargetJvm target = jdk.startWithAgent(ExceptionsTarget.class, "v=7,exception-events")) {
             String pid = Long.toString(target.pid());
             assertTrue(StartupModeIT.hello(target).capabilities().contains("can_generate_exception_events"));
             Process cli = startExceptions(jdk.cliJdk(), pid, "--duration", "120s", "--json", "--top", "10");
@@ -168,7 +168,7 @@ class ExceptionsIT {
     @MethodSource("jdks")
     void startUpModeCountsARethrownExceptionOnceByWhereItEnded(Jdks.Jdk jdk) throws Exception {
         String library = CliRun.run("agent-path").out().strip();
-        try (TargetJvm target = TargetJvm.start(jdk, RethrowsTarget.class, List.of("-agentpath:" + library + "=v=6,exception-events"))) {
+        try (TargetJvm target = TargetJvm.start(jdk, RethrowsTarget.class, List.of("-agentpath:" + library + "=v=7,exception-events"))) {
             String pid = Long.toString(target.pid());
             assertEquals("ran refused=5 suspicious=5 sealed=5 handed=5", target.ask("run 5")); // the lambdas linked before the window
             Process cli = startExceptions(jdk, pid, "--duration", "120s", "--json", "--top", "20");
@@ -452,7 +452,7 @@ class ExceptionsIT {
         String answer = "";
         while (System.nanoTime() < deadline) {
             try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-                socket.send("{\"v\":6,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
+                socket.send("{\"v\":7,\"id\":1,\"cmd\":\"exceptions.stop\"}\n");
                 answer = socket.readLine();
                 if (answer != null && answer.contains("\"not_running\"")) {
                     return;

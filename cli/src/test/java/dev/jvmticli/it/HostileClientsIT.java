@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * back to where they were.
  */
 class HostileClientsIT {
-    private static final String HELLO = "{\"v\":6,\"id\":424242,\"cmd\":\"hello\"}\n";
+    private static final String HELLO = "{\"v\":7,\"id\":424242,\"cmd\":\"hello\"}\n";
 
     static Stream<Jdks.Jdk> jdks() {
         return Jdks.stream();
@@ -95,11 +95,11 @@ class HostileClientsIT {
 
     private static void oversizedAndAbsurdRequests(long pid) throws IOException {
         List<String> absurd = List.of(
-                "{\"v\":6,\"id\":1,\"cmd\":\"threads\",\"ids\":[" + "1,".repeat(9000) + "1]}", // more items than allowed
+                "{\"v\":7,\"id\":1,\"cmd\":\"threads\",\"ids\":[" + "1,".repeat(9000) + "1]}", // more items than allowed
                 "[".repeat(30_000),                                                            // deep nesting
-                "{\"v\":6,\"id\":" + "9".repeat(5000) + "}",                                   // a number of 5000 digits
-                "{\"v\":6,\"id\":1,\"cmd\":\"" + "\\ud83d".repeat(1000) + "\"}",                // lone surrogates
-                "{\"v\":6,\"id\":1,\"cmd\":\"hello\",\"x\":\"" + "A".repeat(60_000) + "\"}");    // large but legal
+                "{\"v\":7,\"id\":" + "9".repeat(5000) + "}",                                   // a number of 5000 digits
+                "{\"v\":7,\"id\":1,\"cmd\":\"" + "\\ud83d".repeat(1000) + "\"}",                // lone surrogates
+                "{\"v\":7,\"id\":1,\"cmd\":\"hello\",\"x\":\"" + "A".repeat(60_000) + "\"}");    // large but legal
         try (RawAgentSocket raw = new RawAgentSocket(pid)) {
             for (String request : absurd) {
                 raw.send(request + "\n");
@@ -154,7 +154,7 @@ class HostileClientsIT {
 
     /** Clients that ask for a lot and hang up after a few bytes of it. */
     private static void disconnectMidAnswer(long pid) throws IOException {
-        String many = "{\"v\":6,\"id\":1,\"cmd\":\"threads\"}\n".repeat(200);
+        String many = "{\"v\":7,\"id\":1,\"cmd\":\"threads\"}\n".repeat(200);
         for (int i = 0; i < 20; i++) {
             try (RawAgentSocket raw = new RawAgentSocket(pid)) {
                 raw.send(many);
@@ -232,7 +232,7 @@ class HostileClientsIT {
             long started = Long.parseLong(target.ask("churn off"));
             assertTrue(started > 15, "the target started " + started + " threads");
             try (RawAgentSocket raw = new RawAgentSocket(target.pid())) {
-                raw.send("{\"v\":6,\"id\":1,\"cmd\":\"stacks\",\"threads\":[" + Long.MAX_VALUE + "," + counter.path("id").asLong() + "]}\n");
+                raw.send("{\"v\":7,\"id\":1,\"cmd\":\"stacks\",\"threads\":[" + Long.MAX_VALUE + "," + counter.path("id").asLong() + "]}\n");
                 JsonNode answer = Json.parse(raw.readLine());
                 assertTrue(answer.path("ok").asBoolean(), answer.toString());
                 assertEquals(List.of("counter"), answer.path("result").path("parts").findValuesAsText("name"));

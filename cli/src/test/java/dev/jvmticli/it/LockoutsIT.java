@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class LockoutsIT {
     private static final int SLOTS = 64;
-    private static final String HELLO = "{\"v\":6,\"id\":1,\"cmd\":\"hello\"}\n";
+    private static final String HELLO = "{\"v\":7,\"id\":1,\"cmd\":\"hello\"}\n";
 
     @Test
     void idleAnsweredClientsGiveTheirSlotsToNewOnes() throws Exception {
@@ -219,7 +219,7 @@ class LockoutsIT {
             String pid = Long.toString(target.pid());
             assertEquals(0, CliRun.run("threads", pid).exit());
             try (RawAgentSocket raw = new RawAgentSocket(target.pid())) {
-                raw.send("{\"v\":6,\"id\":7,\"cmd\":\"profile.start\",\"library\":\"" + fifo + "\",\"event\":\"cpu\",\"interval\":10000000}\n");
+                raw.send("{\"v\":7,\"id\":7,\"cmd\":\"profile.start\",\"library\":\"" + fifo + "\",\"event\":\"cpu\",\"interval\":10000000}\n");
                 JsonNode answer = Json.parse(CompletableFuture.supplyAsync(() -> readLine(raw)).get(20, TimeUnit.SECONDS));
                 assertEquals(false, answer.path("ok").asBoolean(), answer.toString());
                 assertTrue(answer.path("error").path("message").asText().contains("must be a regular file"), answer.toString());

@@ -504,7 +504,7 @@ class RealServersIT {
     }
 
     /**
-     * exceptions in start-up mode ({@code -agentpath:...=v=6,exception-events}, a server JVM of its own) while the load runs and the
+     * exceptions in start-up mode ({@code -agentpath:...=v=7,exception-events}, a server JVM of its own) while the load runs and the
      * shop refuses checkouts and fails some: each exception object counted once, however often it was thrown on its way (the shop's
      * OutOfStock is thrown on by Shop.reserveOrder; the PaymentFailed that leaves the shop through Shop.checkout's finally is thrown
      * again by the server's own frames, Tomcat's filter chain's catch and finally blocks). What the shop caught is caught in
@@ -518,7 +518,7 @@ class RealServersIT {
     void startUpModeSaysWhatTheShopCaughtAndWhatEscapedToTheServer(Case c) throws Exception {
         String library = CliRun.run("agent-path").out().strip();
         Path base = Files.createTempDirectory("tomcat-shop-startup");
-        List<String> options = List.of("-agentpath:" + library + "=v=6,exception-events");
+        List<String> options = List.of("-agentpath:" + library + "=v=7,exception-events");
         String classPath = System.getProperty("java.class.path");
         try (TargetJvm target = c.server().equals("Tomcat")
                 ? TargetJvm.start(c.jdk(), classPath, TomcatShop.class, options, base.toString())

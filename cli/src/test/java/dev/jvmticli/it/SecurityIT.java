@@ -99,7 +99,7 @@ class SecurityIT {
             assertEquals(0, CliRun.run("threads", Long.toString(pid)).exit());
             assertEquals(0, CliRun.run("threads", Long.toString(pid), "--top", "1", "--interval", "10ms").exit());
             try (RawAgentSocket open = new RawAgentSocket(pid)) {
-                open.send("{\"v\":6,\"id\":1,\"cmd\":\"hello\"}\n");
+                open.send("{\"v\":7,\"id\":1,\"cmd\":\"hello\"}\n");
                 assertTrue(open.readLine().contains("\"ok\":true"));
                 Map<Integer, String> added = Proc.fds(pid).entrySet().stream()
                         .filter(e -> !e.getValue().equals(before.get(e.getKey())))
@@ -123,7 +123,7 @@ class SecurityIT {
             VirtualMachine vm = VirtualMachine.attach(Long.toString(target.pid()));
             try {
                 AgentInitializationException refused = assertThrows(AgentInitializationException.class,
-                        () -> vm.loadAgentPath(library, "v=6,log=" + bait));
+                        () -> vm.loadAgentPath(library, "v=7,log=" + bait));
                 assertEquals(106, refused.returnValue());
             } finally {
                 vm.detach();

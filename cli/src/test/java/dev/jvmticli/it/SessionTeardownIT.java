@@ -120,7 +120,7 @@ class SessionTeardownIT {
         String answer = "";
         while (System.nanoTime() < deadline) {
             try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-                socket.send("{\"v\":6,\"id\":1,\"cmd\":\"" + engine + ".stop\"}\n");
+                socket.send("{\"v\":7,\"id\":1,\"cmd\":\"" + engine + ".stop\"}\n");
                 answer = socket.readLine();
                 if (answer != null && answer.contains("\"" + wanted + "\"")) {
                     return;

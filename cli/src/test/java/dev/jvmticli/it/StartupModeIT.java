@@ -34,7 +34,7 @@ class StartupModeIT {
     @MethodSource("jdks")
     void startUpModeHoldsTheMonitorCapabilitiesLiveAttachCannotGet(Jdks.Jdk jdk) throws Exception {
         String library = CliRun.run("agent-path").out().strip();
-        try (TargetJvm startup = TargetJvm.start(jdk, ThreadsTarget.class, List.of("-agentpath:" + library + "=v=6"))) {
+        try (TargetJvm startup = TargetJvm.start(jdk, ThreadsTarget.class, List.of("-agentpath:" + library + "=v=7"))) {
             Hello hello = hello(startup);
             assertEquals("startup", hello.phase());
             assertTrue(hello.capabilities().containsAll(List.of("can_get_owned_monitor_info",

@@ -465,7 +465,7 @@ class TraceIT {
 
     private static void assertNoSession(long pid) throws IOException {
         try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-            socket.send("{\"v\":6,\"id\":1,\"cmd\":\"trace.stop\"}\n");
+            socket.send("{\"v\":7,\"id\":1,\"cmd\":\"trace.stop\"}\n");
             String answer = socket.readLine();
             assertTrue(answer != null && answer.contains("\"not_running\""), answer);
         }
@@ -590,7 +590,7 @@ class TraceIT {
         String answer = "";
         while (System.nanoTime() < deadline) {
             try (RawAgentSocket socket = new RawAgentSocket(pid)) {
-                socket.send("{\"v\":6,\"id\":1,\"cmd\":\"trace.stop\"}\n");
+                socket.send("{\"v\":7,\"id\":1,\"cmd\":\"trace.stop\"}\n");
                 answer = socket.readLine();
                 if (answer != null && answer.contains("\"not_running\"")) {
                     return;

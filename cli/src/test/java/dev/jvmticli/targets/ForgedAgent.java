@@ -80,7 +80,7 @@ public final class ForgedAgent {
                         : "{\"lockFactsComplete\":true,\"threads\":[{\"id\":1,\"name\":\"" + FORGED_THREAD + "\",\"state\":\"RUNNABLE\",\"flags\":[],"
                           + "\"daemon\":false,\"priority\":5,\"group\":\"main\",\"cpuNanos\":1,\"nid\":1,\"osState\":\"running\",\"osPriority\":0,"
                           + "\"started\":1,\"tid\":\"0x1\"}]}";
-                out.write(("{\"v\":6,\"id\":" + answerId + ",\"ok\":true,\"result\":" + result + "}\n").getBytes(StandardCharsets.UTF_8));
+                out.write(("{\"v\":7,\"id\":" + answerId + ",\"ok\":true,\"result\":" + result + "}\n").getBytes(StandardCharsets.UTF_8));
                 out.flush();
                 line.setLength(0);
             }

@@ -16,7 +16,7 @@ public enum AgentMode {
             return List.of();
         }
         try {
-            return List.of("-agentpath:" + new AgentLibrary().extract() + "=v=6");
+            return List.of("-agentpath:" + new AgentLibrary().extract() + "=v=7");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -29,7 +29,7 @@ public final class SocketProbe {
         }
         try (channel) {
             try {
-                channel.write(ByteBuffer.wrap("{\"v\":6,\"id\":1,\"cmd\":\"hello\"}\n".getBytes(StandardCharsets.UTF_8)));
+                channel.write(ByteBuffer.wrap("{\"v\":7,\"id\":1,\"cmd\":\"hello\"}\n".getBytes(StandardCharsets.UTF_8)));
             } catch (IOException e) {
                 // already closed by the agent: what follows reads the end
             }

@@ -33,7 +33,7 @@ public final class TargetJdks {
             return TargetJvm.startWrapped(DebianRoots.ownMountNamespace(root.root()), classes(mainClass), jdk, mainClass, jvmOptions, args);
         }
 
-        /** Starts mainClass in start-up mode: the agent loaded by -agentpath with the options given (v=6,exception-events). */
+        /** Starts mainClass in start-up mode: the agent loaded by -agentpath with the options given (v=7,exception-events). */
         public TargetJvm startWithAgent(Class<?> mainClass, String agentOptions) {
             if (root == null) {
                 return start(mainClass, List.of("-agentpath:" + agentLibrary() + "=" + agentOptions));
