@@ -85,6 +85,15 @@ jclass probe_class_bind(command_ctx *ctx, const char *internal_name, const char 
                      " jvmti-cli version is in this JVM");
         return NULL;
     }
+    /* Initialized here, on the agent thread (GetStaticMethodID initializes the class it looks in):
+     * left to the first probes, the target's threads that reach them together would wait on the
+     * class's init lock, a monitor whose contended enters `contention` would count as the target's. */
+    if ((*jni)->GetStaticMethodID(jni, global, natives[0].name, natives[0].signature) == NULL) {
+        jni_cleared_exception(jni);
+        (*jni)->DeleteGlobalRef(jni, global);
+        command_fail(ctx, "jni_error", "cannot initialize the probe class");
+        return NULL;
+    }
     return global;
 }
 

@@ -12,7 +12,7 @@
 
 /* The probe class named internal_name ("p/C"), defined by an earlier session of this JVM or now
  * from the request's base64 field `field` (at most max_bytes), with its natives bound: a global
- * ref, or NULL with ctx answered. */
+ * ref, or NULL with ctx answered. It is initialized before it is returned: no probe waits for that. */
 jclass probe_class_bind(command_ctx *ctx, const char *internal_name, const char *field, long max_bytes,
                         const JNINativeMethod *natives, int native_count);
 

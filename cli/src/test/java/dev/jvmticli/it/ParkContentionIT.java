@@ -75,6 +75,43 @@ class ParkContentionIT {
     }
 
     /**
+     * The agent initializes the probe class before the probes go in. Left to the first probes, the target's
+     * threads that reached them together waited on the class's init lock, a monitor (an int[] to JVMTI) whose
+     * contended enter `contention` reported as the target's, at `LockSupport.park` (seen once in
+     * bench/park-overhead.sh). Seen from outside, with the JDK's own `jcmd VM.classes` (JDK 25 here), in a
+     * window in which no thread of ThreadsTarget's parks: no probe ran, and the class is initialized all the
+     * same (before, it stayed "loaded" until a thread parked).
+     */
+    @org.junit.jupiter.api.Test
+    void theProbeClassIsInitializedBeforeAnyThreadReachesAProbe() throws Exception {
+        Jdks.Jdk jdk = Jdks.stream().filter(j -> j.feature() >= 25).findFirst().orElseThrow();
+        try (TargetJvm target = TargetJvm.start(jdk, dev.jvmticli.targets.ThreadsTarget.class, List.of())) {
+            String pid = Long.toString(target.pid());
+            assertEquals(0, CliRun.run("threads", pid).exit());
+            Process contention = CliProcess.start(List.of(), Jdks.current(), CliProcess.jar(), "contention", pid, "--duration", "3s", "--json");
+            String state = null;
+            while (contention.isAlive() && !"fully_initialized".equals(state)) {
+                state = probeClassState(jdk, pid);
+                Thread.sleep(100);
+            }
+            String report = new String(contention.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(contention.waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(0, contention.exitValue(), report);
+            assertEquals("fully_initialized", state, "the probe class in the window, as jcmd VM.classes saw it");
+            assertEquals(0, Json.parse(report).path("parks").path("parks").asLong(), "no thread parked in the window: " + report);
+        }
+    }
+
+    /** The state jcmd VM.classes gives the park probe class (loaded, linked, fully_initialized), or null before it is defined. */
+    private static String probeClassState(Jdks.Jdk jdk, String pid) throws Exception {
+        Process jcmd = new ProcessBuilder(jdk.home().resolve("bin/jcmd").toString(), pid, "VM.classes").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && jcmd.exitValue() == 0, out);
+        return out.lines().filter(l -> l.endsWith(" dev.jvmticli.probe.ParkProbe") || l.contains(" dev.jvmticli.probe.ParkProbe "))
+                .map(l -> l.trim().split("\\s+")[2]).findFirst().orElse(null);
+    }
+
+    /**
      * `trace` and `contention` on one JVM at once, each a session that retransforms classes: the one that
      * ends first leaves the capability to the other, which still puts its classes back (before, the first
      * to end gave the capability back and the other's RetransformClasses failed).
