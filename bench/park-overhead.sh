@@ -23,28 +23,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 javac --release 11 -d "$work" "$here/ParkBench.java"
 
+source "$here/session-rounds.sh"
+workload=("$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) "$lockers")
 run() { # $1 = plain, monitors or parks; prints "hand-offs/s locks/s bare-hand-offs/s"
-  local out
-  out=$(mktemp "$work/out.XXXXXX")
-  "$java" -Xmx256m -cp "$work" ParkBench $((warm * 1000)) $((measure * 1000)) "$lockers" >"$out" &
-  local jvm=$!
-  while ! grep -q STARTED "$out" 2>/dev/null; do
-    kill -0 "$jvm" 2>/dev/null || { cat "$out" >&2; exit 1; } # it never started
-    sleep 0.05
-  done
-  local cli=
-  if [[ $1 != plain ]]; then
-    # attach first, then record during the warm-up, so that the measured window is all recording
-    "$root/jvmti-cli" threads "$jvm" >/dev/null
-    local only=()
-    [[ $1 == monitors ]] && only=(--no-parks)
-    "$root/jvmti-cli" contention "$jvm" --duration $((warm + measure + 1))s "${only[@]}" >"$work/$1.txt" &
-    cli=$!
-  fi
-  while ! grep -q '^DONE' "$out" 2>/dev/null; do sleep 0.1; done
-  if [[ -n $cli ]]; then wait "$cli"; fi
-  kill "$jvm"; wait "$jvm" 2>/dev/null || true
-  awk '/^OPS/ {print $2, $3, $4}' "$out"
+  case $1 in
+    plain) measure_workload plain ;;
+    monitors) measure_workload monitors contention --no-parks ;;
+    parks) measure_workload parks contention ;;
+  esac
 }
 
 results="$work/results"
@@ -58,7 +44,6 @@ for ((i = 1; i <= rounds; i++)); do
     "$i" "${got[plain]}" "${got[monitors]}" "${got[parks]}"
 done
 # columns of a round: plain h l b, monitors h l b, parks h l b
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 part() { # $1 = name, $2 = column of the part in plain (1-3)
   local p=$2 m=$(($2 + 3)) a=$(($2 + 6))
   printf '%s: without %.0f/s, monitors only %.0f/s (ratio %.3f), park probes %.0f/s (ratio %.3f); medians of %d rounds\n' "$1" \

@@ -19,28 +19,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 javac -d "$work" "$here/AllocBench.java"
 
+source "$here/session-rounds.sh"
+workload=("$java" -Xmx64m -XX:+UseG1GC -cp "$work" AllocBench $((warm * 1000)) $((measure * 1000)))
 run() { # $1 = plain, pauses or late; prints "ops/s ops/cpu-s"
-  local out
-  out=$(mktemp "$work/out.XXXXXX")
-  "$java" -Xmx64m -XX:+UseG1GC -cp "$work" AllocBench $((warm * 1000)) $((measure * 1000)) >"$out" &
-  local jvm=$!
-  while ! grep -q STARTED "$out" 2>/dev/null; do
-    kill -0 "$jvm" 2>/dev/null || { cat "$out" >&2; exit 1; } # it never started
-    sleep 0.05
-  done
-  local cli=
-  if [[ $1 != plain ]]; then
-    # attach first, then record during the warm-up, so that the measured window is all recording
-    "$root/jvmti-cli" threads "$jvm" >/dev/null
-    local late=()
-    [[ $1 == late ]] && late=(--late-threads)
-    "$root/jvmti-cli" pauses "$jvm" --duration $((warm + measure + 1))s "${late[@]}" >"$work/$1.txt" &
-    cli=$!
-  fi
-  while ! grep -q '^DONE' "$out" 2>/dev/null; do sleep 0.1; done
-  if [[ -n $cli ]]; then wait "$cli"; fi
-  kill "$jvm"; wait "$jvm" 2>/dev/null || true
-  awk '/^OPS/ {print $2, $3}' "$out"
+  case $1 in
+    plain) measure_workload plain ;;
+    pauses) measure_workload pauses pauses ;;
+    late) measure_workload late pauses --late-threads ;;
+  esac
 }
 
 results="$work/results"
@@ -54,7 +40,6 @@ for ((i = 1; i <= rounds; i++)); do
     "$i" "${got[plain]}" "${got[pauses]}" "${got[late]}"
 done
 # columns of a round: plain wall cpu, pauses wall cpu, late wall cpu
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 per() { # $1 = name, $2 = column of plain (1 wall, 2 cpu)
   local p=$2 s=$(($2 + 2)) l=$(($2 + 4))
   printf '%s: without %.0f, pauses %.0f (ratio %.3f), pauses --late-threads %.0f (ratio %.3f); medians of %d rounds\n' "$1" \
