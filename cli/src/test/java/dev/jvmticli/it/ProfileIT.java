@@ -301,7 +301,10 @@ class ProfileIT {
         assertTrue(Files.readString(out.resolve("profile/flame.html")).contains("countedLoop"));
         String summary = Files.readString(out.resolve("summary.md"));
         String hottest = summary.substring(summary.indexOf("## Hottest methods (CPU profile, "));
-        assertTrue(hottest.contains("`" + TARGET + "countedLoop` | compiled"), hottest);
+        // The kinds are ordered by samples: on a busy machine the loop may be sampled interpreted more often than compiled.
+        String countedLoopRow = hottest.lines().filter(l -> l.contains("`" + TARGET + "countedLoop` | ")).findFirst().orElseThrow(() -> new AssertionError(hottest));
+        String kinds = countedLoopRow.split("\\|")[4].strip();
+        assertTrue(List.of(kinds.split(", ")).contains("compiled"), hottest);
         assertTrue(hottest.contains("## Busiest threads in the CPU profile") && hottest.contains("| `split-a` | "), hottest);
         String stacks = summary.substring(summary.indexOf("## Stacks of the busiest Java threads"));
         assertTrue(stacks.contains("\tat " + TARGET), "the busiest threads' stacks are shown: " + stacks);
