@@ -12,7 +12,8 @@
     X(can_get_owned_monitor_stack_depth_info)  \
     X(can_get_current_contended_monitor)       \
     X(can_tag_objects)                         \
-    X(can_get_bytecodes)
+    X(can_get_bytecodes)                       \
+    X(can_suspend)
 
 #define WANTED_CAPABILITIES(X)                    \
     NAMED_CAPABILITIES(X)                      \

@@ -7,6 +7,7 @@
 #include "frames.h"
 #include "lock_fit.h"
 #include "own_threads.h"
+#include "virtual_hold.h"
 
 /* The state bits two moments must share to be the same moment: java.lang.Thread.State and how the
  * thread waits, not whether it is interrupted, suspended or in native code. */
@@ -29,10 +30,17 @@ static void release_stack(thread_moment *m) {
 
 /* One thread's stack and state, to Deallocate; NULL when it cannot be had. */
 static jvmtiStackInfo *take_stack(jthread thread, jint max_depth) {
+    JNIEnv *jni = NULL;
+    if ((*the_agent.vm)->GetEnv(the_agent.vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK) {
+        return NULL;
+    }
+    virtual_hold hold = virtual_hold_take(jni, thread);
     jvmtiStackInfo *info = NULL;
     /* HotSpot 17 can answer NONE without stack info for one thread that exits during the
      * handshake (seen: a crash in HostileClientsIT's churn of short-lived threads) */
-    jvmtiError err = (*the_agent.jvmti)->GetThreadListStackTraces(the_agent.jvmti, 1, &thread, max_depth, &info);
+    jvmtiError err = hold == HOLD_SUSPENDED || hold == HOLD_NOT_NEEDED
+        ? (*the_agent.jvmti)->GetThreadListStackTraces(the_agent.jvmti, 1, &thread, max_depth, &info) : JVMTI_ERROR_THREAD_NOT_ALIVE;
+    virtual_hold_release(thread, hold);
     return err == JVMTI_ERROR_NONE ? info : NULL;
 }
 

@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "frames.h"
 #include "jni_util.h"
+#include "virtual_hold.h"
 
 static struct {
     int tried;
@@ -200,11 +201,23 @@ int thread_snapshot_locks(JNIEnv *jni, jthread thread, const jmethodID *methods,
         jni_cleared_exception(jni);
         return -1;
     }
-    int status = 0;
-    jobject snapshot = (*jni)->CallStaticObjectMethod(jni, snap.snapshot, snap.of, thread);
-    if (jni_failed(jni, snapshot)) {
+    virtual_hold hold = virtual_hold_take(jni, thread);
+    jobject snapshot = NULL;
+    if (hold == HOLD_SUSPENDED || hold == HOLD_NOT_NEEDED) {
+        snapshot = (*jni)->CallStaticObjectMethod(jni, snap.snapshot, snap.of, thread);
+        if (jni_failed(jni, snapshot)) {
+            snapshot = NULL; /* ended meanwhile */
+        }
+    }
+    virtual_hold_release(thread, hold);
+    if (hold == HOLD_FAILED) {
         (*jni)->PopLocalFrame(jni, NULL);
-        return 0; /* ended meanwhile: nothing to know */
+        return -1;
+    }
+    int status = 0;
+    if (snapshot == NULL) {
+        (*jni)->PopLocalFrame(jni, NULL);
+        return 0; /* ended: nothing to know */
     }
     jobjectArray stack = (*jni)->GetObjectField(jni, snapshot, snap.stack);
     jint snapshot_count = stack == NULL ? 0 : (*jni)->GetArrayLength(jni, stack);

@@ -112,8 +112,15 @@ public final class TargetJvm implements AutoCloseable {
             TargetJvm target = new TargetJvm(new ProcessBuilder(command).directory(directory == null ? null : directory.toFile()).start(),
                     name + " on " + jdk + (jvmOptions.isEmpty() ? "" : " with " + String.join(" ", jvmOptions)));
             JniWarningCheck.watch(target);
-            target.awaitLine("READY", startTimeout);
-            target.jvmPid = findJvm(target.process.toHandle());
+            try {
+                target.awaitLine("READY", startTimeout);
+                target.jvmPid = findJvm(target.process.toHandle());
+            } catch (RuntimeException | Error e) {
+                // a target that never got ready is not left running (through a wrapper, the JVM is a descendant)
+                target.process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+                target.close();
+                throw e;
+            }
             return target;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
