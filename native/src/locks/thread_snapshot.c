@@ -46,6 +46,21 @@ static jobject global_static(JNIEnv *jni, const char *class_name, const char *fi
     return global;
 }
 
+/* A snapshot of the agent's own thread, thrown away: the classes a snapshot needs (its own, and
+ * those StackTraceElement formats with) are initialized now, while no thread is suspended, and not
+ * later while a virtual thread is held (virtual_hold.h) that may be initializing one of them. */
+static void warm_up(JNIEnv *jni) {
+    jthread self = NULL;
+    if ((*the_agent.jvmti)->GetCurrentThread(the_agent.jvmti, &self) != JVMTI_ERROR_NONE) {
+        return;
+    }
+    jobject snapshot = (*jni)->CallStaticObjectMethod(jni, snap.snapshot, snap.of, self);
+    if (!jni_failed(jni, snapshot)) {
+        (*jni)->DeleteLocalRef(jni, snapshot);
+    }
+    (*jni)->DeleteLocalRef(jni, self);
+}
+
 /* The ThreadSnapshot members; any one missing (another JDK's layout) means no snapshot. */
 static void prepare(JNIEnv *jni) {
     const char *lock_sig = "Ljdk/internal/vm/ThreadSnapshot$OwnedLockType;";
@@ -84,6 +99,7 @@ static void prepare(JNIEnv *jni) {
     }
     if (ok) {
         snap.of = of;
+        warm_up(jni);
     }
     if (lock != NULL) (*jni)->DeleteLocalRef(jni, lock);
     if (blocker != NULL) (*jni)->DeleteLocalRef(jni, blocker);
