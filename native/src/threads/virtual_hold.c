@@ -5,8 +5,20 @@
 
 static struct {
     int tried;
-    jclass virtual_thread; /* NULL before JDK 21: no virtual threads */
+    jclass virtual_thread; /* NULL where no virtual thread is held: before JDK 25 */
 } hold;
+
+/* Only where HotSpot has jdk.internal.vm.ThreadSnapshot (JDK 25+), where the crashes were seen. On
+ * JDK 21 JVMTI reads a suspended virtual thread as RUNNABLE besides what it does
+ * (JvmtiEnvBase::get_vthread_state), so a held thread's state would be false there. */
+static jclass held_class(JNIEnv *jni) {
+    jclass snapshot = (*jni)->FindClass(jni, "jdk/internal/vm/ThreadSnapshot");
+    if (jni_failed(jni, snapshot)) {
+        return NULL;
+    }
+    (*jni)->DeleteLocalRef(jni, snapshot);
+    return jni_global_class(jni, "java/lang/VirtualThread");
+}
 
 static void hold_release(JNIEnv *jni) {
     if (hold.virtual_thread != NULL) {
@@ -20,7 +32,7 @@ AGENT_RELEASE(hold_release)
 virtual_hold virtual_hold_take(JNIEnv *jni, jthread thread) {
     if (!hold.tried) {
         hold.tried = 1;
-        hold.virtual_thread = jni_global_class(jni, "java/lang/VirtualThread");
+        hold.virtual_thread = held_class(jni);
     }
     if (hold.virtual_thread == NULL || !(*jni)->IsInstanceOf(jni, thread, hold.virtual_thread)) {
         return HOLD_NOT_NEEDED;

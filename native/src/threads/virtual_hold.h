@@ -5,7 +5,8 @@
  * (ThreadSnapshot: GetThreadSnapshotClosure::do_thread; JVMTI GetThreadListStackTraces:
  * vframeStream on a carrier without the continuation) or saw a carrier without it (a holder owning
  * nothing). A virtual thread suspended through JVMTI neither mounts nor unmounts
- * (VirtualThreadSnapshotStressIT). A platform thread needs no holding. */
+ * (VirtualThreadSnapshotStressIT). A platform thread needs no holding, nor, before JDK 25, a
+ * virtual one (see virtual_hold.c). */
 #ifndef JVMTICLI_VIRTUAL_HOLD_H
 #define JVMTICLI_VIRTUAL_HOLD_H
 
